@@ -1,0 +1,34 @@
+"""Typed engine errors. Each carries a one-line message a user can act on."""
+
+from __future__ import annotations
+
+
+class EngineError(Exception):
+    code = "engine_error"
+
+
+class InvalidImage(EngineError):
+    code = "invalid_image"
+
+    def __init__(self, message: str, *, which: str | None = None):
+        super().__init__(message)
+        self.which = which  # "source" | "target" | None
+
+
+class NoFaceFound(EngineError):
+    code = "no_face_detected"
+
+    def __init__(self, which: str):
+        super().__init__(f"No face was found in the {which} image.")
+        self.which = which  # "source" | "target"
+
+
+class ModelMissing(EngineError):
+    code = "model_missing"
+
+    def __init__(self, name: str, models_dir: str):
+        super().__init__(
+            f"Model {name!r} is not installed in {models_dir}. "
+            f"Install it with: python -m swap models fetch {name} (or: python -m swap models install PATH)"
+        )
+        self.name = name

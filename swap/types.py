@@ -1,0 +1,93 @@
+"""Plain engine values shared by every stage: numpy arrays in, dataclasses out.
+
+Frames are BGR uint8 arrays of shape (H, W, 3), as OpenCV reads them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal, Protocol
+
+import numpy as np
+
+EmbeddingKind = Literal["dlib128", "arcface512"]
+FaceSelection = Literal["one", "many", "reference"]
+
+
+@dataclass
+class Face:
+    box: np.ndarray  # (4,) float32: x1, y1, x2, y2 in frame pixels
+    score: float
+    landmarks_5: np.ndarray  # (5, 2) float32: left eye, right eye, nose tip, mouth left, mouth right
+    landmarks_68: np.ndarray | None = None  # (68, 2) float32, iBUG 300-W order
+    embedding: np.ndarray | None = None  # raw (not normalised) identity embedding
+    embedding_kind: EmbeddingKind | None = None
+
+    @property
+    def area(self) -> float:
+        x1, y1, x2, y2 = self.box
+        return float(max(0.0, x2 - x1) * max(0.0, y2 - y1))
+
+
+@dataclass
+class SwapOptions:
+    faces: FaceSelection = "one"
+    reference_index: int | None = None  # with faces="reference": which target face is the reference
+    face_index: int | None = None  # swap exactly this target face (largest-first order)
+    reference_distance: float = 0.3  # (1 - cos) / 2 below this is "the same person"
+    enhance: bool = False  # mode "hq": run the face enhancer when one is installed
+    enhancer_blend: float = 0.8
+
+
+@dataclass
+class SwapResult:
+    image: np.ndarray  # BGR uint8, same shape as the target
+    faces_used: list[Face]
+    timings_ms: dict[str, float] = field(default_factory=dict)  # per stage: detect, landmarks, embed, swap, enhance, paste, total
+    swapper: str = ""
+    enhancer: str | None = None
+    enhancer_skipped_reason: str | None = None  # e.g. "gfpgan_1.4 is not installed"
+
+
+class FaceDetector(Protocol):
+    name: str
+
+    def detect(self, frame: np.ndarray) -> list[Face]: ...
+
+
+class FaceLandmarker(Protocol):
+    name: str
+
+    def refine(self, frame: np.ndarray, faces: list[Face]) -> list[Face]: ...
+
+
+class FaceRecognizer(Protocol):
+    name: str
+    embedding_kind: EmbeddingKind
+
+    def embed(self, frame: np.ndarray, faces: list[Face]) -> list[np.ndarray]: ...
+
+
+@dataclass
+class SourceIdentity:
+    """Everything a swapper may need from the source photo(s)."""
+
+    image: np.ndarray  # BGR of the (first) source photo
+    face: Face  # the chosen face in that photo, with landmarks and embedding
+    embedding: np.ndarray  # averaged raw embedding over all source photos
+    embedding_kind: EmbeddingKind
+
+
+class FaceSwapper(Protocol):
+    name: str
+    needs_embedding: EmbeddingKind | None  # which recogniser must feed it, or None (classical)
+
+    def swap(self, source: SourceIdentity, frame: np.ndarray, faces: list[Face]) -> np.ndarray:
+        """Return a copy of `frame` with every face in `faces` replaced (one batch per call)."""
+        ...
+
+
+class FaceEnhancer(Protocol):
+    name: str
+
+    def enhance(self, frame: np.ndarray, faces: list[Face], blend: float) -> np.ndarray: ...
