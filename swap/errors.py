@@ -32,3 +32,26 @@ class ModelMissing(EngineError):
             f"Install it with: python -m swap models fetch {name} (or: python -m swap models install PATH)"
         )
         self.name = name
+
+
+class ModelRefused(EngineError):
+    """The operator refused this model's licence (VISAGE_ALLOW_NON_COMMERCIAL=0)."""
+
+    code = "model_refused"
+
+    def __init__(self, name: str, licence: str):
+        super().__init__(
+            f"Model {name!r} is licensed for non-commercial use only ({licence}) and this deployment "
+            "refuses such models (VISAGE_ALLOW_NON_COMMERCIAL=0). Choose a commercially usable model."
+        )
+        self.name = name
+
+
+class ModelCorrupt(EngineError):
+    """A model file does not match the checksum in the manifest (or has none to trust)."""
+
+    code = "model_corrupt"
+
+    def __init__(self, name: str, reason: str):
+        super().__init__(f"Model {name!r}: {reason}")
+        self.name = name

@@ -1,0 +1,1 @@
+"""Face enhancers (GFPGAN, CodeFormer) on the ffhq_512 crop."""

@@ -1,0 +1,1 @@
+"""Model registry (manifest.json), adapters and the `models` CLI."""

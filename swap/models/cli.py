@@ -1,0 +1,194 @@
+"""`python -m swap models list|fetch|verify|install`: manage the ONNX model files.
+
+A model file only ever appears under its final name after its SHA-256 matched: downloads and
+copies go to a temp file in the same directory (same filesystem, so the rename is atomic) that
+is removed on any failure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import os
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import requests
+
+from swap.models.registry import ModelSpec, default_models_dir, manifest, sha256_of
+
+CONNECT_TIMEOUT_S = 10
+READ_TIMEOUT_S = 60
+CHUNK_BYTES = 1 << 20
+
+
+class CommandFailed(Exception):
+    """One-line reason; the command exits non-zero."""
+
+
+def add_subparser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    parser = subparsers.add_parser("models", help="list, fetch, verify or install model files")
+    _add_common(parser)
+    actions = parser.add_subparsers(dest="models_action", required=True)
+    actions.add_parser("list", help="show every known model with its status and licence")
+    fetch = actions.add_parser("fetch", help="download model(s) and verify their SHA-256")
+    fetch.add_argument("name", nargs="?", help="model name (see `models list`)")
+    fetch.add_argument("--all", action="store_true", help="fetch every model not yet installed")
+    fetch.add_argument("--trust-unverified", action="store_true", help="accept models without a checksum in the manifest")
+    actions.add_parser("verify", help="check every installed model against the manifest")
+    install = actions.add_parser("install", help="copy a model file in (offline), after checking its SHA-256")
+    install.add_argument("path", type=Path)
+    install.add_argument("--name", help="model name (default: from the file name)")
+    install.add_argument("--trust-unverified", action="store_true", help="accept models without a checksum in the manifest")
+    for sub in actions.choices.values():
+        _add_common(sub)
+    parser.set_defaults(func=run)
+    return parser
+
+
+def _add_common(parser: argparse.ArgumentParser) -> None:
+    # SUPPRESS: don't overwrite a --models-dir given to the top-level parser.
+    parser.add_argument("--models-dir", type=Path, default=argparse.SUPPRESS, help="where model files live")
+    parser.add_argument("--manifest", type=Path, default=argparse.SUPPRESS, help="alternative manifest.json")
+
+
+def run(args: argparse.Namespace) -> int:
+    models_dir = Path(getattr(args, "models_dir", None) or default_models_dir())
+    models = manifest(getattr(args, "manifest", None))
+    try:
+        if args.models_action == "list":
+            return _list(models, models_dir)
+        if args.models_action == "verify":
+            return _verify(models, models_dir)
+        if args.models_action == "fetch":
+            if args.all == bool(args.name):
+                raise CommandFailed("give a model name or --all, not both")
+            names = sorted(models) if args.all else [args.name]
+            for name in names:
+                spec = _spec(models, name)
+                if args.all and _status(spec, models_dir) == "installed":
+                    continue
+                fetch(spec, models_dir, trust_unverified=args.trust_unverified)
+                print(f"{name}: installed")
+            return 0
+        if args.models_action == "install":
+            name = args.name or args.path.stem
+            install(_spec(models, name), args.path, models_dir, trust_unverified=args.trust_unverified)
+            print(f"{name}: installed")
+            return 0
+    except CommandFailed as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    raise AssertionError(args.models_action)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m swap")
+    add_subparser(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(argv)
+    return args.func(args)
+
+
+def _spec(models: dict[str, ModelSpec], name: str) -> ModelSpec:
+    if name not in models:
+        raise CommandFailed(f"unknown model {name!r}; known: {', '.join(sorted(models))}")
+    return models[name]
+
+
+def _status(spec: ModelSpec, models_dir: Path) -> str:
+    """installed | missing | corrupt | unverified (present, but no checksum to compare with)."""
+    path = models_dir / spec.file
+    if not path.is_file():
+        return "missing"
+    if not spec.verified:
+        return "unverified"
+    return "installed" if sha256_of(path) == spec.sha256 else "corrupt"
+
+
+def _list(models: dict[str, ModelSpec], models_dir: Path) -> int:
+    print(f"models in {models_dir}")
+    for spec in models.values():
+        status = _status(spec, models_dir)
+        usage = "NON-COMMERCIAL" if spec.non_commercial else "commercial ok"
+        print(f"{spec.name:<22} {spec.kind:<11} {status:<11} {usage:<15} {spec.licence}")
+    return 0
+
+
+def _verify(models: dict[str, ModelSpec], models_dir: Path) -> int:
+    problems = []
+    for spec in models.values():
+        status = _status(spec, models_dir)
+        if status == "missing":
+            continue
+        print(f"{spec.name}: {status}")
+        if status != "installed":
+            problems.append(f"{spec.name} is {status}")
+    if problems:
+        print(f"error: {'; '.join(problems)}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _check_trust(spec: ModelSpec, trust_unverified: bool) -> None:
+    if not spec.verified and not trust_unverified:
+        raise CommandFailed(
+            f"{spec.name} has no SHA-256 in the manifest, so it cannot be verified; "
+            "pass --trust-unverified to accept it anyway"
+        )
+
+
+def _check_digest(spec: ModelSpec, digest: str) -> None:
+    if spec.verified and digest != spec.sha256:
+        raise CommandFailed(f"{spec.name}: SHA-256 mismatch (expected {spec.sha256}, got {digest}); file discarded")
+
+
+def _place(spec: ModelSpec, models_dir: Path, chunks: Iterator[bytes]) -> None:
+    """Write chunks to a temp file next to the target, verify, then rename atomically."""
+    models_dir.mkdir(parents=True, exist_ok=True)
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{spec.file}.", suffix=".part", dir=models_dir)
+    tmp = Path(tmp_name)
+    try:
+        digest = hashlib.sha256()
+        with os.fdopen(fd, "wb") as handle:
+            for chunk in chunks:
+                digest.update(chunk)
+                handle.write(chunk)
+            handle.flush()
+            os.fsync(handle.fileno())
+        _check_digest(spec, digest.hexdigest())
+        os.replace(tmp, models_dir / spec.file)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def fetch(spec: ModelSpec, models_dir: Path, *, trust_unverified: bool = False) -> Path:
+    _check_trust(spec, trust_unverified)
+    url = spec.download_url()
+    try:
+        with requests.get(url, stream=True, timeout=(CONNECT_TIMEOUT_S, READ_TIMEOUT_S)) as response:
+            if response.status_code != 200:
+                raise CommandFailed(f"{spec.name}: download failed, HTTP {response.status_code} from {url}")
+            _place(spec, models_dir, response.iter_content(CHUNK_BYTES))
+    except requests.RequestException as exc:
+        raise CommandFailed(f"{spec.name}: download failed from {url}: {exc.__class__.__name__}") from None
+    return models_dir / spec.file
+
+
+def install(spec: ModelSpec, source: Path, models_dir: Path, *, trust_unverified: bool = False) -> Path:
+    _check_trust(spec, trust_unverified)
+    if not source.is_file():
+        raise CommandFailed(f"{source} is not a file")
+
+    def chunks() -> Iterator[bytes]:
+        with open(source, "rb") as handle:
+            yield from iter(lambda: handle.read(CHUNK_BYTES), b"")
+
+    _place(spec, models_dir, chunks())
+    return models_dir / spec.file
+
+
+if __name__ == "__main__":
+    sys.exit(main())
+

@@ -1,0 +1,137 @@
+"""The model registry: what models exist (manifest.json), where they live, and their adapters.
+
+`load_adapter` turns a model name into an object implementing the matching Protocol from
+`swap.types` (FaceDetector, FaceLandmarker, FaceRecognizer, FaceSwapper, FaceEnhancer).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from swap.errors import ModelMissing, ModelRefused
+from swap.runtime import RuntimeOptions
+
+MANIFEST_PATH = Path(__file__).with_name("manifest.json")
+# VISAGE_MODELS_MANIFEST points at another manifest (mirrors, tests); VISAGE_MODELS_BASE_URL
+# replaces everything before the file name in every URL (an internal mirror).
+MANIFEST_ENV = "VISAGE_MODELS_MANIFEST"
+BASE_URL_ENV = "VISAGE_MODELS_BASE_URL"
+ALLOW_NON_COMMERCIAL_ENV = "VISAGE_ALLOW_NON_COMMERCIAL"
+MODELS_DIR_ENV = "VISAGE_MODELS_DIR"
+DEFAULT_MODELS_DIR = Path("var/models")
+
+# adapter key in the manifest -> (module, class)
+ADAPTERS = {
+    "yoloface": ("swap.face_detection.yoloface", "YolofaceDetector"),
+    "twodfan4": ("swap.face_landmarks.twodfan4", "TwoDFan4Landmarker"),
+    "arcface": ("swap.face_recognition.arcface", "ArcfaceRecognizer"),
+    "inswapper": ("swap.swappers.inswapper", "InswapperSwapper"),
+    "gfpgan": ("swap.enhancers.gfpgan", "GfpganEnhancer"),
+    "codeformer": ("swap.enhancers.codeformer", "CodeformerEnhancer"),
+}
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    name: str
+    kind: str  # detector | landmarker | recognizer | swapper | enhancer
+    adapter: str
+    file: str
+    url: str
+    sha256: str  # "" = no trusted checksum known
+    size_bytes: int
+    input_size: tuple[int, int]
+    template: str | None
+    licence: str
+    non_commercial: bool
+    notes: str = ""
+
+    @property
+    def verified(self) -> bool:
+        return bool(self.sha256)
+
+    def download_url(self) -> str:
+        base = os.environ.get(BASE_URL_ENV)
+        return f"{base.rstrip('/')}/{self.file}" if base else self.url
+
+
+def load_manifest(path: Path | None = None) -> dict[str, ModelSpec]:
+    path = Path(path or os.environ.get(MANIFEST_ENV) or MANIFEST_PATH)
+    data = json.loads(path.read_text())
+    models = {}
+    for entry in data["models"]:
+        entry = dict(entry)
+        entry["input_size"] = tuple(entry["input_size"])
+        spec = ModelSpec(**entry)
+        models[spec.name] = spec
+    return models
+
+
+MODELS: dict[str, ModelSpec] = load_manifest(MANIFEST_PATH)
+
+
+def manifest(path: Path | None = None) -> dict[str, ModelSpec]:
+    """The active manifest: the packaged one unless VISAGE_MODELS_MANIFEST (or `path`) says otherwise."""
+    if path is None and not os.environ.get(MANIFEST_ENV):
+        return MODELS
+    return load_manifest(path)
+
+
+def default_models_dir() -> Path:
+    return Path(os.environ.get(MODELS_DIR_ENV) or DEFAULT_MODELS_DIR)
+
+
+def get_spec(name: str, models: dict[str, ModelSpec] | None = None) -> ModelSpec:
+    models = models if models is not None else manifest()
+    try:
+        return models[name]
+    except KeyError:
+        known = ", ".join(sorted(models))
+        raise KeyError(f"Unknown model {name!r}; known models: {known}") from None
+
+
+def is_installed(name: str, models_dir: Path) -> bool:
+    """The file is present (cheap; `verify` checks the checksum)."""
+    path = Path(models_dir) / get_spec(name).file
+    return path.is_file() and path.stat().st_size > 0
+
+
+def model_path(name: str, models_dir: Path) -> Path:
+    if not is_installed(name, models_dir):
+        raise ModelMissing(name, str(models_dir))
+    return Path(models_dir) / get_spec(name).file
+
+
+def sha256_of(path: Path, chunk_bytes: int = 1 << 20) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(chunk_bytes), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def non_commercial_allowed() -> bool:
+    """Operators of a commercial deployment set VISAGE_ALLOW_NON_COMMERCIAL=0."""
+    value = os.environ.get(ALLOW_NON_COMMERCIAL_ENV, "1").strip().lower()
+    return value not in ("0", "false", "no", "off")
+
+
+def refuse_non_commercial(spec: ModelSpec) -> None:
+    """Raise ModelRefused when the deployment refuses this model's licence."""
+    if spec.non_commercial and not non_commercial_allowed():
+        raise ModelRefused(spec.name, spec.licence)
+
+
+def load_adapter(name: str, models_dir: Path, runtime: RuntimeOptions | None = None) -> object:
+    """Build the adapter for `name` (one ONNX session per process, shared via swap.runtime)."""
+    spec = get_spec(name)
+    refuse_non_commercial(spec)
+    path = model_path(name, models_dir)
+    module_name, class_name = ADAPTERS[spec.adapter]
+    adapter_class = getattr(importlib.import_module(module_name), class_name)
+    return adapter_class(path, runtime or RuntimeOptions(), name=spec.name)

@@ -1,0 +1,197 @@
+"""onnxruntime sessions: provider choice, a per-process cache, warm-up and load counting.
+
+A GPU worker builds its pipeline once; every model it needs is loaded through
+`get_session` (or, for dlib, announced with `record_model_load`) so the platform can prove
+that models load once per worker process (`model_load_counts`).
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import logging
+import threading
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import onnxruntime as ort
+
+log = logging.getLogger(__name__)
+
+PREFERRED_PROVIDERS = ("TensorrtExecutionProvider", "CUDAExecutionProvider", "CPUExecutionProvider")
+INSTALL_FIX = "pip uninstall -y onnxruntime onnxruntime-gpu && pip install onnxruntime-gpu"
+
+
+def available_providers() -> list[str]:
+    return list(ort.get_available_providers())
+
+
+def _default_providers() -> list[str]:
+    available = set(available_providers())
+    return [p for p in PREFERRED_PROVIDERS if p in available] or ["CPUExecutionProvider"]
+
+
+@dataclass(frozen=True)
+class RuntimeOptions:
+    """How to run ONNX models. Frozen (hashable) because it is part of the session cache key."""
+
+    providers: tuple[str, ...] | list[str] = field(default_factory=_default_providers)
+    device_id: int = 0
+    intra_op_threads: int = 0  # 0 = onnxruntime's default (all cores)
+    inter_op_threads: int = 0
+
+    def key(self) -> tuple:
+        return (tuple(self.providers), self.device_id, self.intra_op_threads, self.inter_op_threads)
+
+    def __hash__(self) -> int:  # providers may be a list; hash the normalised key
+        return hash(self.key())
+
+    def resolved_providers(self) -> list[str]:
+        """The requested providers that this onnxruntime build has, in preference order."""
+        available = set(available_providers())
+        chosen = [p for p in self.providers if p in available]
+        return chosen or ["CPUExecutionProvider"]
+
+
+_lock = threading.Lock()
+_sessions: dict[tuple, ort.InferenceSession] = {}
+_load_counts: Counter[str] = Counter()
+
+
+def record_model_load(name: str) -> None:
+    """Count one model load in this process (ONNX sessions here, dlib models in their backends)."""
+    with _lock:
+        _load_counts[name] += 1
+
+
+def model_load_counts() -> dict[str, int]:
+    with _lock:
+        return dict(_load_counts)
+
+
+def onnxruntime_install_problem() -> str | None:
+    """Both `onnxruntime` and `onnxruntime-gpu` installed: the CPU one shadows the GPU one.
+
+    nudenet depends on the CPU distribution, so a plain `pip install` of the project gets
+    this wrong on GPU hosts; CUDA then silently is not available.
+    """
+    installed = []
+    for dist in ("onnxruntime", "onnxruntime-gpu"):
+        try:
+            importlib.metadata.version(dist)
+        except importlib.metadata.PackageNotFoundError:
+            continue
+        installed.append(dist)
+    if len(installed) == 2:
+        return (
+            "Both onnxruntime and onnxruntime-gpu are installed; the CPU build shadows the GPU one "
+            f"and CUDA is unavailable. Fix: {INSTALL_FIX}"
+        )
+    return None
+
+
+def _provider_list(options: RuntimeOptions) -> list[Any]:
+    providers: list[Any] = []
+    for name in options.resolved_providers():
+        if name in ("CUDAExecutionProvider", "TensorrtExecutionProvider"):
+            providers.append((name, {"device_id": options.device_id}))
+        else:
+            providers.append(name)
+    return providers
+
+
+def _warn_if_cuda_missing(options: RuntimeOptions) -> None:
+    wants_gpu = any(p in ("CUDAExecutionProvider", "TensorrtExecutionProvider") for p in options.providers)
+    if wants_gpu and "CUDAExecutionProvider" not in available_providers():
+        problem = onnxruntime_install_problem()
+        log.warning(
+            "CUDA was requested but onnxruntime offers only %s. %s",
+            available_providers(),
+            problem or "Install onnxruntime-gpu with a matching CUDA runtime.",
+        )
+
+
+def get_session(path: Path, options: RuntimeOptions | None = None) -> ort.InferenceSession:
+    """The process-wide session for this model file and options (created on first use)."""
+    options = options or RuntimeOptions()
+    path = Path(path).resolve()
+    key = (str(path), options.key())
+    with _lock:
+        session = _sessions.get(key)
+        if session is not None:
+            return session
+    _warn_if_cuda_missing(options)
+    so = ort.SessionOptions()
+    so.intra_op_num_threads = options.intra_op_threads
+    so.inter_op_num_threads = options.inter_op_threads
+    so.log_severity_level = 3  # onnxruntime's own warnings are noisy (e.g. unused initializers)
+    session = ort.InferenceSession(str(path), sess_options=so, providers=_provider_list(options))
+    with _lock:
+        # Another thread may have raced us; keep the first session so there is only one.
+        existing = _sessions.get(key)
+        if existing is not None:
+            return existing
+        _sessions[key] = session
+        _load_counts[path.stem] += 1
+    return session
+
+
+def clear_sessions() -> None:
+    """Drop cached sessions (tests; releasing VRAM before a worker recycles)."""
+    with _lock:
+        _sessions.clear()
+
+
+def reset_model_load_counts() -> None:
+    with _lock:
+        _load_counts.clear()
+
+
+_ORT_TO_NUMPY = {
+    "tensor(float)": np.float32,
+    "tensor(float16)": np.float16,
+    "tensor(double)": np.float64,
+    "tensor(int64)": np.int64,
+    "tensor(int32)": np.int32,
+    "tensor(uint8)": np.uint8,
+    "tensor(bool)": np.bool_,
+}
+
+
+def input_dtype(session: ort.InferenceSession, name: str) -> type:
+    for node in session.get_inputs():
+        if node.name == name:
+            return _ORT_TO_NUMPY.get(node.type, np.float32)
+    raise KeyError(name)
+
+
+def dummy_feeds(session: ort.InferenceSession) -> dict[str, np.ndarray]:
+    """Zero inputs shaped from the model's metadata (symbolic dims become 1)."""
+    feeds = {}
+    for node in session.get_inputs():
+        shape = [d if isinstance(d, int) and d > 0 else 1 for d in node.shape]
+        feeds[node.name] = np.zeros(shape, dtype=_ORT_TO_NUMPY.get(node.type, np.float32))
+    return feeds
+
+
+def warm_up(session: ort.InferenceSession) -> None:
+    """One dummy run so CUDA kernels, cuDNN autotuning and allocations happen before the first job."""
+    session.run(None, dummy_feeds(session))
+
+
+def timed_run(
+    session: ort.InferenceSession, outputs: list[str] | None, feeds: dict[str, np.ndarray]
+) -> tuple[list[np.ndarray], float]:
+    """Run and time it. `run` returns host arrays, so the time includes the device sync."""
+    start = time.perf_counter()
+    result = session.run(outputs, feeds)
+    return result, time.perf_counter() - start
+
+
+def batch_dim_is_dynamic(session: ort.InferenceSession) -> bool:
+    """True when the first input's batch dimension is symbolic (one run for N faces)."""
+    first = session.get_inputs()[0].shape
+    return not (isinstance(first[0], int) and first[0] > 0)
