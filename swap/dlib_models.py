@@ -1,0 +1,65 @@
+"""Locate and load dlib's model files once per process.
+
+The files ship in the `face_recognition_models` package. Importing that package fails on
+setuptools without `pkg_resources`, so we only ask importlib where it lives.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import threading
+from pathlib import Path
+from typing import Any
+
+import dlib
+
+from swap.errors import ModelMissing
+
+SHAPE_68 = "shape_predictor_68_face_landmarks.dat"
+RESNET = "dlib_face_recognition_resnet_model_v1.dat"
+
+_lock = threading.Lock()
+_cache: dict[str, Any] = {}
+
+
+def models_folder() -> Path:
+    spec = importlib.util.find_spec("face_recognition_models")
+    if spec is None or not spec.submodule_search_locations:
+        raise ModelMissing("face_recognition_models", "the Python environment")
+    return Path(list(spec.submodule_search_locations)[0]) / "models"
+
+
+def _record_load(name: str) -> None:
+    # The platform proves "models load once per process" through this counter (swap.runtime).
+    try:
+        from swap.runtime import record_model_load
+    except ImportError:
+        return
+    record_model_load(name)
+
+
+def _load(name: str, factory) -> Any:
+    with _lock:
+        if name not in _cache:
+            _cache[name] = factory()
+            _record_load(name)
+        return _cache[name]
+
+
+def _model_path(filename: str) -> str:
+    path = models_folder() / filename
+    if not path.is_file():
+        raise ModelMissing(filename, str(path.parent))
+    return str(path)
+
+
+def frontal_detector() -> Any:
+    return _load("dlib_hog", dlib.get_frontal_face_detector)
+
+
+def shape_predictor_68() -> Any:
+    return _load("dlib_shape68", lambda: dlib.shape_predictor(_model_path(SHAPE_68)))
+
+
+def resnet_recognizer() -> Any:
+    return _load("dlib_resnet", lambda: dlib.face_recognition_model_v1(_model_path(RESNET)))

@@ -1,0 +1,1 @@
+"""Face detectors: dlib HOG (default, no download) and ONNX ones (see swap.models)."""

@@ -1,0 +1,36 @@
+"""dlib's 68-point shape predictor; 5 alignment points are rebuilt from the 68."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from swap import dlib_models, inference_clock
+from swap.face_detection.dlib_hog import to_dlib_rect
+from swap.types import Face
+
+
+def five_from_68(points: np.ndarray) -> np.ndarray:
+    """Eye centres, nose tip, mouth corners (FaceFusion's convention; ENGINE-NOTES)."""
+    return np.array(
+        [points[36:42].mean(0), points[42:48].mean(0), points[30], points[48], points[54]], np.float32
+    )
+
+
+class DlibShapeLandmarker:
+    name = "dlib_shape68"
+    reports_inference_time = True
+
+    def __init__(self) -> None:
+        self._predictor = dlib_models.shape_predictor_68()
+
+    def refine(self, frame: np.ndarray, faces: list[Face]) -> list[Face]:
+        # dlib reads RGB or grey; handing it grey skips a channel swap and matches its training.
+        grey = frame if frame.ndim == 2 else cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+        for face in faces:
+            with inference_clock.measure():
+                shape = self._predictor(grey, to_dlib_rect(face.box))
+            pts = np.array([(p.x, p.y) for p in shape.parts()], np.float32)
+            face.landmarks_68 = pts
+            face.landmarks_5 = five_from_68(pts)
+        return faces

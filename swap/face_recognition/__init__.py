@@ -1,0 +1,1 @@
+"""Identity embeddings: dlib's 128-d ResNet (default) and ONNX ones."""

@@ -1,0 +1,1 @@
+"""Face swappers: the classical landmark warp + Poisson blend (default) and ONNX ones."""

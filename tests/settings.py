@@ -1,0 +1,34 @@
+"""Test settings: start the embedded Redis and S3 servers on free ports unless REDIS_URL / S3_ENDPOINT
+are configured, export their addresses (so worker subprocesses see them), then load the real settings.
+
+pytest-django imports this module once, before any test is collected.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import tempfile
+from pathlib import Path
+
+from webapp import embedded
+
+_data_dir = Path(tempfile.mkdtemp(prefix="visage-test-"))
+os.environ.setdefault("VISAGE_DATA_DIR", str(_data_dir))
+os.environ.setdefault("VISAGE_MODELS_DIR", str(_data_dir / "models"))
+
+if not os.environ.get("REDIS_URL"):
+    _redis = embedded.start_redis(_data_dir / "redis", persist=False)
+    atexit.register(_redis.stop)
+    os.environ["REDIS_URL"] = _redis.url
+
+if not os.environ.get("S3_ENDPOINT"):
+    os.environ.setdefault("S3_ACCESS_KEY", "visage-test")
+    os.environ.setdefault("S3_SECRET_KEY", "visage-test-secret")
+    _s3 = embedded.start_s3(_data_dir / "s3", os.environ["S3_ACCESS_KEY"], os.environ["S3_SECRET_KEY"])
+    atexit.register(_s3.stop)
+    os.environ["S3_ENDPOINT"] = _s3.url
+
+from webapp.settings import *  # noqa: E402, F403
+
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # fast user creation in tests
