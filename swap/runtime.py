@@ -195,3 +195,48 @@ def batch_dim_is_dynamic(session: ort.InferenceSession) -> bool:
     """True when the first input's batch dimension is symbolic (one run for N faces)."""
     first = session.get_inputs()[0].shape
     return not (isinstance(first[0], int) and first[0] > 0)
+
+
+def run_in_batches(
+    session: ort.InferenceSession,
+    batched: dict[str, np.ndarray],
+    constant: dict[str, np.ndarray] | None = None,
+    max_batch: int = 16,
+) -> list[np.ndarray]:
+    """Run N items (axis 0 of every `batched` input) in as few runs as the model allows.
+
+    A model exported with a dynamic batch dimension gets chunks of up to `max_batch` (one run
+    for a typical frame); one exported with batch 1 is looped. Outputs are concatenated on
+    axis 0, so callers see the same [N, ...] either way.
+    """
+    count = len(next(iter(batched.values())))
+    step = max(1, max_batch) if batch_dim_is_dynamic(session) else 1
+    chunks: list[list[np.ndarray]] = []
+    for start in range(0, count, step):
+        feeds = {name: value[start : start + step] for name, value in batched.items()}
+        feeds.update(constant or {})
+        with _measure():
+            chunks.append(session.run(None, feeds))
+    return [np.concatenate([chunk[i] for chunk in chunks], axis=0) for i in range(len(chunks[0]))]
+
+
+def _measure():
+    """Inference time counts as billed device time (swap.inference_clock, owned by the pipeline)."""
+    try:
+        from swap.inference_clock import measure
+    except ImportError:  # the clock is optional for the ONNX side
+        import contextlib
+
+        return contextlib.nullcontext()
+    return measure()
+
+
+def clock_stage(name: str):
+    """Count a non-inference sub-stage (e.g. "paste") on the pipeline's frame clock, if present."""
+    try:
+        from swap.inference_clock import stage
+    except ImportError:
+        import contextlib
+
+        return contextlib.nullcontext()
+    return stage(name)
