@@ -55,3 +55,17 @@ class ModelCorrupt(EngineError):
     def __init__(self, name: str, reason: str):
         super().__init__(f"Model {name!r}: {reason}")
         self.name = name
+
+
+class FaceIndexOutOfRange(EngineError):
+    code = "face_index_out_of_range"
+
+    def __init__(self, index: int, count: int, *, what: str = "face_index"):
+        faces = "1 face" if count == 1 else f"{count} faces"
+        super().__init__(
+            f"{what} {index} is out of range: the target image has {faces} (valid: 0 to {count - 1})."
+            if count
+            else f"{what} {index} is out of range: the target image has no faces."
+        )
+        self.index = index
+        self.count = count

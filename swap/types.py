@@ -47,6 +47,7 @@ class SwapResult:
     swapper: str = ""
     enhancer: str | None = None
     enhancer_skipped_reason: str | None = None  # e.g. "gfpgan_1.4 is not installed"
+    inference_ms: float = 0.0  # time inside model inference calls (dlib, ONNX runs): billed "GPU seconds"
 
 
 class FaceDetector(Protocol):

@@ -1,0 +1,62 @@
+"""Engine configuration: one dataclass, optionally read from environment variables."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+AUTO = "auto"
+
+
+def _runtime_options_default():
+    try:
+        from swap.runtime import RuntimeOptions
+    except ImportError:  # ONNX side not installed: dlib/classical only
+        return None
+    return RuntimeOptions()
+
+
+@dataclass
+class PipelineConfig:
+    models_dir: Path = Path("var/models")
+    # Backend names, or "auto": the ONNX model when installed, else the dlib/classical default.
+    detector: str = AUTO
+    landmarker: str = AUTO
+    recognizer: str = AUTO
+    swapper: str = AUTO
+    enhancer: str = AUTO  # used only when SwapOptions.enhance; "none" disables it
+    runtime: object | None = field(default_factory=_runtime_options_default)  # swap.runtime.RuntimeOptions
+    max_batch: int = 16  # most faces one swapper call takes; more are split into several calls
+    detect_max_side: int = 1024  # larger frames are searched for faces on a downscaled copy
+    detect_upsample: int = 1  # dlib HOG: 1 finds faces down to ~40 px on the searched copy
+    max_pixels: int = 40_000_000  # uploads above this are refused before decoding
+
+    @classmethod
+    def from_env(cls, environ: dict[str, str] | None = None) -> PipelineConfig:
+        env = os.environ if environ is None else environ
+        cfg = cls()
+        if env.get("VISAGE_MODELS_DIR"):
+            cfg.models_dir = Path(env["VISAGE_MODELS_DIR"])
+        for name in ("detector", "landmarker", "recognizer", "swapper", "enhancer"):
+            value = env.get(f"VISAGE_{name.upper()}")
+            if value:
+                setattr(cfg, name, value.strip())
+        for name in ("max_batch", "detect_max_side", "detect_upsample", "max_pixels"):
+            value = env.get(f"VISAGE_{name.upper()}")
+            if value:
+                try:
+                    setattr(cfg, name, int(value))
+                except ValueError:
+                    raise ValueError(f"VISAGE_{name.upper()} must be an integer, got {value!r}") from None
+        device = env.get("VISAGE_DEVICE_ID")
+        threads = env.get("VISAGE_THREADS")
+        if cfg.runtime is not None and (device or threads):
+            from dataclasses import replace
+
+            cfg.runtime = replace(
+                cfg.runtime,
+                device_id=int(device) if device else cfg.runtime.device_id,
+                intra_op_threads=int(threads) if threads else cfg.runtime.intra_op_threads,
+            )
+        return cfg

@@ -1,0 +1,280 @@
+"""The engine behind one object: detect -> landmarks -> embed -> swap -> enhance -> paste.
+
+Build one `Pipeline` per process (a worker, the CLI, a test session): every model is loaded
+in the constructor and reused for every job. `swap_frame` is the per-frame entry point a
+video worker can call in a loop.
+"""
+
+from __future__ import annotations
+
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from swap import inference_clock, selection
+from swap.config import AUTO, PipelineConfig
+from swap.errors import EngineError, ModelMissing, NoFaceFound
+from swap.types import Face, SourceIdentity, SwapOptions, SwapResult
+
+# "auto" prefers these ONNX models, in order, when installed (see swap/models/manifest.json).
+ONNX_DETECTORS = ("yoloface_8n",)
+ONNX_LANDMARKERS = ("2dfan4",)
+ONNX_RECOGNIZERS = ("arcface_w600k_r50",)
+ONNX_SWAPPERS = ("inswapper_128", "inswapper_128_fp16")
+ONNX_ENHANCERS = ("gfpgan_1.4", "codeformer")
+RECOGNIZER_FOR_KIND = {"arcface512": ONNX_RECOGNIZERS, "dlib128": ()}
+
+DLIB_DETECTOR, DLIB_LANDMARKER, DLIB_RECOGNIZER, CLASSICAL = "dlib_hog", "dlib_shape68", "dlib_resnet", "classical"
+NO_ENHANCER = "none"
+
+
+class BackendMismatch(EngineError):
+    code = "backend_mismatch"
+
+
+@dataclass
+class StageTimer:
+    timings_ms: dict[str, float] = field(default_factory=dict)
+
+    @contextmanager
+    def stage(self, name: str):
+        start = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.timings_ms[name] = self.timings_ms.get(name, 0.0) + (time.perf_counter() - start) * 1000.0
+
+
+def _registry():
+    try:
+        from swap.models import registry
+    except ImportError:
+        return None
+    return registry
+
+
+class Pipeline:
+    def __init__(self, config: PipelineConfig | None = None) -> None:
+        self.config = config or PipelineConfig.from_env()
+        self.swapper = self._build_swapper()
+        self.detector = self._resolve(self.config.detector, ONNX_DETECTORS, DLIB_DETECTOR, self._dlib_detector)
+        self.landmarker = self._resolve(
+            self.config.landmarker, ONNX_LANDMARKERS, DLIB_LANDMARKER, self._dlib_landmarker
+        )
+        self.recognizer = self._build_recognizer()
+        self.enhancer, self.enhancer_missing_reason = self._build_enhancer()
+
+    # -- backend choice -------------------------------------------------------------------
+
+    def _installed(self, name: str) -> bool:
+        registry = _registry()
+        return bool(registry and registry.is_installed(name, self.config.models_dir))
+
+    def _load_onnx(self, name: str) -> object:
+        registry = _registry()
+        if registry is None or not registry.is_installed(name, self.config.models_dir):
+            raise ModelMissing(name, str(self.config.models_dir))
+        return registry.load_adapter(name, self.config.models_dir, self.config.runtime)
+
+    def _first_installed(self, candidates: tuple[str, ...]) -> object | None:
+        for name in candidates:
+            if self._installed(name):
+                try:
+                    return self._load_onnx(name)
+                except EngineError:  # e.g. refused by licence policy: fall back to the next
+                    continue
+        return None
+
+    def _resolve(self, requested: str, candidates: tuple[str, ...], default_name: str, default_factory):
+        if requested == AUTO:
+            return self._first_installed(candidates) or default_factory()
+        if requested == default_name:
+            return default_factory()
+        return self._load_onnx(requested)
+
+    def _dlib_detector(self):
+        from swap.face_detection.dlib_hog import DlibHogDetector
+
+        return DlibHogDetector(upsample=self.config.detect_upsample, max_side=self.config.detect_max_side)
+
+    def _dlib_landmarker(self):
+        from swap.face_landmarks.dlib_shape import DlibShapeLandmarker
+
+        return DlibShapeLandmarker()
+
+    def _dlib_recognizer(self):
+        from swap.face_recognition.dlib_resnet import DlibResnetRecognizer
+
+        return DlibResnetRecognizer()
+
+    def _classical(self):
+        from swap.swappers.classical import ClassicalSwapper
+
+        return ClassicalSwapper()
+
+    def _build_swapper(self):
+        requested = self.config.swapper
+        if requested == AUTO:
+            # An ONNX swapper is only useful with the recogniser that feeds it.
+            for name in ONNX_SWAPPERS:
+                if self._installed(name) and all(self._installed(r) for r in ONNX_RECOGNIZERS[:1]):
+                    swapper = self._first_installed((name,))
+                    if swapper is not None:
+                        return swapper
+            return self._classical()
+        if requested == CLASSICAL:
+            return self._classical()
+        return self._load_onnx(requested)
+
+    def _build_recognizer(self):
+        needed = getattr(self.swapper, "needs_embedding", None)
+        requested = self.config.recognizer
+        if needed == "arcface512":
+            if requested == DLIB_RECOGNIZER:
+                raise BackendMismatch(
+                    f"The {self.swapper.name} swapper needs ArcFace embeddings; recogniser {requested!r} makes dlib128."
+                )
+            name = ONNX_RECOGNIZERS[0] if requested == AUTO else requested
+            return self._load_onnx(name)
+        return self._resolve(requested, ONNX_RECOGNIZERS, DLIB_RECOGNIZER, self._dlib_recognizer)
+
+    def _build_enhancer(self) -> tuple[object | None, str | None]:
+        requested = self.config.enhancer
+        if requested == NO_ENHANCER:
+            return None, "the face enhancer is disabled in this deployment"
+        if requested == AUTO:
+            enhancer = self._first_installed(ONNX_ENHANCERS)
+            if enhancer is None:
+                return None, f"no face enhancer is installed ({', '.join(ONNX_ENHANCERS)})"
+            return enhancer, None
+        return self._load_onnx(requested), None
+
+    @property
+    def backends(self) -> dict[str, str | None]:
+        return {
+            "detector": self.detector.name,
+            "landmarker": self.landmarker.name,
+            "recognizer": self.recognizer.name,
+            "swapper": self.swapper.name,
+            "enhancer": self.enhancer.name if self.enhancer else None,
+        }
+
+    # -- running ----------------------------------------------------------------------------
+
+    def warm_up(self) -> None:
+        """One tiny inference per model, so the first job doesn't pay for lazy initialisation."""
+        frame = np.full((128, 128, 3), 127, np.uint8)
+        dummy = Face(
+            box=np.array([32, 32, 96, 96], np.float32),
+            score=1.0,
+            landmarks_5=np.array([[52, 56], [76, 56], [64, 68], [54, 80], [74, 80]], np.float32),
+        )
+        self.detector.detect(frame)
+        self.landmarker.refine(frame, [dummy])
+        self.recognizer.embed(frame, [dummy])
+
+    def analyse(self, frame: np.ndarray, *, embed: bool = True, timer: StageTimer | None = None) -> list[Face]:
+        """All faces in `frame`, largest first, with landmarks (and embeddings if `embed`)."""
+        timer = timer or StageTimer()
+        with timer.stage("detect"):
+            faces = self._timed(self.detector, lambda: self.detector.detect(frame))
+        faces = selection.by_size(faces)
+        if faces:
+            with timer.stage("landmarks"):
+                faces = self._timed(self.landmarker, lambda: self.landmarker.refine(frame, faces))
+            if embed:
+                with timer.stage("embed"):
+                    self._embed(frame, faces)
+        return faces
+
+    def _embed(self, frame: np.ndarray, faces: list[Face]) -> None:
+        vectors = self._timed(self.recognizer, lambda: self.recognizer.embed(frame, faces))
+        for face, vec in zip(faces, vectors, strict=True):
+            face.embedding = np.asarray(vec, np.float32)
+            face.embedding_kind = self.recognizer.embedding_kind
+
+    def prepare_source(self, images: list[np.ndarray]) -> SourceIdentity:
+        """The source identity from one or more photos of the same person (largest face in each).
+
+        Photos without a face are ignored; if none has one, NoFaceFound("source").
+        """
+        chosen: list[tuple[np.ndarray, Face]] = []
+        with inference_clock.session():
+            for image in images:
+                faces = self.analyse(image, embed=False)
+                if faces:
+                    self._embed(image, faces[:1])
+                    chosen.append((image, faces[0]))
+        if not chosen:
+            raise NoFaceFound("source")
+        embedding = np.mean([face.embedding for _, face in chosen], axis=0).astype(np.float32)
+        image, face = chosen[0]
+        return SourceIdentity(
+            image=image, face=face, embedding=embedding, embedding_kind=self.recognizer.embedding_kind
+        )
+
+    def swap_frame(self, source: SourceIdentity, frame: np.ndarray, options: SwapOptions | None = None) -> SwapResult:
+        options = options or SwapOptions()
+        if source.embedding_kind != self.recognizer.embedding_kind:
+            raise BackendMismatch(
+                f"The source was prepared with {source.embedding_kind} embeddings; this pipeline uses "
+                f"{self.recognizer.embedding_kind}."
+            )
+        timer = StageTimer()
+        start = time.perf_counter()
+        with inference_clock.session() as clock:
+            # Target embeddings cost a ResNet/ArcFace run per face; only reference mode needs them.
+            faces = self.analyse(frame, embed=selection.needs_embeddings(options), timer=timer)
+            if not faces:
+                raise NoFaceFound("target")
+            chosen = selection.select_faces(faces, options)
+            if not chosen:
+                raise NoFaceFound("target")
+
+            image = frame
+            with timer.stage("swap"):
+                for i in range(0, len(chosen), max(1, self.config.max_batch)):
+                    batch = chosen[i : i + self.config.max_batch]
+                    image = self._timed(self.swapper, lambda b=batch, im=image: self.swapper.swap(source, im, b))
+
+            enhancer_name, skipped = None, None
+            if options.enhance:
+                if self.enhancer is None:
+                    skipped = self.enhancer_missing_reason
+                else:
+                    with timer.stage("enhance"):
+                        image = self._timed(
+                            self.enhancer, lambda im=image: self.enhancer.enhance(im, chosen, options.enhancer_blend)
+                        )
+                    enhancer_name = self.enhancer.name
+
+        timings = {name: 0.0 for name in ("detect", "landmarks", "embed", "swap", "enhance", "paste")}
+        timings.update(timer.timings_ms)
+        paste_ms = clock.stages_ms.get("paste", 0.0)
+        timings["paste"] = paste_ms
+        timings["swap"] = max(0.0, timings["swap"] - paste_ms)
+        timings["total"] = (time.perf_counter() - start) * 1000.0
+        return SwapResult(
+            image=image,
+            faces_used=chosen,
+            timings_ms=timings,
+            swapper=self.swapper.name,
+            enhancer=enhancer_name,
+            enhancer_skipped_reason=skipped,
+            inference_ms=clock.inference_ms,
+        )
+
+    def swap_image(self, source: np.ndarray, target: np.ndarray, options: SwapOptions | None = None) -> SwapResult:
+        """One source photo onto one target photo."""
+        identity = self.prepare_source([source])
+        return self.swap_frame(identity, target, options)
+
+    @staticmethod
+    def _timed(adapter: object, call):
+        """Run an adapter call; count all of it as inference unless the adapter reports its own."""
+        if getattr(adapter, "reports_inference_time", False):
+            return call()
+        with inference_clock.measure():
+            return call()
