@@ -1,0 +1,260 @@
+"""Billing in the Django admin: plans, accounts with their money, the read-only ledger, refunds,
+manual top-ups/adjustments and the monthly usage report (with CSV export)."""
+
+from __future__ import annotations
+
+from django.contrib import admin, messages
+from django.db import transaction
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import get_object_or_404
+from django.template.response import TemplateResponse
+from django.urls import path, reverse
+from django.utils.html import format_html
+
+from billing import exports, selectors, services
+from billing.choices import EntryKind
+from billing.errors import BillingError
+from billing.forms import AccountCreditForm, RefundForm, UsageReportFilterForm
+from billing.models import Account, Charge, GpuCalibration, LedgerEntry, PricePlan
+
+
+@admin.register(PricePlan)
+class PricePlanAdmin(admin.ModelAdmin):
+    list_display = [
+        "name",
+        "is_default",
+        "unit_price",
+        "minimum_charge",
+        "currency",
+        "gpu_queue",
+        "updated_at",
+    ]
+    list_filter = ["gpu_queue", "currency"]
+    fieldsets = [
+        (None, {"fields": ["name", "is_default", "gpu_queue"]}),
+        (
+            "Price",
+            {
+                "fields": [
+                    "unit_price",
+                    "minimum_charge",
+                    "currency",
+                    "minor_unit_exponent",
+                    "hold_safety_factor",
+                ]
+            },
+        ),
+        (
+            "Resolution coefficients",
+            {"fields": ["coefficient_720p", "coefficient_1080p", "original_coefficient_tiers"]},
+        ),
+        ("Mode weights", {"fields": ["weight_fast", "weight_standard", "weight_hq"]}),
+    ]
+
+    def save_model(self, request, obj, form, change):
+        with transaction.atomic():
+            if obj.is_default:
+                # Exactly one default: the new one replaces the old in the same transaction.
+                PricePlan.objects.filter(is_default=True).exclude(pk=obj.pk).update(is_default=False)
+            elif change and PricePlan.objects.filter(pk=obj.pk, is_default=True).exists():
+                obj.is_default = True
+                messages.warning(request, "A plan stays the default until another plan is made the default.")
+            super().save_model(request, obj, form, change)
+
+    def has_delete_permission(self, request, obj=None):
+        if obj is not None and (obj.is_default or obj.accounts.exists()):
+            return False
+        return super().has_delete_permission(request, obj)
+
+
+@admin.register(Account)
+class AccountAdmin(admin.ModelAdmin):
+    list_display = ["user", "plan", "balance", "held", "available", "created_at"]
+    list_select_related = ["user", "plan"]
+    list_filter = ["plan"]
+    search_fields = ["user__username", "user__email"]
+    autocomplete_fields = ["user"]
+    readonly_fields = ["created_at", "money", "credit_link"]
+
+    def get_queryset(self, request):
+        return selectors.accounts_with_balances()
+
+    def get_readonly_fields(self, request, obj=None):
+        return [*self.readonly_fields, "user"] if obj is not None else self.readonly_fields
+
+    @admin.display(ordering="balance")
+    def balance(self, obj: Account):
+        return obj.balance
+
+    @admin.display(ordering="held")
+    def held(self, obj: Account):
+        return obj.held
+
+    @admin.display(ordering="available")
+    def available(self, obj: Account):
+        return obj.available
+
+    @admin.display(description="Money (from the ledger)")
+    def money(self, obj: Account) -> str:
+        balance = selectors.account_balance_for(account=obj)
+        return f"balance {balance.balance}, held {balance.held}, available {balance.available} {balance.currency}"
+
+    @admin.display(description="Top-up / adjustment")
+    def credit_link(self, obj: Account) -> str:
+        if obj.pk is None:
+            return "-"
+        url = reverse("admin:billing_account_credit", args=[obj.pk])
+        return format_html('<a class="button" href="{}">Top up or adjust…</a>', url)
+
+    def get_urls(self):
+        return [
+            path(
+                "<int:account_id>/credit/",
+                self.admin_site.admin_view(self.credit_view),
+                name="billing_account_credit",
+            ),
+            *super().get_urls(),
+        ]
+
+    def credit_view(self, request: HttpRequest, account_id: int) -> HttpResponse:
+        account = get_object_or_404(Account.objects.select_related("user"), pk=account_id)
+        if not self.has_change_permission(request, account):
+            return HttpResponse(status=403)
+        form = AccountCreditForm(request.POST or None)
+        if request.method == "POST" and form.is_valid():
+            data = form.cleaned_data
+            service = services.account_top_up if data["kind"] == EntryKind.TOP_UP else services.account_adjust
+            try:
+                entry = service(
+                    user=account.user, amount=data["amount"], actor=request.user, reason=data["reason"]
+                )
+            except ValueError as exc:
+                form.add_error(None, str(exc))
+            else:
+                self.message_user(
+                    request, f"{entry.get_kind_display()} of {entry.amount} recorded for {account.user}."
+                )
+                return HttpResponseRedirect(reverse("admin:billing_account_change", args=[account.pk]))
+        context = {
+            **self.admin_site.each_context(request),
+            "title": f"Top up or adjust: {account.user}",
+            "opts": self.model._meta,
+            "account": account,
+            "money": selectors.account_balance_for(account=account),
+            "form": form,
+        }
+        return TemplateResponse(request, "admin/billing/account_credit.html", context)
+
+
+class ReadOnlyAdmin(admin.ModelAdmin):
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(LedgerEntry)
+class LedgerEntryAdmin(ReadOnlyAdmin):
+    list_display = ["created_at", "account", "kind", "amount", "job_id", "actor", "reason"]
+    list_filter = ["kind", "created_at"]
+    list_select_related = ["account__user", "actor"]
+    search_fields = ["account__user__username", "job_id", "reason"]
+    date_hierarchy = "created_at"
+    actions = ["refund_jobs"]
+    change_list_template = "admin/billing/ledgerentry_change_list.html"
+
+    def get_actions(self, request):
+        # Read-only models lose "delete selected"; keep our refund action for users who may refund.
+        actions = super().get_actions(request)
+        if not request.user.has_perm("billing.add_ledgerentry") and not request.user.is_superuser:
+            actions.pop("refund_jobs", None)
+        return actions
+
+    @admin.action(description="Refund the selected captured jobs")
+    def refund_jobs(self, request: HttpRequest, queryset):
+        captures = list(queryset.filter(kind=EntryKind.CAPTURE).select_related("account__user"))
+        if not captures:
+            self.message_user(request, "Select capture entries to refund.", messages.WARNING)
+            return None
+        form = RefundForm(request.POST if "apply" in request.POST else None)
+        if "apply" in request.POST and form.is_valid():
+            refunded = 0
+            for capture in captures:
+                try:
+                    services.job_refund(
+                        job_id=capture.job_id, actor=request.user, reason=form.cleaned_data["reason"]
+                    )
+                    refunded += 1
+                except BillingError as exc:
+                    self.message_user(request, f"Job {capture.job_id}: {exc.detail}", messages.WARNING)
+            self.message_user(request, f"Refunded {refunded} job(s).")
+            return None
+        context = {
+            **self.admin_site.each_context(request),
+            "title": "Refund jobs",
+            "opts": self.model._meta,
+            "captures": captures,
+            "form": form,
+            "action_checkbox_name": admin.helpers.ACTION_CHECKBOX_NAME,
+        }
+        return TemplateResponse(request, "admin/billing/refund_confirm.html", context)
+
+    def get_urls(self):
+        return [
+            path(
+                "usage-report/",
+                self.admin_site.admin_view(self.usage_report_view),
+                name="billing_usage_report",
+            ),
+            *super().get_urls(),
+        ]
+
+    def usage_report_view(self, request: HttpRequest) -> HttpResponse:
+        if not self.has_view_permission(request):
+            return HttpResponse(status=403)
+        form = UsageReportFilterForm(request.GET or None)
+        month = form.cleaned_data.get("month") if form.is_valid() else None
+        rows = selectors.usage_report(month=month)
+        if request.GET.get("export") == "csv":
+            response = HttpResponse(exports.usage_csv(rows), content_type="text/csv; charset=utf-8")
+            suffix = month.strftime("%Y-%m") if month else "all"
+            response["Content-Disposition"] = f'attachment; filename="usage-{suffix}.csv"'
+            return response
+        context = {
+            **self.admin_site.each_context(request),
+            "title": "Usage per user and month",
+            "opts": self.model._meta,
+            "form": form,
+            "rows": rows,
+            "month": month,
+            "columns": exports.USAGE_COLUMNS,
+        }
+        return TemplateResponse(request, "admin/billing/usage_report.html", context)
+
+
+@admin.register(Charge)
+class ChargeAdmin(ReadOnlyAdmin):
+    list_display = [
+        "created_at",
+        "job_id",
+        "account",
+        "frames",
+        "mode",
+        "resolution",
+        "gpu_seconds",
+        "amount",
+        "currency",
+    ]
+    list_filter = ["mode", "resolution", "created_at"]
+    list_select_related = ["account__user"]
+    search_fields = ["job_id", "account__user__username"]
+
+
+@admin.register(GpuCalibration)
+class GpuCalibrationAdmin(admin.ModelAdmin):
+    list_display = ["mode", "resolution", "gpu_seconds_per_frame", "samples", "updated_at"]
+    readonly_fields = ["samples", "updated_at"]

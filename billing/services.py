@@ -1,0 +1,373 @@
+"""Billing writes: accounts, top-ups, quotes, and the hold → capture/release → refund life of a job.
+
+Every function is keyword-only and atomic. Money moves only by appending LedgerEntry rows; the
+balance is always derived from them (selectors.account_balance_for).
+"""
+
+from __future__ import annotations
+
+import uuid
+from decimal import ROUND_HALF_UP, Decimal
+
+from django.db import IntegrityError, transaction
+
+from billing import selectors
+from billing.calibration import DEFAULT_GPU_SECONDS_PER_FRAME, EMA_ALPHA
+from billing.choices import EntryKind, Mode, Resolution
+from billing.errors import AlreadyRefunded, HoldClosed, InsufficientCredit, NoHold, NotRefundable
+from billing.models import Account, Charge, GpuCalibration, LedgerEntry
+from billing.pricing import PlanPricing, charge_amount, hold_amount, processed_size
+from billing.values import Balance, Quote, Usage
+
+__all__ = [
+    "Balance",
+    "Quote",
+    "Usage",
+    "account_adjust",
+    "account_get_or_create",
+    "account_top_up",
+    "calibration_record",
+    "hold_capture",
+    "hold_place",
+    "hold_release",
+    "job_refund",
+    "quote_job",
+]
+
+GPU_SECONDS_PER_FRAME_PLACES = Decimal("0.000001")
+GPU_SECONDS_PLACES = Decimal("0.001")
+
+
+def _require_reason(reason: str) -> str:
+    reason = (reason or "").strip()
+    if not reason:
+        raise ValueError("a reason is required")
+    return reason
+
+
+def _require_decimal(name: str, amount: Decimal) -> None:
+    if not isinstance(amount, Decimal) or not amount.is_finite():
+        raise TypeError(f"{name} must be a finite Decimal")
+
+
+def account_get_or_create(*, user) -> Account:
+    account, _ = Account.objects.get_or_create(user=user)
+    return account
+
+
+def _locked_account(*, user) -> Account:
+    """The user's account row, locked until the transaction ends (serialises all money moves)."""
+    account = account_get_or_create(user=user)
+    return Account.objects.select_for_update().select_related("plan").get(pk=account.pk)
+
+
+def _locked_account_by_pk(pk: int) -> Account:
+    return Account.objects.select_for_update().select_related("plan").get(pk=pk)
+
+
+@transaction.atomic
+def account_top_up(*, user, amount: Decimal, actor, reason: str) -> LedgerEntry:
+    _require_decimal("amount", amount)
+    if amount <= 0:
+        raise ValueError("a top-up must be positive")
+    reason = _require_reason(reason)
+    account = _locked_account(user=user)
+    return LedgerEntry.objects.create(
+        account=account, kind=EntryKind.TOP_UP, amount=amount, actor=actor, reason=reason
+    )
+
+
+@transaction.atomic
+def account_adjust(*, user, amount: Decimal, actor, reason: str) -> LedgerEntry:
+    """A signed manual correction. A debit may not take available credit below zero."""
+    _require_decimal("amount", amount)
+    if amount == 0:
+        raise ValueError("an adjustment must not be zero")
+    reason = _require_reason(reason)
+    account = _locked_account(user=user)
+    if amount < 0:
+        available = selectors.account_balance_for(account=account).available
+        if available + amount < 0:
+            raise ValueError(
+                f"this debit would leave {available + amount} available; at most {available} can be taken"
+            )
+    return LedgerEntry.objects.create(
+        account=account, kind=EntryKind.ADJUSTMENT, amount=amount, actor=actor, reason=reason
+    )
+
+
+def _quote(
+    *,
+    pricing: PlanPricing,
+    width: int,
+    height: int,
+    frames: int,
+    mode: str,
+    resolution: str,
+    seconds_per_frame: Decimal,
+    queue: str,
+    plan_name: str,
+) -> Quote:
+    if mode not in Mode.values:
+        raise ValueError(f"unknown mode {mode!r}")
+    if isinstance(frames, bool) or not isinstance(frames, int) or frames < 1:
+        raise ValueError("frames must be a positive integer")
+    processed_width, processed_height = processed_size(width, height, resolution)
+    coefficient = pricing.resolution_coefficient(
+        resolution=resolution, width=processed_width, height=processed_height
+    )
+    weight = pricing.mode_weight(mode)
+    amount = charge_amount(
+        frames=frames,
+        resolution_coefficient=coefficient,
+        mode_weight=weight,
+        gpu_seconds=seconds_per_frame,
+        unit_price=pricing.unit_price,
+        minimum_charge=pricing.minimum_charge,
+        minor_unit_exponent=pricing.minor_unit_exponent,
+    )
+    return Quote(
+        frames=frames,
+        processed_width=processed_width,
+        processed_height=processed_height,
+        resolution_coefficient=coefficient,
+        mode_weight=weight,
+        gpu_seconds_estimate=(seconds_per_frame * frames).quantize(GPU_SECONDS_PLACES, ROUND_HALF_UP),
+        unit_price=pricing.unit_price,
+        amount=amount,
+        hold_amount=hold_amount(
+            amount=amount,
+            safety_factor=pricing.hold_safety_factor,
+            minor_unit_exponent=pricing.minor_unit_exponent,
+        ),
+        currency=pricing.currency,
+        queue=queue,
+        mode=mode,
+        resolution=resolution,
+        gpu_seconds_per_frame_estimate=seconds_per_frame,
+        minimum_charge=pricing.minimum_charge,
+        plan=plan_name,
+    )
+
+
+def quote_job(*, user, width: int, height: int, frames: int, mode: str, resolution: str) -> Quote:
+    """Price a job on the user's plan with the calibrated GPU-time estimate. Writes nothing."""
+    if resolution not in Resolution.values:
+        raise ValueError(f"unknown resolution {resolution!r}")
+    if mode not in Mode.values:
+        raise ValueError(f"unknown mode {mode!r}")
+    plan = selectors.plan_for_user(user=user)
+    return _quote(
+        pricing=plan.pricing(),
+        width=width,
+        height=height,
+        frames=frames,
+        mode=mode,
+        resolution=resolution,
+        seconds_per_frame=selectors.gpu_seconds_per_frame(mode=mode, resolution=resolution),
+        queue=plan.gpu_queue,
+        plan_name=plan.name,
+    )
+
+
+def hold_place(*, user, job_id: uuid.UUID, quote: Quote) -> LedgerEntry:
+    """Reserve quote.hold_amount for the job, or raise InsufficientCredit and store nothing.
+
+    The account row is locked (SELECT … FOR UPDATE) before available credit is read, so parallel
+    submissions for one user are serialised and can never overdraw. Placing the same job's hold
+    again returns the existing entry.
+    """
+    if quote.hold_amount <= 0:
+        raise ValueError("a hold must be positive")
+    with transaction.atomic():
+        account = _locked_account(user=user)
+        existing = LedgerEntry.objects.filter(job_id=job_id, kind=EntryKind.HOLD).first()
+        if existing is not None:
+            return _same_account(existing, account)
+        plan = account.plan or selectors.default_plan()
+        if quote.currency != plan.currency:
+            raise ValueError(f"the quote is in {quote.currency}, the account in {plan.currency}; quote again")
+        available = selectors.account_balance_for(account=account).available
+        if quote.hold_amount > available:
+            raise InsufficientCredit(required=quote.hold_amount, available=available, quote=quote)
+        try:
+            with transaction.atomic():
+                return LedgerEntry.objects.create(
+                    account=account,
+                    kind=EntryKind.HOLD,
+                    amount=quote.hold_amount,
+                    job_id=job_id,
+                    reason="hold at submit",
+                    details={"quote": quote.as_dict(), "plan": plan.pricing().as_dict()},
+                )
+        except IntegrityError:
+            # Another process placed it between our check and insert (only possible for a new
+            # account's first hold on a database without row locks).
+            return _same_account(LedgerEntry.objects.get(job_id=job_id, kind=EntryKind.HOLD), account)
+
+
+def _same_account(entry: LedgerEntry, account: Account) -> LedgerEntry:
+    if entry.account_id != account.pk:
+        raise ValueError(f"job {entry.job_id} already has a hold on another account")
+    return entry
+
+
+def _open_hold(job_id: uuid.UUID) -> tuple[LedgerEntry | None, Account | None]:
+    """The job's hold and its locked account, or (None, None)."""
+    hold = LedgerEntry.objects.filter(job_id=job_id, kind=EntryKind.HOLD).first()
+    if hold is None:
+        return None, None
+    return hold, _locked_account_by_pk(hold.account_id)
+
+
+def hold_capture(*, job_id: uuid.UUID, usage: Usage) -> Charge:
+    """Charge the job for what it used: min(charge, hold) is captured, the rest released.
+
+    Prices are those snapshotted on the hold (the prices the user was quoted); GPU time is measured.
+    Idempotent: a second call returns the same Charge and writes nothing. Also feeds the measured
+    GPU seconds per frame into the calibration average.
+    """
+    _require_decimal("usage.gpu_seconds", usage.gpu_seconds)
+    _require_decimal("usage.wall_seconds", usage.wall_seconds)
+    if usage.frames < 1 or usage.gpu_seconds < 0:
+        raise ValueError("usage needs frames >= 1 and gpu_seconds >= 0")
+    with transaction.atomic():
+        hold, account = _open_hold(job_id)
+        if hold is None:
+            raise NoHold()
+        existing = Charge.objects.filter(job_id=job_id).first()
+        if existing is not None:
+            return existing
+        if LedgerEntry.objects.filter(job_id=job_id, kind=EntryKind.RELEASE).exists():
+            raise HoldClosed()
+        pricing = PlanPricing.from_dict(hold.details["plan"])
+        seconds_per_frame = (usage.gpu_seconds / usage.frames).quantize(
+            GPU_SECONDS_PER_FRAME_PLACES, ROUND_HALF_UP
+        )
+        coefficient = pricing.resolution_coefficient(
+            resolution=usage.resolution, width=usage.width, height=usage.height
+        )
+        weight = pricing.mode_weight(usage.mode)
+        computed = charge_amount(
+            frames=usage.frames,
+            resolution_coefficient=coefficient,
+            mode_weight=weight,
+            gpu_seconds=seconds_per_frame,
+            unit_price=pricing.unit_price,
+            minimum_charge=pricing.minimum_charge,
+            minor_unit_exponent=pricing.minor_unit_exponent,
+        )
+        captured = min(computed, hold.amount)
+        remainder = hold.amount - captured
+        try:
+            with transaction.atomic():
+                capture = LedgerEntry.objects.create(
+                    account=account,
+                    kind=EntryKind.CAPTURE,
+                    amount=captured,
+                    job_id=job_id,
+                    reason="job succeeded",
+                )
+                if remainder > 0:
+                    LedgerEntry.objects.create(
+                        account=account,
+                        kind=EntryKind.RELEASE,
+                        amount=remainder,
+                        job_id=job_id,
+                        reason="unused part of the hold",
+                    )
+                charge = Charge.objects.create(
+                    job_id=job_id,
+                    account=account,
+                    capture_entry=capture,
+                    frames=usage.frames,
+                    width=usage.width,
+                    height=usage.height,
+                    mode=usage.mode,
+                    resolution=usage.resolution,
+                    resolution_coefficient=coefficient,
+                    mode_weight=weight,
+                    gpu_seconds=usage.gpu_seconds.quantize(GPU_SECONDS_PLACES, ROUND_HALF_UP),
+                    gpu_seconds_per_frame=seconds_per_frame,
+                    wall_seconds=usage.wall_seconds.quantize(GPU_SECONDS_PLACES, ROUND_HALF_UP),
+                    stage_seconds={name: float(seconds) for name, seconds in usage.stage_seconds.items()},
+                    unit_price=pricing.unit_price,
+                    minimum_charge=pricing.minimum_charge,
+                    computed_amount=computed,
+                    held_amount=hold.amount,
+                    amount=captured,
+                    released_amount=remainder,
+                    currency=pricing.currency,
+                )
+        except IntegrityError:
+            # Only reachable without row locks; the other worker's charge stands.
+            return Charge.objects.get(job_id=job_id)
+        if seconds_per_frame > 0:  # a zero measurement (nothing ran on the GPU) says nothing about speed
+            calibration_record(
+                mode=usage.mode, resolution=usage.resolution, gpu_seconds_per_frame=seconds_per_frame
+            )
+        return charge
+
+
+def hold_release(*, job_id: uuid.UUID, reason: str) -> LedgerEntry | None:
+    """Give the whole hold back (failed, rejected, canceled). None when nothing is held any more."""
+    reason = _require_reason(reason)
+    with transaction.atomic():
+        hold, account = _open_hold(job_id)
+        if hold is None:
+            return None
+        if LedgerEntry.objects.filter(
+            job_id=job_id, kind__in=[EntryKind.CAPTURE, EntryKind.RELEASE]
+        ).exists():
+            return None
+        try:
+            with transaction.atomic():
+                return LedgerEntry.objects.create(
+                    account=account, kind=EntryKind.RELEASE, amount=hold.amount, job_id=job_id, reason=reason
+                )
+        except IntegrityError:
+            return None
+
+
+@transaction.atomic
+def job_refund(*, job_id: uuid.UUID, actor, reason: str) -> LedgerEntry:
+    """Give a captured charge back, once."""
+    reason = _require_reason(reason)
+    capture = LedgerEntry.objects.filter(job_id=job_id, kind=EntryKind.CAPTURE).first()
+    if capture is None:
+        raise NotRefundable()
+    account = _locked_account_by_pk(capture.account_id)
+    if LedgerEntry.objects.filter(job_id=job_id, kind=EntryKind.REFUND).exists():
+        raise AlreadyRefunded()
+    try:
+        with transaction.atomic():
+            return LedgerEntry.objects.create(
+                account=account,
+                kind=EntryKind.REFUND,
+                amount=capture.amount,
+                job_id=job_id,
+                actor=actor,
+                reason=reason,
+            )
+    except IntegrityError as exc:
+        raise AlreadyRefunded() from exc
+
+
+def calibration_record(*, mode: str, resolution: str, gpu_seconds_per_frame: Decimal) -> GpuCalibration:
+    """Move the estimate towards a measurement: new = old + α × (measured − old)."""
+    with transaction.atomic():
+        row = GpuCalibration.objects.select_for_update().filter(mode=mode, resolution=resolution).first()
+        if row is None:
+            seed = DEFAULT_GPU_SECONDS_PER_FRAME.get((mode, resolution), gpu_seconds_per_frame)
+            try:
+                with transaction.atomic():
+                    row = GpuCalibration.objects.create(
+                        mode=mode, resolution=resolution, gpu_seconds_per_frame=seed
+                    )
+            except IntegrityError:
+                row = GpuCalibration.objects.select_for_update().get(mode=mode, resolution=resolution)
+        updated = row.gpu_seconds_per_frame + EMA_ALPHA * (gpu_seconds_per_frame - row.gpu_seconds_per_frame)
+        row.gpu_seconds_per_frame = updated.quantize(GPU_SECONDS_PER_FRAME_PLACES, ROUND_HALF_UP)
+        row.samples += 1
+        row.save(update_fields=["gpu_seconds_per_frame", "samples", "updated_at"])
+        return row
