@@ -30,6 +30,8 @@ class PipelineConfig:
     max_batch: int = 16  # most faces one swapper call takes; more are split into several calls
     detect_max_side: int = 1024  # larger frames are searched for faces on a downscaled copy
     detect_upsample: int = 1  # dlib HOG: 1 finds faces down to ~40 px on the searched copy
+    # dlib HOG scores real faces ~1-3; the astronaut's mission patch scores ~0.02.
+    detect_score_threshold: float = 0.2
     max_pixels: int = 40_000_000  # uploads above this are refused before decoding
 
     @classmethod
@@ -49,6 +51,8 @@ class PipelineConfig:
                     setattr(cfg, name, int(value))
                 except ValueError:
                     raise ValueError(f"VISAGE_{name.upper()} must be an integer, got {value!r}") from None
+        if env.get("VISAGE_DETECT_SCORE_THRESHOLD"):
+            cfg.detect_score_threshold = float(env["VISAGE_DETECT_SCORE_THRESHOLD"])
         device = env.get("VISAGE_DEVICE_ID")
         threads = env.get("VISAGE_THREADS")
         if cfg.runtime is not None and (device or threads):

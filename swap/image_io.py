@@ -40,7 +40,9 @@ def decode_image(data: bytes, *, which: str = "input", max_pixels: int = DEFAULT
             raise InvalidImage(
                 f"The {which} image is too large (over the limit of {max_pixels:,} pixels).", which=which
             ) from exc
-        raise InvalidImage(f"The {which} file is not an image we can read (JPEG, PNG or WebP).", which=which) from exc
+        raise InvalidImage(
+            f"The {which} file is not an image we can read (JPEG, PNG or WebP).", which=which
+        ) from exc
 
     width, height = image.size
     if width * height > max_pixels:

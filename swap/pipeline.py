@@ -26,7 +26,12 @@ ONNX_SWAPPERS = ("inswapper_128", "inswapper_128_fp16")
 ONNX_ENHANCERS = ("gfpgan_1.4", "codeformer")
 RECOGNIZER_FOR_KIND = {"arcface512": ONNX_RECOGNIZERS, "dlib128": ()}
 
-DLIB_DETECTOR, DLIB_LANDMARKER, DLIB_RECOGNIZER, CLASSICAL = "dlib_hog", "dlib_shape68", "dlib_resnet", "classical"
+DLIB_DETECTOR, DLIB_LANDMARKER, DLIB_RECOGNIZER, CLASSICAL = (
+    "dlib_hog",
+    "dlib_shape68",
+    "dlib_resnet",
+    "classical",
+)
 NO_ENHANCER = "none"
 
 
@@ -59,7 +64,9 @@ class Pipeline:
     def __init__(self, config: PipelineConfig | None = None) -> None:
         self.config = config or PipelineConfig.from_env()
         self.swapper = self._build_swapper()
-        self.detector = self._resolve(self.config.detector, ONNX_DETECTORS, DLIB_DETECTOR, self._dlib_detector)
+        self.detector = self._resolve(
+            self.config.detector, ONNX_DETECTORS, DLIB_DETECTOR, self._dlib_detector
+        )
         self.landmarker = self._resolve(
             self.config.landmarker, ONNX_LANDMARKERS, DLIB_LANDMARKER, self._dlib_landmarker
         )
@@ -97,7 +104,11 @@ class Pipeline:
     def _dlib_detector(self):
         from swap.face_detection.dlib_hog import DlibHogDetector
 
-        return DlibHogDetector(upsample=self.config.detect_upsample, max_side=self.config.detect_max_side)
+        return DlibHogDetector(
+            upsample=self.config.detect_upsample,
+            max_side=self.config.detect_max_side,
+            score_threshold=self.config.detect_score_threshold,
+        )
 
     def _dlib_landmarker(self):
         from swap.face_landmarks.dlib_shape import DlibShapeLandmarker
@@ -175,7 +186,9 @@ class Pipeline:
         self.landmarker.refine(frame, [dummy])
         self.recognizer.embed(frame, [dummy])
 
-    def analyse(self, frame: np.ndarray, *, embed: bool = True, timer: StageTimer | None = None) -> list[Face]:
+    def analyse(
+        self, frame: np.ndarray, *, embed: bool = True, timer: StageTimer | None = None
+    ) -> list[Face]:
         """All faces in `frame`, largest first, with landmarks (and embeddings if `embed`)."""
         timer = timer or StageTimer()
         with timer.stage("detect"):
@@ -215,7 +228,9 @@ class Pipeline:
             image=image, face=face, embedding=embedding, embedding_kind=self.recognizer.embedding_kind
         )
 
-    def swap_frame(self, source: SourceIdentity, frame: np.ndarray, options: SwapOptions | None = None) -> SwapResult:
+    def swap_frame(
+        self, source: SourceIdentity, frame: np.ndarray, options: SwapOptions | None = None
+    ) -> SwapResult:
         options = options or SwapOptions()
         if source.embedding_kind != self.recognizer.embedding_kind:
             raise BackendMismatch(
@@ -237,7 +252,9 @@ class Pipeline:
             with timer.stage("swap"):
                 for i in range(0, len(chosen), max(1, self.config.max_batch)):
                     batch = chosen[i : i + self.config.max_batch]
-                    image = self._timed(self.swapper, lambda b=batch, im=image: self.swapper.swap(source, im, b))
+                    image = self._timed(
+                        self.swapper, lambda b=batch, im=image: self.swapper.swap(source, im, b)
+                    )
 
             enhancer_name, skipped = None, None
             if options.enhance:
@@ -246,7 +263,8 @@ class Pipeline:
                 else:
                     with timer.stage("enhance"):
                         image = self._timed(
-                            self.enhancer, lambda im=image: self.enhancer.enhance(im, chosen, options.enhancer_blend)
+                            self.enhancer,
+                            lambda im=image: self.enhancer.enhance(im, chosen, options.enhancer_blend),
                         )
                     enhancer_name = self.enhancer.name
 
@@ -266,7 +284,9 @@ class Pipeline:
             inference_ms=clock.inference_ms,
         )
 
-    def swap_image(self, source: np.ndarray, target: np.ndarray, options: SwapOptions | None = None) -> SwapResult:
+    def swap_image(
+        self, source: np.ndarray, target: np.ndarray, options: SwapOptions | None = None
+    ) -> SwapResult:
         """One source photo onto one target photo."""
         identity = self.prepare_source([source])
         return self.swap_frame(identity, target, options)

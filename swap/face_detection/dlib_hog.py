@@ -35,7 +35,11 @@ class DlibHogDetector:
     def detect(self, frame: np.ndarray) -> list[Face]:
         h, w = frame.shape[:2]
         scale = min(1.0, self.max_side / max(h, w))
-        small = frame if scale == 1.0 else cv2.resize(frame, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA)
+        small = (
+            frame
+            if scale == 1.0
+            else cv2.resize(frame, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA)
+        )
         # HOG runs on grey; a contiguous single-channel image avoids dlib's own conversion.
         grey = np.ascontiguousarray(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY))
         with inference_clock.measure():

@@ -208,7 +208,9 @@ class ClassicalSwapper:
         roi[inside] = np.clip(np.rint(blended[inside]), 0, 255).astype(np.uint8)
 
 
-def face_mask(frame_shape: tuple[int, ...], face: Face, settings: ClassicalSettings | None = None) -> np.ndarray:
+def face_mask(
+    frame_shape: tuple[int, ...], face: Face, settings: ClassicalSettings | None = None
+) -> np.ndarray:
     """The region the classical swapper may change for `face` (before shrinking), as 0/255."""
     cfg = settings or ClassicalSettings()
     pts = extended_points(face.landmarks_68, cfg.forehead)

@@ -1,0 +1,99 @@
+"""`python -m swap run`: exit status and one-line errors."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import cv2
+import pytest
+
+from swap.cli import main
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def photos(tmp_path_factory, astronaut, other_face):
+    folder = tmp_path_factory.mktemp("cli")
+    from skimage import data
+
+    cv2.imwrite(str(folder / "source.png"), astronaut)
+    cv2.imwrite(str(folder / "target.jpg"), other_face)
+    cv2.imwrite(str(folder / "coffee.jpg"), cv2.cvtColor(data.coffee(), cv2.COLOR_RGB2BGR))
+    (folder / "notes.jpg").write_bytes(b"not really a jpeg")
+    return folder
+
+
+def test_run_writes_the_swapped_image(photos, capsys):
+    out = photos / "out.png"
+    code = main(
+        [
+            "run",
+            "--source",
+            str(photos / "source.png"),
+            "--target",
+            str(photos / "target.jpg"),
+            "--output",
+            str(out),
+        ]
+    )
+    assert code == 0
+    image = cv2.imread(str(out))
+    assert image.shape == cv2.imread(str(photos / "target.jpg")).shape
+    assert "swapped 1 face(s) with classical" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--target", "coffee.jpg"], "error: No face was found in the target image."),
+        (["--target", "notes.jpg"], "error: The target file is not an image we can read"),
+        (["--target", "missing.jpg"], "error: Cannot read the target file"),
+        (["--target", "target.jpg", "--face-index", "4"], "error: face_index 4 is out of range"),
+        (
+            ["--target", "target.jpg", "--swapper", "inswapper_128"],
+            "error: Model 'inswapper_128' is not installed",
+        ),
+    ],
+)
+def test_errors_exit_non_zero_with_one_line(photos, capsys, extra, message, tmp_path):
+    extra = [str(photos / a) if a.endswith(".jpg") else a for a in extra]
+    args = [
+        "run",
+        "--source",
+        str(photos / "source.png"),
+        "--output",
+        str(photos / "x.png"),
+        "--models-dir",
+        str(tmp_path),
+        *extra,
+    ]
+    assert main(args) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(message)
+    assert err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_module_entry_point_has_no_traceback(photos):
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "swap",
+            "run",
+            "--source",
+            str(photos / "coffee.jpg"),
+            "--target",
+            str(photos / "target.jpg"),
+            "--output",
+            str(photos / "y.png"),
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 1
+    assert proc.stderr == "error: No face was found in the source image.\n"

@@ -1,0 +1,102 @@
+"""Decoding untrusted uploads into frames."""
+
+from __future__ import annotations
+
+import io
+import struct
+import zlib
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from swap.errors import InvalidImage
+from swap.image_io import decode_image, encode_image
+
+
+def _png_header_only(width: int, height: int) -> bytes:
+    """A tiny PNG whose header claims width x height (a decompression bomb's calling card)."""
+
+    def chunk(kind: bytes, body: bytes) -> bytes:
+        return (
+            struct.pack(">I", len(body))
+            + kind
+            + body
+            + struct.pack(">I", zlib.crc32(kind + body) & 0xFFFFFFFF)
+        )
+
+    ihdr = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", ihdr)
+        + chunk(b"IDAT", zlib.compress(b"\0" * 16))
+        + chunk(b"IEND", b"")
+    )
+
+
+def _pil_bytes(image: Image.Image, fmt: str, **kwargs) -> bytes:
+    buf = io.BytesIO()
+    image.save(buf, fmt, **kwargs)
+    return buf.getvalue()
+
+
+def test_round_trip_keeps_size_and_colour(astronaut):
+    for fmt in ("png", "jpeg", "webp"):
+        decoded = decode_image(encode_image(astronaut, fmt, quality=95), which="source")
+        assert decoded.shape == astronaut.shape and decoded.dtype == np.uint8
+        assert np.abs(decoded.astype(int) - astronaut).mean() < 3  # BGR order preserved
+
+
+@pytest.mark.parametrize(
+    ("data", "needle"),
+    [
+        (b"", "empty"),
+        (b"definitely not an image" * 10, "not an image"),
+        (_png_header_only(30_000, 30_000), "too large"),
+    ],
+)
+def test_refuses_unusable_bytes_with_a_message_naming_the_input(data, needle):
+    with pytest.raises(InvalidImage) as info:
+        decode_image(data, which="target", max_pixels=40_000_000)
+    assert needle in str(info.value) and "target" in str(info.value)
+    assert info.value.which == "target" and "\n" not in str(info.value)
+
+
+def test_pixel_limit_is_checked_before_decoding():
+    # 9000x9000 is below Pillow's own bomb limit, so only our header check can refuse it.
+    with pytest.raises(InvalidImage, match="too large: 9000x9000"):
+        decode_image(_png_header_only(9000, 9000), which="source", max_pixels=20_000_000)
+
+
+def test_refuses_truncated_jpeg(astronaut):
+    jpeg = encode_image(astronaut, "jpeg")
+    with pytest.raises(InvalidImage, match="damaged or truncated"):
+        decode_image(jpeg[: len(jpeg) // 2], which="source")
+
+
+def test_refuses_tiny_images():
+    one_pixel = encode_image(np.zeros((1, 1, 3), np.uint8), "png")
+    with pytest.raises(InvalidImage, match="too small: 1x1"):
+        decode_image(one_pixel, which="source")
+
+
+def test_applies_exif_orientation():
+    image = Image.new("RGB", (120, 80), (255, 0, 0))
+    exif = Image.Exif()
+    exif[0x0112] = 6  # rotate 90 degrees clockwise for display
+    decoded = decode_image(_pil_bytes(image, "JPEG", exif=exif), which="source")
+    assert decoded.shape == (120, 80, 3)
+
+
+def test_converts_grey_16bit_and_transparent_images_to_bgr():
+    grey16 = Image.fromarray((np.linspace(0, 65535, 100 * 100).reshape(100, 100)).astype(np.uint16))
+    decoded = decode_image(_pil_bytes(grey16, "PNG"), which="source")
+    assert decoded.shape == (100, 100, 3) and decoded.dtype == np.uint8
+    assert decoded.max() > 200  # scaled down, not clipped to white
+
+    transparent = Image.new("RGBA", (100, 100), (0, 0, 255, 0))
+    decoded = decode_image(_pil_bytes(transparent, "PNG"), which="source")
+    assert decoded.shape == (100, 100, 3) and tuple(decoded[0, 0]) == (255, 255, 255)
+
+    grey = Image.new("L", (100, 100), 77)
+    assert tuple(decode_image(_pil_bytes(grey, "PNG"))[5, 5]) == (77, 77, 77)
