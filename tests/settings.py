@@ -32,3 +32,7 @@ if not os.environ.get("S3_ENDPOINT"):
 from webapp.settings import *  # noqa: E402, F403
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # fast user creation in tests
+
+# Worker subprocesses in tests must see the test database: keep SQLite's test DB in a file.
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":  # noqa: F405
+    DATABASES["default"]["TEST"] = {"NAME": str(_data_dir / "test.sqlite3")}  # noqa: F405

@@ -160,6 +160,7 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATIC_ROOT = DATA_DIR / "static"
+STATIC_ROOT.mkdir(parents=True, exist_ok=True)  # WhiteNoise warns on every request without it
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {
@@ -208,6 +209,7 @@ if PRODUCTION and S3_ACCESS_KEY == "visage-dev":
 MAX_UPLOAD_BYTES = env_int("VISAGE_MAX_UPLOAD_BYTES", 20 * 1024 * 1024)
 MAX_IMAGE_PIXELS = env_int("VISAGE_MAX_IMAGE_PIXELS", 40_000_000)
 MIN_IMAGE_SIDE = env_int("VISAGE_MIN_IMAGE_SIDE", 64)
+VIDEO_ENABLED = env_bool("VISAGE_VIDEO_ENABLED", False)  # video targets (issue #6)
 DATA_UPLOAD_MAX_MEMORY_SIZE = MAX_UPLOAD_BYTES * 2 + 1024 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
 

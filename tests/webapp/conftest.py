@@ -1,0 +1,92 @@
+"""Platform fixtures: an API client per user, the astronaut pair, and a real RQ worker that drains queues."""
+
+from __future__ import annotations
+
+import io
+
+import cv2
+import django_rq
+import numpy as np
+import pytest
+from django.conf import settings
+from PIL import Image
+from rest_framework.test import APIClient
+from skimage import data as skdata
+
+from webapp import services
+from webapp.worker import VisageWorker
+
+ALL_QUEUES = [settings.MODERATION_QUEUE, *settings.GPU_QUEUES, settings.WEBHOOK_QUEUE]
+
+
+def encode(rgb: np.ndarray, fmt: str = "PNG", **kwargs) -> bytes:
+    buffer = io.BytesIO()
+    Image.fromarray(rgb).save(buffer, format=fmt, **kwargs)
+    return buffer.getvalue()
+
+
+@pytest.fixture(scope="session")
+def astronaut_rgb() -> np.ndarray:
+    return skdata.astronaut()
+
+
+@pytest.fixture(scope="session")
+def astronaut_pair(astronaut_rgb) -> tuple[bytes, bytes, tuple[int, int]]:
+    """(source PNG, target JPEG, target (width, height)): the target is a mirrored, rescaled, shifted copy."""
+    target = cv2.flip(astronaut_rgb, 1)
+    target = cv2.resize(target, (460, 430), interpolation=cv2.INTER_AREA)
+    shift = np.float32([[1, 0, 12], [0, 1, 8]])
+    target = cv2.warpAffine(target, shift, (460, 430), borderMode=cv2.BORDER_REFLECT)
+    return encode(astronaut_rgb), encode(target, "JPEG", quality=92), (460, 430)
+
+
+@pytest.fixture(autouse=True)
+def empty_queues():
+    """Every test starts with empty queues (the Redis server lives for the whole session)."""
+    connection = django_rq.get_connection("default")
+    connection.flushdb()
+    yield
+
+
+def drain(queues: list[str] | None = None) -> None:
+    """A real RQ worker (the same class the service runs), in burst mode, in this process."""
+    names = queues or ALL_QUEUES
+    worker = VisageWorker([django_rq.get_queue(n) for n in names], connection=django_rq.get_connection(names[0]))
+    worker.work(burst=True)
+
+
+def api_client_for(user) -> APIClient:
+    _, key = services.api_token_create(user=user, name="tests")
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {key}")
+    return client
+
+
+@pytest.fixture
+def api_a(funded_user) -> APIClient:
+    return api_client_for(funded_user)
+
+
+@pytest.fixture
+def api_b(user_b) -> APIClient:
+    from decimal import Decimal
+
+    from billing import services as billing_services
+
+    billing_services.account_top_up(user=user_b, amount=Decimal("1000"), actor=None, reason="test funding")
+    return api_client_for(user_b)
+
+
+def post_job(client: APIClient, source: bytes, target: bytes, **fields):
+    files = {
+        "source": _upload("source.png", source),
+        "target": _upload("target.jpg", target),
+    }
+    headers = fields.pop("headers", {})
+    return client.post("/api/v1/jobs", {**files, **fields}, format="multipart", headers=headers)
+
+
+def _upload(name: str, content: bytes):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    return SimpleUploadedFile(name, content)

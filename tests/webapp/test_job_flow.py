@@ -1,0 +1,105 @@
+"""The astronaut pair through the API, a real worker, real S3: from upload to a downloadable result."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+import requests
+from django.conf import settings
+from PIL import Image
+
+from webapp import storage
+from webapp.models import Job, Upload
+
+from .conftest import drain, post_job
+
+pytestmark = pytest.mark.django_db(transaction=True, serialized_rollback=True)
+
+
+def test_astronaut_swap_succeeds_and_result_downloads(api_a, astronaut_pair):
+    source, target, (width, height) = astronaut_pair
+    response = post_job(api_a, source, target, mode="standard", resolution="original")
+    assert response.status_code == 201, response.content
+    job = response.json()
+    assert job["state"] == "created"
+    assert response["Location"].endswith(f"/api/v1/jobs/{job['id']}")
+    assert job["options"]["mode"] == "standard"
+    upload_keys = list(Upload.objects.values_list("s3_key", flat=True))
+    assert all(storage.exists(settings.S3_UPLOADS_BUCKET, key) for key in upload_keys)
+
+    drain()
+
+    body = api_a.get(f"/api/v1/jobs/{job['id']}").json()
+    assert body["state"] == "succeeded", body["error"]
+    assert body["progress"] == 100
+    assert body["metrics"]["gpu_seconds"] > 0
+    assert body["cost"]["charge"] is not None
+    # The result is a decodable image of the target's size, served by a presigned URL.
+    downloaded = requests.get(body["result_url"], timeout=10)
+    assert downloaded.status_code == 200
+    image = Image.open(io.BytesIO(downloaded.content))
+    assert image.size == (width, height)
+    # The originals are gone from S3 once the job is done.
+    assert not any(storage.exists(settings.S3_UPLOADS_BUCKET, key) for key in upload_keys)
+    assert Upload.objects.filter(deleted_at__isnull=True).count() == 0
+
+
+def test_no_face_in_target_fails_clearly_and_charges_nothing(api_a, astronaut_pair):
+    from skimage import data as skdata
+
+    from .conftest import encode
+
+    source, _, _ = astronaut_pair
+    response = post_job(api_a, source, encode(skdata.coffee(), "JPEG"))
+    assert response.status_code == 201
+    drain()
+    body = api_a.get(response.json()["urls"]["self"]).json()
+    assert body["state"] == "failed"
+    assert body["error"]["code"] == "no_face_detected"
+    assert "target" in body["error"]["message"]
+    me = api_a.get("/api/v1/me").json()
+    assert me["held"] in ("0", "0.0000", "0.00") or float(me["held"]) == 0
+    assert float(me["available"]) == 1000
+
+
+def test_cancel_before_processing_releases_hold_and_worker_skips_it(api_a, astronaut_pair):
+    source, target, _ = astronaut_pair
+    job = post_job(api_a, source, target).json()
+    assert float(api_a.get("/api/v1/me").json()["held"]) > 0
+    response = api_a.post(f"/api/v1/jobs/{job['id']}/cancel")
+    assert response.status_code == 200
+    assert response.json()["state"] == "canceled"
+    drain()
+    assert Job.objects.get(id=job["id"]).state == "canceled"
+    assert float(api_a.get("/api/v1/me").json()["held"]) == 0
+    again = api_a.post(f"/api/v1/jobs/{job['id']}/cancel")
+    assert again.status_code == 409
+    assert again["Content-Type"] == "application/problem+json"
+
+
+def test_delete_purges_result_and_uploads(api_a, astronaut_pair):
+    source, target, _ = astronaut_pair
+    job = post_job(api_a, source, target).json()
+    drain()
+    finished = Job.objects.get(id=job["id"])
+    assert finished.state == "succeeded"
+    assert storage.exists(settings.S3_RESULTS_BUCKET, finished.result_key)
+    assert api_a.delete(f"/api/v1/jobs/{job['id']}").status_code == 204
+    assert not storage.exists(settings.S3_RESULTS_BUCKET, finished.result_key)
+    assert api_a.get(f"/api/v1/jobs/{job['id']}").status_code == 404
+
+
+def test_models_load_once_across_jobs(api_a, astronaut_pair):
+    from swap.runtime import model_load_counts
+
+    source, target, _ = astronaut_pair
+    post_job(api_a, source, target)
+    drain()
+    after_first = dict(model_load_counts())
+    assert after_first, "the engine recorded no model loads at all"
+    for _ in range(3):
+        post_job(api_a, source, target)
+    drain()
+    assert Job.objects.filter(state="succeeded").count() == 4
+    assert model_load_counts() == after_first

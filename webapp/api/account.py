@@ -1,0 +1,82 @@
+"""/api/v1/auth/token (log in / revoke) and /api/v1/me."""
+
+from __future__ import annotations
+
+from django.contrib.auth import authenticate
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import exceptions, serializers, status
+from rest_framework.permissions import AllowAny
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from billing import selectors as billing_selectors
+
+from .. import services
+from .authentication import BearerTokenAuthentication
+from .throttles import AuthThrottle, ReadThrottle
+
+PROBLEM = OpenApiResponse(description="RFC 9457 application/problem+json")
+
+
+class TokenView(APIView):
+    class InputSerializer(serializers.Serializer):
+        username = serializers.CharField()
+        password = serializers.CharField(style={"input_type": "password"})
+        name = serializers.CharField(required=False, default="API token", max_length=100)
+
+    class OutputSerializer(serializers.Serializer):
+        token = serializers.CharField(help_text="Send as 'Authorization: Bearer <token>'. Shown once.")
+        name = serializers.CharField()
+        prefix = serializers.CharField()
+
+    def get_permissions(self):
+        return [AllowAny()] if self.request.method == "POST" else super().get_permissions()
+
+    def get_throttles(self):
+        return [AuthThrottle()] if self.request.method == "POST" else []
+
+    @extend_schema(operation_id="auth_token_create", request=InputSerializer,
+                   responses={201: OutputSerializer, 400: PROBLEM, 401: PROBLEM, 429: PROBLEM},
+                   summary="Exchange username and password for an API token")
+    def post(self, request):
+        serializer = self.InputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        user = authenticate(request, username=serializer.validated_data["username"],
+                            password=serializer.validated_data["password"])
+        if user is None:
+            raise exceptions.AuthenticationFailed("Wrong username or password.")
+        token, key = services.api_token_create(user=user, name=serializer.validated_data["name"])
+        return Response({"token": key, "name": token.name, "prefix": token.prefix}, status=status.HTTP_201_CREATED)
+
+    @extend_schema(operation_id="auth_token_revoke", responses={204: None, 401: PROBLEM},
+                   summary="Revoke the token this request is authenticated with")
+    def delete(self, request):
+        token = getattr(request, "api_token", None)
+        if token is None or not isinstance(request.successful_authenticator, BearerTokenAuthentication):
+            raise exceptions.NotAuthenticated("Send the token to revoke as 'Authorization: Bearer <token>'.")
+        services.api_token_revoke(token=token)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class MeView(APIView):
+    throttle_classes = [ReadThrottle]
+
+    class OutputSerializer(serializers.Serializer):
+        username = serializers.CharField()
+        email = serializers.EmailField(allow_blank=True)
+        balance = serializers.DecimalField(max_digits=14, decimal_places=4)
+        held = serializers.DecimalField(max_digits=14, decimal_places=4)
+        available = serializers.DecimalField(max_digits=14, decimal_places=4)
+        currency = serializers.CharField()
+        plan = serializers.CharField()
+
+    @extend_schema(operation_id="me_retrieve", responses={200: OutputSerializer, 401: PROBLEM},
+                   summary="The caller, with balance and available credit")
+    def get(self, request):
+        balance = billing_selectors.account_balance(user=request.user)
+        plan = billing_selectors.plan_for_user(user=request.user)
+        return Response(self.OutputSerializer({
+            "username": request.user.get_username(), "email": request.user.email or "",
+            "balance": balance.balance, "held": balance.held, "available": balance.available,
+            "currency": balance.currency, "plan": plan.name,
+        }).data)

@@ -1,0 +1,38 @@
+"""Bearer tokens for the mobile app: `Authorization: Bearer vsg_…`. Only key hashes are stored."""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import timedelta
+
+from django.utils import timezone
+from rest_framework import authentication, exceptions
+
+from ..models import ApiToken
+
+
+class BearerTokenAuthentication(authentication.BaseAuthentication):
+    keywords = ("bearer", "token")
+
+    def authenticate(self, request):
+        header = authentication.get_authorization_header(request).split()
+        if not header or header[0].decode(errors="replace").lower() not in self.keywords:
+            return None
+        if len(header) != 2:
+            raise exceptions.AuthenticationFailed("Invalid Authorization header: use 'Bearer <token>'.")
+        key = header[1].decode(errors="replace")
+        token = (
+            ApiToken.objects.select_related("owner")
+            .filter(key_sha256=hashlib.sha256(key.encode()).hexdigest(), revoked_at__isnull=True)
+            .first()
+        )
+        if token is None or not token.owner.is_active:
+            raise exceptions.AuthenticationFailed("Invalid or revoked API token.")
+        now = timezone.now()
+        if token.last_used_at is None or now - token.last_used_at > timedelta(minutes=1):
+            ApiToken.objects.filter(id=token.id).update(last_used_at=now)  # at most once a minute
+        request.api_token = token
+        return token.owner, token
+
+    def authenticate_header(self, request):
+        return 'Bearer realm="api"'

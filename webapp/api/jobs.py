@@ -1,0 +1,136 @@
+"""/api/v1/jobs: create (multipart), list, get, cancel, delete. Another user's job is a 404."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, inline_serializer
+from rest_framework import serializers, status
+from rest_framework.parsers import FormParser, MultiPartParser
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from billing.choices import Mode, Resolution
+
+from .. import selectors, services
+from ..choices import FaceSelection, JobState
+from ..presentation import job_payload
+from ..validation import inspect_upload
+from .throttles import JobCreateThrottle, ReadThrottle
+
+PROBLEM = OpenApiResponse(description="RFC 9457 application/problem+json with a stable `code`")
+JOB = OpenApiResponse(description="The job object (see the API guide in README.md)")
+
+
+class ThrottledView(APIView):
+    def finalize_response(self, request, response, *args, **kwargs):
+        response = super().finalize_response(request, response, *args, **kwargs)
+        for header, value in getattr(request, "ratelimit_headers", {}).items():
+            response[header] = value
+        return response
+
+
+class JobListCreateView(ThrottledView):
+    parser_classes = [MultiPartParser, FormParser]
+
+    class InputSerializer(serializers.Serializer):
+        source = serializers.FileField(required=False, help_text="Photo of the face to use (JPEG, PNG, WebP)")
+        target = serializers.FileField(required=False, help_text="Photo to put the face into")
+        mode = serializers.ChoiceField(choices=Mode.choices, default=Mode.STANDARD)
+        resolution = serializers.ChoiceField(choices=Resolution.choices, default=Resolution.P720)
+        faces = serializers.ChoiceField(choices=FaceSelection.choices, default=FaceSelection.ONE)
+        face_index = serializers.IntegerField(required=False, min_value=0, max_value=63, allow_null=True)
+        reference_face_index = serializers.IntegerField(required=False, min_value=0, max_value=63, allow_null=True)
+        webhook_url = serializers.URLField(required=False, allow_blank=True, max_length=2000)
+
+        def validate(self, attrs):
+            if attrs.get("faces") == FaceSelection.REFERENCE and attrs.get("reference_face_index") is None:
+                raise serializers.ValidationError(
+                    {"reference_face_index": "Required when faces is 'reference': which target face to match."}
+                )
+            return attrs
+
+    def get_throttles(self):
+        return [JobCreateThrottle()] if self.request.method == "POST" else [ReadThrottle()]
+
+    @extend_schema(
+        operation_id="jobs_create",
+        request={"multipart/form-data": InputSerializer},
+        parameters=[OpenApiParameter("Idempotency-Key", str, OpenApiParameter.HEADER, required=False,
+                                     description="Retry-safe creation: the same key returns the same job.")],
+        responses={201: JOB, 400: PROBLEM, 401: PROBLEM, 402: PROBLEM, 422: PROBLEM, 429: PROBLEM},
+        summary="Create a face-swap job",
+    )
+    def post(self, request):
+        serializer = self.InputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        source = inspect_upload(request.FILES.get("source"), field="source", allow_video=False)
+        target = inspect_upload(request.FILES.get("target"), field="target", allow_video=settings.VIDEO_ENABLED)
+        options = services.JobOptions(
+            mode=data["mode"], resolution=data["resolution"], faces=data["faces"],
+            face_index=data.get("face_index"), reference_face_index=data.get("reference_face_index"),
+            webhook_url=data.get("webhook_url", ""),
+        )
+        key = request.headers.get("Idempotency-Key", "").strip()[:255]
+        job, created = services.job_create(
+            user=request.user, source=source, target=target, options=options, idempotency_key=key
+        )
+        payload = job_payload(job, request=request)
+        headers = {"Location": payload["urls"]["self"]}
+        if not created:
+            headers["Idempotent-Replayed"] = "true"
+        return Response(payload, status=status.HTTP_201_CREATED, headers=headers)
+
+    @extend_schema(
+        operation_id="jobs_list",
+        parameters=[
+            OpenApiParameter("state", str, enum=list(JobState.values), required=False),
+            OpenApiParameter("page", int, required=False),
+        ],
+        responses={200: inline_serializer("JobPage", {
+            "count": serializers.IntegerField(), "next": serializers.URLField(allow_null=True),
+            "previous": serializers.URLField(allow_null=True), "results": serializers.ListField(child=serializers.DictField()),
+        }), 400: PROBLEM, 401: PROBLEM},
+        summary="List your jobs, newest first",
+    )
+    def get(self, request):
+        state = request.query_params.get("state")
+        if state and state not in JobState.values:
+            raise serializers.ValidationError({"state": f"Unknown state {state!r}; one of {', '.join(JobState.values)}."})
+        from rest_framework.pagination import PageNumberPagination  # noqa: PLC0415
+
+        paginator = PageNumberPagination()
+        page = paginator.paginate_queryset(selectors.jobs_for_user(user=request.user, state=state), request, view=self)
+        return paginator.get_paginated_response([job_payload(job, request=request) for job in page])
+
+
+class JobDetailView(ThrottledView):
+    def get_throttles(self):
+        return [ReadThrottle()]
+
+    @extend_schema(operation_id="jobs_retrieve", responses={200: JOB, 401: PROBLEM, 404: PROBLEM},
+                   summary="Get a job (poll this; honour Retry-After)")
+    def get(self, request, job_id):
+        job = get_object_or_404(selectors.jobs_for_user(user=request.user), id=job_id)
+        headers = {} if job.state in ("succeeded", "failed", "rejected", "canceled") else {"Retry-After": "2"}
+        return Response(job_payload(job, request=request), headers=headers)
+
+    @extend_schema(operation_id="jobs_destroy", responses={204: None, 401: PROBLEM, 404: PROBLEM},
+                   summary="Delete a job and purge its stored media (cancels it first if running)")
+    def delete(self, request, job_id):
+        job = get_object_or_404(selectors.jobs_for_user(user=request.user), id=job_id)
+        services.job_delete(job=job)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class JobCancelView(ThrottledView):
+    def get_throttles(self):
+        return [ReadThrottle()]
+
+    @extend_schema(operation_id="jobs_cancel", request=None, responses={200: JOB, 401: PROBLEM, 404: PROBLEM, 409: PROBLEM},
+                   summary="Cancel a job; held credits are released")
+    def post(self, request, job_id):
+        job = get_object_or_404(selectors.jobs_for_user(user=request.user), id=job_id)
+        job = services.job_cancel(job=job)
+        return Response(job_payload(job, request=request))

@@ -1,0 +1,103 @@
+"""RFC 9457 problem+json for every API error, with a stable machine `code` and per-field `errors`."""
+
+from __future__ import annotations
+
+from django.http import Http404
+from rest_framework import exceptions, status
+from rest_framework.response import Response
+from rest_framework.views import exception_handler
+
+from billing.errors import InsufficientCredit
+
+from ..errors import JobError
+from ..validation import UploadRejected
+
+PROBLEM_CONTENT_TYPE = "application/problem+json"
+
+# Titles for the codes a client will see; also served at /errors/<code> for humans.
+TITLES = {
+    "validation_error": "The request is invalid",
+    "invalid_option": "An option has an invalid value",
+    "missing_file": "A required file is missing",
+    "empty_file": "A file is empty",
+    "file_too_large": "A file is too large",
+    "image_too_large": "An image has too many pixels",
+    "image_too_small": "An image is too small",
+    "corrupt_image": "A file could not be decoded",
+    "unsupported_media_type": "A file type is not supported",
+    "video_too_long": "A video is too long",
+    "corrupt_video": "A video could not be read",
+    "insufficient_credits": "Not enough credits",
+    "idempotency_key_mismatch": "Idempotency-Key reused with a different request",
+    "job_not_cancelable": "The job cannot be canceled",
+    "not_authenticated": "Authentication required",
+    "authentication_failed": "Authentication failed",
+    "permission_denied": "Permission denied",
+    "not_found": "Not found",
+    "method_not_allowed": "Method not allowed",
+    "throttled": "Too many requests",
+    "unsupported_media_type_header": "Unsupported request content type",
+    "parse_error": "Malformed request",
+    "no_face_detected": "No face detected",
+    "content_rejected": "Content rejected by moderation",
+}
+
+
+def problem_type(request, code: str) -> str:
+    path = f"/errors/{code.replace('_', '-')}"
+    return request.build_absolute_uri(path) if request is not None else path
+
+
+def problem_response(request, *, status_code: int, code: str, detail: str, errors: dict | None = None,
+                     extra: dict | None = None, headers: dict | None = None) -> Response:
+    body = {
+        "type": problem_type(request, code),
+        "title": TITLES.get(code, code.replace("_", " ").capitalize()),
+        "status": status_code,
+        "detail": detail,
+        "code": code,
+        "instance": request.get_full_path() if request is not None else None,
+        "request_id": getattr(request, "request_id", None),
+    }
+    if errors:
+        body["errors"] = errors
+    if extra:
+        body.update(extra)
+    response = Response(body, status=status_code, headers=headers)
+    response.content_type = PROBLEM_CONTENT_TYPE
+    return response
+
+
+def _flatten(detail) -> dict:
+    if isinstance(detail, dict):
+        return {field: [str(m) for m in (msgs if isinstance(msgs, list) else [msgs])] for field, msgs in detail.items()}
+    return {"non_field_errors": [str(m) for m in (detail if isinstance(detail, list) else [detail])]}
+
+
+def problem_exception_handler(exc, context):
+    request = context.get("request")
+    if isinstance(exc, UploadRejected):
+        return problem_response(request, status_code=400, code=exc.code, detail=exc.message,
+                                errors={exc.field: [exc.message]})
+    if isinstance(exc, JobError):
+        return problem_response(request, status_code=exc.status, code=exc.code, detail=exc.message)
+    if isinstance(exc, InsufficientCredit):
+        return problem_response(request, status_code=402, code="insufficient_credits", detail=str(exc.detail),
+                                extra=exc.problem_extra())
+    if isinstance(exc, Http404):
+        exc = exceptions.NotFound()
+    response = exception_handler(exc, context)
+    if response is None:
+        return None  # a real bug: let Django log it and answer 500
+    if isinstance(exc, exceptions.ValidationError):
+        errors = _flatten(exc.detail)
+        first = next(iter(errors.items()))
+        detail = f"{first[0]}: {first[1][0]}" if first[0] != "non_field_errors" else first[1][0]
+        return problem_response(request, status_code=400, code="validation_error", detail=detail, errors=errors)
+    code = getattr(exc, "default_code", "error")
+    if isinstance(exc, exceptions.UnsupportedMediaType):
+        code = "unsupported_media_type_header"
+    detail = exc.detail if isinstance(exc.detail, str) else str(exc.detail)
+    headers = {k: v for k, v in response.items() if k in ("Retry-After", "WWW-Authenticate", "Allow")}
+    return problem_response(request, status_code=response.status_code, code=str(code), detail=str(detail),
+                            headers=headers)

@@ -1,0 +1,12 @@
+from django.urls import include, path
+
+from . import account, jobs
+
+urlpatterns = [
+    path("auth/token", account.TokenView.as_view(), name="api-token"),
+    path("me", account.MeView.as_view(), name="api-me"),
+    path("jobs", jobs.JobListCreateView.as_view(), name="api-jobs"),
+    path("jobs/<uuid:job_id>", jobs.JobDetailView.as_view(), name="api-job-detail"),
+    path("jobs/<uuid:job_id>/cancel", jobs.JobCancelView.as_view(), name="api-job-cancel"),
+    path("", include("billing.urls")),
+]

@@ -1,0 +1,57 @@
+"""`manage.py visage_worker --queues vip,default,batch`: a warm, non-forking worker.
+
+GPU queues: the swap pipeline is built and warmed up once, before the first job. The moderation
+queue: the detectors are loaded once the same way. The worker exits after --max-jobs jobs so a
+supervisor (visage_run, systemd, Kubernetes) can recycle it and give memory back.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+
+import django_rq
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError
+
+from webapp import engine, storage
+from webapp.worker import Sweeper, VisageWorker
+
+logger = logging.getLogger(__name__)
+
+
+class Command(BaseCommand):
+    help = "Run a Visage worker (models loaded once, no fork per job)."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--queues", default=",".join(settings.GPU_QUEUES),
+                            help="Comma-separated queues, in priority order (default: vip,default,batch).")
+        parser.add_argument("--max-jobs", type=int, default=settings.WORKER_MAX_JOBS,
+                            help="Exit after this many jobs so the supervisor can recycle the process.")
+        parser.add_argument("--burst", action="store_true", help="Exit when the queues are empty.")
+        parser.add_argument("--name", default=None)
+
+    def handle(self, *args, queues, max_jobs, burst, name, **options):
+        queue_names = [q.strip() for q in queues.split(",") if q.strip()]
+        known = {settings.MODERATION_QUEUE, settings.WEBHOOK_QUEUE, *settings.GPU_QUEUES}
+        unknown = [q for q in queue_names if q not in known]
+        if unknown:
+            raise CommandError(f"Unknown queue(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
+        storage.ensure_buckets()
+        started = time.perf_counter()
+        if any(q in settings.GPU_QUEUES for q in queue_names):
+            engine.warm_up()
+        if settings.MODERATION_QUEUE in queue_names:
+            from moderation import services as moderation_services  # noqa: PLC0415
+
+            if hasattr(moderation_services, "warm_up"):
+                moderation_services.warm_up()
+        self.stdout.write(f"visage worker ready on {','.join(queue_names)} "
+                          f"(models loaded in {time.perf_counter() - started:.1f} s)")
+        sweeper = Sweeper().start()
+        connection = django_rq.get_connection(queue_names[0])
+        worker = VisageWorker([django_rq.get_queue(q) for q in queue_names], connection=connection, name=name)
+        try:
+            worker.work(burst=burst, max_jobs=max_jobs, with_scheduler=True)
+        finally:
+            sweeper.stop()

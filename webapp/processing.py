@@ -1,0 +1,128 @@
+"""The GPU step of a job: fetch the originals, run the engine, store the result, record the outcome.
+
+Expected failures (no face, unreadable image) fail the job at once with the engine's message;
+transient faults (S3, Redis) put it back for RQ's retry; anything else fails it as an engine error.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+import uuid
+
+import cv2
+import numpy as np
+from django.conf import settings
+
+from billing.pricing import processed_size
+from swap.errors import EngineError
+from swap.image_io import decode_image, encode_image
+from swap.types import SwapOptions
+
+from . import services, storage
+from .choices import JobState
+from .engine import get_pipeline
+from .models import Job
+
+logger = logging.getLogger(__name__)
+
+RESULT_FORMATS = {"image/png": ("png", "image/png"), "image/webp": ("webp", "image/webp")}
+
+
+class JobCanceled(Exception):
+    """The user canceled while the job ran: stop quietly, nothing to record."""
+
+
+def _check_still_running(job_id: uuid.UUID) -> None:
+    if Job.objects.filter(id=job_id).values_list("state", flat=True).first() != JobState.RUNNING:
+        raise JobCanceled()
+
+
+def resize_for_resolution(image: np.ndarray, resolution: str) -> np.ndarray:
+    height, width = image.shape[:2]
+    new_width, new_height = processed_size(width, height, resolution)
+    if (new_width, new_height) == (width, height):
+        return image
+    return cv2.resize(image, (new_width, new_height), interpolation=cv2.INTER_AREA)
+
+
+def swap_options_for(job: Job) -> SwapOptions:
+    return SwapOptions(
+        faces=job.faces, face_index=job.face_index, reference_index=job.reference_face_index,
+        enhance=job.mode == "hq",
+    )
+
+
+def run_job(job_id: uuid.UUID) -> None:
+    if not services.job_start(job_id):
+        logger.info("job %s is not queued any more; nothing to do", job_id)
+        return
+    job = Job.objects.select_related("source", "target").get(id=job_id)
+    started = time.perf_counter()
+    try:
+        _fault_injection_pause()
+        source_bytes = storage.get_bytes(settings.S3_UPLOADS_BUCKET, job.source.s3_key)
+        target_bytes = storage.get_bytes(settings.S3_UPLOADS_BUCKET, job.target.s3_key)
+        _check_still_running(job_id)
+        services.job_progress(job_id, 20)
+        outcome = _swap_image(job, source_bytes, target_bytes, started)
+        _check_still_running(job_id)
+        services.job_succeed(job_id, outcome)
+    except JobCanceled:
+        logger.info("job %s was canceled while running", job_id)
+    except storage.ObjectMissing:
+        _fail(job_id, code="upload_missing", message="The uploaded files are no longer available.")
+    except EngineError as exc:
+        _fail(job_id, code=exc.code, message=str(exc))
+    except storage.StorageError:
+        services.job_requeue_after_transient_fault(job_id)
+        raise  # RQ retries with backoff (queues.GPU_RETRY)
+    except Exception:
+        logger.exception("job %s failed unexpectedly", job_id)
+        _fail(job_id, code="engine_error", message="The face swap failed unexpectedly; no charge was made.")
+
+
+def _fail(job_id: uuid.UUID, *, code: str, message: str) -> None:
+    services.job_fail(job_id, code=code, message=message, from_states=[JobState.RUNNING])
+
+
+def _swap_image(job: Job, source_bytes: bytes, target_bytes: bytes, started: float) -> services.JobOutcome:
+    pipeline = get_pipeline()
+    source = decode_image(source_bytes, which="source", max_pixels=settings.MAX_IMAGE_PIXELS)
+    target = decode_image(target_bytes, which="target", max_pixels=settings.MAX_IMAGE_PIXELS)
+    target = resize_for_resolution(target, job.resolution)
+    result = pipeline.swap_image(source, target, swap_options_for(job))
+    services.job_progress(job.id, 80)
+
+    extension, media_type = RESULT_FORMATS.get(job.target.media_type, ("jpg", "image/jpeg"))
+    encoded = encode_image(result.image, fmt="jpeg" if extension == "jpg" else extension, quality=95)
+    key = f"{job.owner_id}/{job.id}.{extension}"
+    storage.put_bytes(settings.S3_RESULTS_BUCKET, key, encoded, media_type)
+
+    review = _screen_output(job.id, encoded)
+    height, width = result.image.shape[:2]
+    notes = {"swapper": result.swapper, "enhancer": result.enhancer, "faces_swapped": len(result.faces_used)}
+    if result.enhancer_skipped_reason:
+        notes["enhancer_skipped"] = result.enhancer_skipped_reason
+    return services.JobOutcome(
+        result_key=key, result_media_type=media_type, result_bytes=len(encoded), frames=1, width=width,
+        height=height, gpu_seconds=result.inference_ms / 1000, wall_seconds=time.perf_counter() - started,
+        stage_ms={k: round(v, 2) for k, v in result.timings_ms.items()}, engine_notes=notes,
+        needs_review=review is not None, review_message=review or "",
+    )
+
+
+def _screen_output(job_id: uuid.UUID, encoded: bytes) -> str | None:
+    """Output moderation: a message when the result must wait for a moderator, else None."""
+    from moderation import services as moderation_services  # noqa: PLC0415
+
+    outcome = moderation_services.screen_output(subject_id=job_id, data=encoded)
+    return None if outcome.decision == "allow" else outcome.message
+
+
+def _fault_injection_pause() -> None:
+    """Chaos testing: VISAGE_FAULT_PAUSE_S keeps a job in `running` so a test can kill the worker."""
+    pause_s = float(os.environ.get("VISAGE_FAULT_PAUSE_S", "0") or 0)
+    if pause_s > 0:
+        time.sleep(pause_s)

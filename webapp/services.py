@@ -1,0 +1,391 @@
+"""Writes for jobs, uploads and API tokens. Every job state change is one guarded UPDATE.
+
+    created → screening → (review →) queued → running → succeeded
+    exits: rejected (moderation), failed (engine error or attempts spent), canceled (by the user)
+
+Credits: hold at submit, capture at success, release on every other exit (billing enforces once).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import secrets
+import uuid
+from collections.abc import Iterable
+from dataclasses import dataclass
+from decimal import Decimal
+from datetime import datetime, timedelta
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.db.models import F
+from django.utils import timezone
+
+from billing import services as billing_services
+
+from . import queues, storage
+from .choices import CANCELABLE_STATES, TERMINAL_STATES, JobState, UploadRole
+from .errors import IdempotencyKeyMismatch, JobNotCancelable
+from .models import ApiToken, Job, Upload
+from .validation import MediaInfo
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class JobOptions:
+    mode: str = "standard"
+    resolution: str = "720p"
+    faces: str = "one"
+    face_index: int | None = None
+    reference_face_index: int | None = None
+    webhook_url: str = ""
+
+
+def request_fingerprint(*, source: MediaInfo, target: MediaInfo, options: JobOptions) -> str:
+    """What makes two create requests 'the same' for Idempotency-Key purposes."""
+    parts = [source.sha256, target.sha256, *(f"{k}={v}" for k, v in sorted(options.__dict__.items()))]
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()
+
+
+# --- state transitions ---------------------------------------------------------------------------
+
+
+def job_transition(job_id: uuid.UUID, *, from_states: Iterable[str], to_state: str, **fields) -> bool:
+    """Move a job only if it is still in one of `from_states`. True when this call moved it."""
+    updated = Job.objects.filter(id=job_id, state__in=list(from_states)).update(state=to_state, **fields)
+    return updated == 1
+
+
+def _purge_uploads(job: Job) -> None:
+    """Delete the job's originals from S3 (idempotent) and record when."""
+    for upload in (job.source, job.target):
+        if upload.deleted_at is None:
+            storage.delete(settings.S3_UPLOADS_BUCKET, upload.s3_key)
+            Upload.objects.filter(id=upload.id, deleted_at__isnull=True).update(deleted_at=timezone.now())
+
+
+def _end_without_charge(job_id: uuid.UUID, *, from_states: Iterable[str], to_state: str, code: str, message: str) -> bool:
+    """Any exit but success: move the job, release its hold, delete its uploads."""
+    with transaction.atomic():
+        moved = job_transition(
+            job_id, from_states=from_states, to_state=to_state,
+            error_code=code, error_message=message, completed_at=timezone.now(),
+        )
+        if moved:
+            billing_services.hold_release(job_id=job_id, reason=f"job {to_state}: {code}")
+    if moved:
+        job = Job.objects.select_related("source", "target").get(id=job_id)
+        if job.result_key and to_state != JobState.SUCCEEDED:
+            storage.delete(settings.S3_RESULTS_BUCKET, job.result_key)
+        _purge_uploads(job)
+        queues.enqueue_webhook(job_id)
+    return moved
+
+
+# --- create --------------------------------------------------------------------------------------
+
+
+def job_create(
+    *, user, source: MediaInfo, target: MediaInfo, options: JobOptions, idempotency_key: str = ""
+) -> tuple[Job, bool]:
+    """Store the originals, record the job, hold its quoted credits, then screen it.
+
+    Returns (job, created). A repeated Idempotency-Key with the same request returns the first job.
+    """
+    fingerprint = request_fingerprint(source=source, target=target, options=options)
+    if idempotency_key:
+        existing = Job.objects.filter(owner=user, idempotency_key=idempotency_key).first()
+        if existing is not None:
+            return _replay(existing, fingerprint), False
+
+    quote = billing_services.quote_job(
+        user=user, width=target.width, height=target.height, frames=target.frames,
+        mode=options.mode, resolution=options.resolution,
+    )
+    job_id = uuid.uuid4()
+    keys = {role: f"{user.pk}/{job_id}/{role}" for role in (UploadRole.SOURCE, UploadRole.TARGET)}
+    storage.put_bytes(settings.S3_UPLOADS_BUCKET, keys["source"], source.data, source.media_type)
+    try:
+        storage.put_bytes(settings.S3_UPLOADS_BUCKET, keys["target"], target.data, target.media_type)
+        with transaction.atomic():
+            uploads = {
+                role: Upload.objects.create(
+                    owner=user, role=role, s3_key=keys[role], sha256=info.sha256, media_type=info.media_type,
+                    kind=info.kind, width=info.width, height=info.height, frames=info.frames, fps=info.fps,
+                    duration_seconds=info.duration_seconds, has_audio=info.has_audio, size_bytes=info.size_bytes,
+                )
+                for role, info in (("source", source), ("target", target))
+            }
+            job = Job.objects.create(
+                id=job_id, owner=user, source=uploads["source"], target=uploads["target"],
+                mode=options.mode, resolution=options.resolution, faces=options.faces,
+                face_index=options.face_index, reference_face_index=options.reference_face_index,
+                webhook_url=options.webhook_url, queue=quote.queue, quote=quote.as_dict(),
+                idempotency_key=idempotency_key, request_hash=fingerprint,
+            )
+            billing_services.hold_place(user=user, job_id=job_id, quote=quote)
+            transaction.on_commit(lambda: queues.enqueue_screening(job_id))
+    except IntegrityError:
+        # Two requests with one Idempotency-Key raced; the other one won.
+        _delete_objects(keys.values())
+        existing = Job.objects.filter(owner=user, idempotency_key=idempotency_key).first()
+        if idempotency_key and existing is not None:
+            return _replay(existing, fingerprint), False
+        raise
+    except BaseException:
+        _delete_objects(keys.values())
+        raise
+    return job, True
+
+
+def _replay(existing: Job, fingerprint: str) -> Job:
+    if existing.request_hash != fingerprint:
+        raise IdempotencyKeyMismatch(
+            "This Idempotency-Key was already used with a different request; use a new key for a new job."
+        )
+    return existing
+
+
+def _delete_objects(keys: Iterable[str]) -> None:
+    for key in keys:
+        try:
+            storage.delete(settings.S3_UPLOADS_BUCKET, key)
+        except storage.StorageError:
+            logger.exception("could not delete orphaned upload %s", key)
+
+
+# --- screening and review --------------------------------------------------------------------------
+
+
+def job_screen_start(job_id: uuid.UUID) -> bool:
+    return job_transition(job_id, from_states=[JobState.CREATED], to_state=JobState.SCREENING)
+
+
+def job_enqueue_gpu(job_id: uuid.UUID, *, from_states: Iterable[str]) -> bool:
+    """Content passed moderation: queue the GPU work on the queue the owner's plan allows."""
+    with transaction.atomic():
+        moved = job_transition(job_id, from_states=from_states, to_state=JobState.QUEUED, queued_at=timezone.now())
+        if moved:
+            queue_name = Job.objects.values_list("queue", flat=True).get(id=job_id)
+            transaction.on_commit(lambda: queues.enqueue_gpu(job_id, queue_name))
+    return moved
+
+
+def job_hold_for_review(job_id: uuid.UUID, *, from_states: Iterable[str], message: str) -> bool:
+    return job_transition(job_id, from_states=from_states, to_state=JobState.REVIEW, error_message=message)
+
+
+def job_reject(job_id: uuid.UUID, *, from_states: Iterable[str], message: str, code: str = "content_rejected") -> bool:
+    return _end_without_charge(job_id, from_states=from_states, to_state=JobState.REJECTED, code=code, message=message)
+
+
+def job_review_approve(job_id: uuid.UUID) -> bool:
+    """A moderator approved a job waiting in review: inputs go to the GPU; a held result is published."""
+    job = Job.objects.get(id=job_id)
+    if job.result_key:
+        return _succeed_after_review(job)
+    return job_enqueue_gpu(job_id, from_states=[JobState.REVIEW])
+
+
+def job_review_reject(job_id: uuid.UUID, *, message: str) -> bool:
+    return job_reject(job_id, from_states=[JobState.REVIEW], message=message)
+
+
+# --- running -------------------------------------------------------------------------------------
+
+
+def job_start(job_id: uuid.UUID) -> bool:
+    now = timezone.now()
+    return job_transition(
+        job_id, from_states=[JobState.QUEUED], to_state=JobState.RUNNING,
+        started_at=now, heartbeat_at=now, attempts=F("attempts") + 1, progress=5,
+    )
+
+
+def job_progress(job_id: uuid.UUID, progress: int) -> None:
+    Job.objects.filter(id=job_id, state=JobState.RUNNING).update(
+        progress=max(0, min(99, progress)), heartbeat_at=timezone.now()
+    )
+
+
+def job_heartbeat(job_id: uuid.UUID) -> None:
+    Job.objects.filter(id=job_id, state=JobState.RUNNING).update(heartbeat_at=timezone.now())
+
+
+def job_requeue_after_transient_fault(job_id: uuid.UUID) -> bool:
+    """S3/Redis hiccup: put the job back so RQ's retry (with backoff) can run it again."""
+    return job_transition(job_id, from_states=[JobState.RUNNING], to_state=JobState.QUEUED, progress=0)
+
+
+@dataclass(frozen=True)
+class JobOutcome:
+    result_key: str
+    result_media_type: str
+    result_bytes: int
+    frames: int
+    width: int
+    height: int
+    gpu_seconds: float
+    wall_seconds: float
+    stage_ms: dict
+    engine_notes: dict
+    needs_review: bool = False
+    review_message: str = ""
+
+
+def job_succeed(job_id: uuid.UUID, outcome: JobOutcome) -> bool:
+    """Record the result and capture the charge in one transaction; or hold the result for review."""
+
+    fields = dict(
+        result_key=outcome.result_key, result_media_type=outcome.result_media_type,
+        result_bytes=outcome.result_bytes, frames_processed=outcome.frames,
+        processed_width=outcome.width, processed_height=outcome.height,
+        gpu_seconds=Decimal(str(round(outcome.gpu_seconds, 4))),
+        wall_seconds=Decimal(str(round(outcome.wall_seconds, 4))),
+        stage_ms=outcome.stage_ms, engine_notes=outcome.engine_notes,
+    )
+    if outcome.needs_review:
+        moved = job_transition(
+            job_id, from_states=[JobState.RUNNING], to_state=JobState.REVIEW, progress=100,
+            error_message=outcome.review_message, **fields,
+        )
+        if moved:
+            _purge_uploads(Job.objects.select_related("source", "target").get(id=job_id))
+        return moved
+    with transaction.atomic():
+        moved = job_transition(
+            job_id, from_states=[JobState.RUNNING], to_state=JobState.SUCCEEDED, progress=100,
+            result_visible=True, completed_at=timezone.now(), **fields,
+        )
+        if moved:
+            _capture(Job.objects.get(id=job_id))
+    if moved:
+        _purge_uploads(Job.objects.select_related("source", "target").get(id=job_id))
+        queues.enqueue_webhook(job_id)
+    return moved
+
+
+def _capture(job: Job) -> None:
+
+    charge = billing_services.hold_capture(
+        job_id=job.id,
+        usage=billing_services.Usage(
+            frames=job.frames_processed or 1, width=job.processed_width or 0, height=job.processed_height or 0,
+            mode=job.mode, resolution=job.resolution, gpu_seconds=job.gpu_seconds or Decimal("0"),
+            wall_seconds=job.wall_seconds or Decimal("0"), stage_seconds={k: v / 1000 for k, v in job.stage_ms.items()},
+        ),
+    )
+    Job.objects.filter(id=job.id).update(cost=charge.amount)
+
+
+def _succeed_after_review(job: Job) -> bool:
+    with transaction.atomic():
+        moved = job_transition(
+            job.id, from_states=[JobState.REVIEW], to_state=JobState.SUCCEEDED, result_visible=True,
+            error_message="", completed_at=timezone.now(),
+        )
+        if moved:
+            _capture(job)
+    if moved:
+        queues.enqueue_webhook(job.id)
+    return moved
+
+
+def job_fail(job_id: uuid.UUID, *, code: str, message: str, from_states: Iterable[str] | None = None) -> bool:
+    states = from_states or [JobState.CREATED, JobState.SCREENING, JobState.QUEUED, JobState.RUNNING]
+    return _end_without_charge(job_id, from_states=states, to_state=JobState.FAILED, code=code, message=message)
+
+
+# --- user actions --------------------------------------------------------------------------------
+
+
+def job_cancel(*, job: Job) -> Job:
+    if job.state in TERMINAL_STATES:
+        raise JobNotCancelable(f"The job is already {job.state} and cannot be canceled.")
+    moved = _end_without_charge(
+        job.id, from_states=CANCELABLE_STATES, to_state=JobState.CANCELED,
+        code="canceled", message="Canceled by the user.",
+    )
+    if moved:
+        queues.cancel_queued(job.id)
+    job.refresh_from_db()
+    if job.state != JobState.CANCELED:
+        raise JobNotCancelable(f"The job is already {job.state} and cannot be canceled.")
+    return job
+
+
+def job_delete(*, job: Job) -> None:
+    """Cancel if still going, delete every stored object, then the rows."""
+    if job.state not in TERMINAL_STATES:
+        try:
+            job_cancel(job=job)
+        except JobNotCancelable:
+            pass  # it finished meanwhile; delete it all the same
+        job.refresh_from_db()
+    if job.result_key:
+        storage.delete(settings.S3_RESULTS_BUCKET, job.result_key)
+    _purge_uploads(job)
+    source_id, target_id = job.source_id, job.target_id
+    job.delete()
+    Upload.objects.filter(id__in=[source_id, target_id]).delete()
+
+
+# --- maintenance ---------------------------------------------------------------------------------
+
+
+def jobs_sweep_stale(*, now: datetime | None = None) -> dict[str, int]:
+    """Requeue (or fail, when attempts are spent) jobs whose worker stopped sending heartbeats.
+
+    RQ notices a dead worker only after its own maintenance interval; this runs in every worker
+    loop and from `manage.py visage_sweep`, so no job stays `running` for longer than the timeout.
+    """
+    now = now or timezone.now()
+    cutoff = now - timedelta(seconds=settings.JOB_HEARTBEAT_TIMEOUT_S)
+    counts = {"requeued": 0, "failed": 0, "rescreened": 0}
+    for job_id, attempts in Job.objects.filter(state=JobState.RUNNING, heartbeat_at__lt=cutoff).values_list(
+        "id", "attempts"
+    ):
+        if attempts < settings.JOB_MAX_ATTEMPTS:
+            if job_enqueue_gpu(job_id, from_states=[JobState.RUNNING]):
+                counts["requeued"] += 1
+        elif job_fail(
+            job_id, code="worker_lost", message="The worker processing this job stopped responding; no charge was made.",
+            from_states=[JobState.RUNNING],
+        ):
+            counts["failed"] += 1
+    # Screening that never finished (moderation worker died): screen again.
+    stale_screening = Job.objects.filter(state=JobState.SCREENING, created_at__lt=cutoff).values_list("id", flat=True)
+    for job_id in stale_screening:
+        if job_transition(job_id, from_states=[JobState.SCREENING], to_state=JobState.CREATED):
+            queues.enqueue_screening(job_id)
+            counts["rescreened"] += 1
+    return counts
+
+
+def results_purge_expired(*, now: datetime | None = None) -> int:
+    """Delete stored results older than the retention period; the job row stays and says so."""
+    now = now or timezone.now()
+    cutoff = now - timedelta(days=settings.RESULT_RETENTION_DAYS)
+    purged = 0
+    for job in Job.objects.filter(completed_at__lt=cutoff, media_deleted_at__isnull=True).exclude(result_key=""):
+        storage.delete(settings.S3_RESULTS_BUCKET, job.result_key)
+        purged += Job.objects.filter(id=job.id, media_deleted_at__isnull=True).update(media_deleted_at=now)
+    return purged
+
+
+# --- API tokens ------------------------------------------------------------------------------------
+
+
+def api_token_create(*, user, name: str) -> tuple[ApiToken, str]:
+    """Returns the token row and the plain key, which is shown once and never stored."""
+    key = f"vsg_{secrets.token_urlsafe(32)}"
+    token = ApiToken.objects.create(
+        owner=user, name=name[:100] or "API token", key_sha256=hashlib.sha256(key.encode()).hexdigest(), prefix=key[:10]
+    )
+    return token, key
+
+
+def api_token_revoke(*, token: ApiToken) -> None:
+    ApiToken.objects.filter(id=token.id, revoked_at__isnull=True).update(revoked_at=timezone.now())

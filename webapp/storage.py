@@ -1,0 +1,118 @@
+"""S3 object storage (MinIO SDK): private buckets, presigned GETs, our own exceptions.
+
+One lazily created client per process, with explicit timeouts and retries.
+"""
+
+from __future__ import annotations
+
+import io
+import threading
+from datetime import timedelta
+
+import urllib3
+from django.conf import settings
+from minio import Minio
+from minio.error import S3Error
+
+_client: Minio | None = None
+_client_lock = threading.Lock()
+_buckets_ready = False
+
+
+class StorageError(Exception):
+    """S3 is unreachable or failed: a transient fault worth retrying."""
+
+
+class ObjectMissing(StorageError):
+    """The object is not there (deleted, expired): not worth retrying."""
+
+
+def client() -> Minio:
+    global _client
+    with _client_lock:
+        if _client is None:
+            http = urllib3.PoolManager(
+                timeout=urllib3.Timeout(connect=5, read=60),
+                retries=urllib3.Retry(total=3, backoff_factor=0.3, status_forcelist=[500, 502, 503, 504]),
+                maxsize=16,
+            )
+            _client = Minio(
+                settings.S3_ENDPOINT,
+                access_key=settings.S3_ACCESS_KEY,
+                secret_key=settings.S3_SECRET_KEY,
+                secure=settings.S3_SECURE,
+                region=settings.S3_REGION,
+                http_client=http,
+            )
+        return _client
+
+
+def ensure_buckets() -> None:
+    """Create the private buckets once per process (idempotent)."""
+    global _buckets_ready
+    if _buckets_ready:
+        return
+    try:
+        for bucket in (settings.S3_UPLOADS_BUCKET, settings.S3_RESULTS_BUCKET):
+            if not client().bucket_exists(bucket):
+                client().make_bucket(bucket)
+    except (S3Error, urllib3.exceptions.HTTPError, OSError) as exc:
+        raise StorageError(f"S3 storage at {settings.S3_ENDPOINT} is unavailable: {exc}") from exc
+    _buckets_ready = True
+
+
+def put_bytes(bucket: str, key: str, data: bytes, content_type: str) -> None:
+    ensure_buckets()
+    try:
+        client().put_object(bucket, key, io.BytesIO(data), len(data), content_type=content_type)
+    except (S3Error, urllib3.exceptions.HTTPError, OSError) as exc:
+        raise StorageError(f"Could not store {bucket}/{key}: {exc}") from exc
+
+
+def get_bytes(bucket: str, key: str) -> bytes:
+    try:
+        response = client().get_object(bucket, key)
+    except S3Error as exc:
+        if exc.code in {"NoSuchKey", "NoSuchBucket"}:
+            raise ObjectMissing(f"{bucket}/{key} does not exist") from exc
+        raise StorageError(f"Could not read {bucket}/{key}: {exc}") from exc
+    except (urllib3.exceptions.HTTPError, OSError) as exc:
+        raise StorageError(f"Could not read {bucket}/{key}: {exc}") from exc
+    try:
+        return response.read()
+    finally:
+        response.close()
+        response.release_conn()
+
+
+def delete(bucket: str, key: str) -> None:
+    """Idempotent: deleting a missing object is not an error."""
+    if not key:
+        return
+    try:
+        client().remove_object(bucket, key)
+    except S3Error as exc:
+        if exc.code not in {"NoSuchKey", "NoSuchBucket"}:
+            raise StorageError(f"Could not delete {bucket}/{key}: {exc}") from exc
+    except (urllib3.exceptions.HTTPError, OSError) as exc:
+        raise StorageError(f"Could not delete {bucket}/{key}: {exc}") from exc
+
+
+def exists(bucket: str, key: str) -> bool:
+    try:
+        client().stat_object(bucket, key)
+        return True
+    except S3Error as exc:
+        if exc.code in {"NoSuchKey", "NoSuchBucket", "NotFound"}:
+            return False
+        raise StorageError(f"Could not check {bucket}/{key}: {exc}") from exc
+
+
+def presigned_get(bucket: str, key: str, *, expiry_s: int | None = None, download_name: str | None = None) -> str:
+    expires = timedelta(seconds=expiry_s or settings.S3_PRESIGN_EXPIRY_S)
+    headers = {"response-content-disposition": f'attachment; filename="{download_name}"'} if download_name else None
+    return client().presigned_get_object(bucket, key, expires=expires, response_headers=headers)
+
+
+def list_keys(bucket: str, prefix: str = "") -> list[str]:
+    return [obj.object_name for obj in client().list_objects(bucket, prefix=prefix, recursive=True)]
