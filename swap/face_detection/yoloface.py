@@ -50,6 +50,7 @@ class YolofaceDetector:
         size: int = 640,
         score_threshold: float = 0.5,
         iou_threshold: float = 0.4,
+        max_batch: int = 1,  # accepted for a uniform adapter interface; one frame is one run
     ):
         self.name = name
         self.size = size

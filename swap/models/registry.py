@@ -127,11 +127,14 @@ def refuse_non_commercial(spec: ModelSpec) -> None:
         raise ModelRefused(spec.name, spec.licence)
 
 
-def load_adapter(name: str, models_dir: Path, runtime: RuntimeOptions | None = None) -> object:
-    """Build the adapter for `name` (one ONNX session per process, shared via swap.runtime)."""
+def load_adapter(name: str, models_dir: Path, runtime: RuntimeOptions | None = None, **adapter_options) -> object:
+    """Build the adapter for `name` (one ONNX session per process, shared via swap.runtime).
+
+    `adapter_options` go to the adapter's constructor (e.g. max_batch=16, mask_blur=0.3).
+    """
     spec = get_spec(name)
     refuse_non_commercial(spec)
     path = model_path(name, models_dir)
     module_name, class_name = ADAPTERS[spec.adapter]
     adapter_class = getattr(importlib.import_module(module_name), class_name)
-    return adapter_class(path, runtime or RuntimeOptions(), name=spec.name)
+    return adapter_class(path, runtime or RuntimeOptions(), name=spec.name, **adapter_options)

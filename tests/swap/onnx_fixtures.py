@@ -4,7 +4,7 @@ Same tensor names and shapes as FaceFusion's exports, a dynamic batch dimension 
 1 where asked), and outputs that are a KNOWN function of the inputs, so tests can assert on
 pasted-back pixels and decoded boxes:
 
-- inswapper: output R = 1, G = target G, B = source[:, 0] (the latent's first value); the
+- inswapper: output R = 1 − target B, G = target G, B = source[:, 0] (the latent's first value); the
   graph's last initializer is `emap`.
 - arcface: output[:, :3] = per-channel means of the input (in input channel order), rest 0.
 - gfpgan / codeformer: output = input with channel 0 (R) set to −1 (codeformer: to
@@ -61,15 +61,17 @@ def make_inswapper(path: Path, *, emap: np.ndarray | None = None, batch: str | i
         numpy_helper.from_array(np.array([0], dtype=np.int64), "zero_i"),
         numpy_helper.from_array(np.array([1], dtype=np.int64), "one_i"),
         numpy_helper.from_array(np.array([2], dtype=np.int64), "two_i"),
+        numpy_helper.from_array(np.array([3], dtype=np.int64), "three_i"),
         numpy_helper.from_array(np.array([-1, 1, 1, 1], dtype=np.int64), "latent_shape"),
         numpy_helper.from_array(np.array([1.0], dtype=np_dtype), "one_f"),
     ]
     nodes = [
         # G passes through.
         helper.make_node("Slice", ["target", "one_i", "two_i", "one_i"], ["green"]),
-        # R = 1 everywhere: 0·G + 1.
+        # R = 1 − input B: exposes the input channel order.
         helper.make_node("Sub", ["green", "green"], ["zeros"]),
-        helper.make_node("Add", ["zeros", "one_f"], ["red"]),
+        helper.make_node("Slice", ["target", "two_i", "three_i", "one_i"], ["blue_in"]),
+        helper.make_node("Sub", ["one_f", "blue_in"], ["red"]),
         # B = source[:, 0] broadcast over the plane.
         helper.make_node("Slice", ["source", "zero_i", "one_i", "one_i"], ["latent0"]),
         helper.make_node("Reshape", ["latent0", "latent_shape"], ["latent0_4d"]),

@@ -80,14 +80,14 @@ def textured_frame(height: int = 320, width: int = 320) -> np.ndarray:
 
 
 def expected_swap(frame: np.ndarray, offsets: list[tuple[int, int]]) -> np.ndarray:
-    """What the stand-in must produce: inside each (integer-shifted) crop, R = 255, G kept,
+    """What the stand-in must produce: inside each (integer-shifted) crop, R = 255 − B, G kept,
     B = 0.4 · 255, blended through FaceFusion's box mask."""
     result = frame.astype(np.float64)
     mask = align.box_mask(128)[..., None].astype(np.float64)
     for x, y in offsets:
         region = result[y : y + 128, x : x + 128]
         swapped = region.copy()
-        swapped[..., 2] = 255.0
+        swapped[..., 2] = 255.0 - region[..., 0]
         swapped[..., 0] = LATENT_0 * 255.0
         result[y : y + 128, x : x + 128] = region * (1 - mask) + swapped * mask
     return np.round(result)
@@ -103,9 +103,10 @@ def test_inswapper_pastes_known_pixels_in_bgr(swapper_dir, source_embedding):
     result = swapper.swap(identity(source_embedding), frame, faces)
     assert result.shape == frame.shape and result.dtype == np.uint8
     assert np.abs(result.astype(int) - expected_swap(frame, OFFSETS)).max() <= 1
-    # Face centre: R saturated (channel 2 in BGR), B = 102, G untouched.
+    # Face centre (mask 1): B = 0.4 · 255, G untouched, R = 255 − the frame's B.
     x, y = OFFSETS[0]
-    assert result[y + 64, x + 64].tolist() == [102, frame[y + 64, x + 64, 1], 255]
+    b, g, _ = frame[y + 64, x + 64].tolist()
+    assert result[y + 64, x + 64].tolist() == [102, g, 255 - b]
     # Far from every face nothing changed.
     np.testing.assert_array_equal(result[300:, 300:], frame[300:, 300:])
     # The input frame is never modified in place.
