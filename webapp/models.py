@@ -96,6 +96,15 @@ class Job(models.Model):
     def __str__(self) -> str:
         return f"Job {self.id} ({self.state})"
 
+    @property
+    def before_key(self) -> str:
+        """The processed target kept beside the result for the before/after view."""
+        return before_key_for(self.result_key) if self.result_key else ""
+
+
+def before_key_for(result_key: str) -> str:
+    return result_key.rsplit(".", 1)[0] + ".before.jpg"
+
 
 class ApiToken(models.Model):
     """A named bearer token for the mobile app. Only the SHA-256 of the key is stored."""

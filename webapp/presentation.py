@@ -36,6 +36,8 @@ def result_payload(job: Job) -> dict | None:
     return {
         "url": storage.presigned_get(settings.S3_RESULTS_BUCKET, job.result_key, expiry_s=expiry_s,
                                      download_name=f"visage-{job.id}.{extension}"),
+        "inline_url": storage.presigned_get(settings.S3_RESULTS_BUCKET, job.result_key, expiry_s=expiry_s),
+        "before_url": storage.presigned_get(settings.S3_RESULTS_BUCKET, job.before_key, expiry_s=expiry_s),
         "expires_at": _iso(timezone.now() + timedelta(seconds=expiry_s)),
         "media_type": job.result_media_type,
         "bytes": job.result_bytes,

@@ -17,13 +17,14 @@ from django.conf import settings
 
 from billing.pricing import processed_size
 from swap.errors import EngineError
-from swap.image_io import decode_image, encode_image
+from swap.image_io import decode_image
 from swap.types import SwapOptions
 
 from . import services, storage
+from .aigc import encode_labelled
 from .choices import JobState
 from .engine import get_pipeline
-from .models import Job
+from .models import Job, before_key_for
 
 logger = logging.getLogger(__name__)
 
@@ -96,9 +97,12 @@ def _swap_image(job: Job, source_bytes: bytes, target_bytes: bytes, started: flo
     services.job_progress(job.id, 80)
 
     extension, media_type = RESULT_FORMATS.get(job.target.media_type, ("jpg", "image/jpeg"))
-    encoded = encode_image(result.image, fmt="jpeg" if extension == "jpg" else extension, quality=95)
+    encoded = encode_labelled(result.image, fmt="jpeg" if extension == "jpg" else extension, job_id=job.id)
     key = f"{job.owner_id}/{job.id}.{extension}"
     storage.put_bytes(settings.S3_RESULTS_BUCKET, key, encoded, media_type)
+    # The processed target, kept beside the result (same retention) for the before/after view.
+    before = cv2.imencode(".jpg", target, [cv2.IMWRITE_JPEG_QUALITY, 88])[1].tobytes()
+    storage.put_bytes(settings.S3_RESULTS_BUCKET, before_key_for(key), before, "image/jpeg")
 
     review = _screen_output(job.id, encoded)
     height, width = result.image.shape[:2]

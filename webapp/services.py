@@ -66,6 +66,11 @@ def _purge_uploads(job: Job) -> None:
             Upload.objects.filter(id=upload.id, deleted_at__isnull=True).update(deleted_at=timezone.now())
 
 
+def _delete_result(job: Job) -> None:
+    storage.delete(settings.S3_RESULTS_BUCKET, job.result_key)
+    storage.delete(settings.S3_RESULTS_BUCKET, job.before_key)
+
+
 def _end_without_charge(job_id: uuid.UUID, *, from_states: Iterable[str], to_state: str, code: str, message: str) -> bool:
     """Any exit but success: move the job, release its hold, delete its uploads."""
     with transaction.atomic():
@@ -78,7 +83,7 @@ def _end_without_charge(job_id: uuid.UUID, *, from_states: Iterable[str], to_sta
     if moved:
         job = Job.objects.select_related("source", "target").get(id=job_id)
         if job.result_key and to_state != JobState.SUCCEEDED:
-            storage.delete(settings.S3_RESULTS_BUCKET, job.result_key)
+            _delete_result(job)
         _purge_uploads(job)
         queues.enqueue_webhook(job_id)
     return moved
@@ -325,7 +330,7 @@ def job_delete(*, job: Job) -> None:
             pass  # it finished meanwhile; delete it all the same
         job.refresh_from_db()
     if job.result_key:
-        storage.delete(settings.S3_RESULTS_BUCKET, job.result_key)
+        _delete_result(job)
     _purge_uploads(job)
     source_id, target_id = job.source_id, job.target_id
     job.delete()
@@ -370,7 +375,7 @@ def results_purge_expired(*, now: datetime | None = None) -> int:
     cutoff = now - timedelta(days=settings.RESULT_RETENTION_DAYS)
     purged = 0
     for job in Job.objects.filter(completed_at__lt=cutoff, media_deleted_at__isnull=True).exclude(result_key=""):
-        storage.delete(settings.S3_RESULTS_BUCKET, job.result_key)
+        _delete_result(job)
         purged += Job.objects.filter(id=job.id, media_deleted_at__isnull=True).update(media_deleted_at=now)
     return purged
 
