@@ -49,6 +49,10 @@ def postprocess(output: np.ndarray) -> np.ndarray:
 class InswapperSwapper:
     """FaceSwapper for inswapper_128 / inswapper_128_fp16."""
 
+    # Only the model runs count as inference (swap.runtime.run_in_batches measures them), not
+    # the warping and pasting around them.
+    reports_inference_time = True
+
     needs_embedding: EmbeddingKind | None = "arcface512"
 
     def __init__(
