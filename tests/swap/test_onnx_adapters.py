@@ -365,3 +365,38 @@ def test_manifest_lists_licences():
     assert not models["gfpgan_1.4"].non_commercial and "Apache" in models["gfpgan_1.4"].licence
     assert "GPL" in models["yoloface_8n"].licence
     assert models["inswapper_128"].template == "arcface_128"
+
+
+# --- the whole ONNX chain through the core Pipeline ----------------------------------------------
+
+
+def test_pipeline_picks_the_installed_onnx_models_and_loads_each_once(tmp_path, source_embedding):
+    from swap.config import PipelineConfig
+    from swap.pipeline import Pipeline
+    from swap.runtime import model_load_counts
+    from swap.types import SwapOptions
+
+    fx.make_inswapper(tmp_path / "inswapper_128.onnx", emap=emap_for(source_embedding))
+    fx.make_arcface(tmp_path / "arcface_w600k_r50.onnx")
+    fx.make_gfpgan(tmp_path / "gfpgan_1.4.onnx")
+    fx.make_2dfan4(tmp_path / "2dfan4.onnx", points_64(), peak=0.2)  # low score: keep the detector's 5
+    kps = align.template_points("arcface_128", 128) * 1.5 + np.float32([100, 60])
+    rows = [dict(anchor=0, cx=196, cy=156, w=192, h=192, score=0.9, kps=kps)]
+    fx.make_yoloface(tmp_path / "yoloface_8n.onnx", fx.yoloface_table(rows), score_from_input_anchor=None)
+
+    config = PipelineConfig(models_dir=tmp_path, runtime=CPU)
+    pipeline = Pipeline(config)
+    assert pipeline.backends == {
+        "detector": "yoloface_8n", "landmarker": "2dfan4", "recognizer": "arcface_w600k_r50",
+        "swapper": "inswapper_128", "enhancer": "gfpgan_1.4",
+    }  # fmt: skip
+    loads = model_load_counts()
+    Pipeline(config)  # a second pipeline in the same process reuses every session
+    assert model_load_counts() == loads
+
+    image = textured_frame(480, 640)
+    result = pipeline.swap_frame(pipeline.prepare_source([image]), image, SwapOptions(enhance=True))
+    assert (result.swapper, result.enhancer) == ("inswapper_128", "gfpgan_1.4")
+    assert len(result.faces_used) == 1
+    assert (result.image != image).any()
+    np.testing.assert_array_equal(result.image[420:, 560:], image[420:, 560:])  # far from the face
