@@ -3,8 +3,12 @@ manual top-ups/adjustments and the monthly usage report (with CSV export)."""
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 from django.contrib import admin, messages
 from django.db import transaction
+from django.db.models import F, Value
+from django.db.models.functions import Coalesce
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
@@ -77,22 +81,30 @@ class AccountAdmin(admin.ModelAdmin):
     readonly_fields = ["created_at", "money", "credit_link"]
 
     def get_queryset(self, request):
-        return selectors.accounts_with_balances()
+        return selectors.accounts_with_balances().annotate(
+            minor_unit_exponent=Coalesce(
+                F("plan__minor_unit_exponent"), Value(selectors.default_plan().minor_unit_exponent)
+            )
+        )
+
+    @staticmethod
+    def _money(obj: Account, amount: Decimal | None) -> Decimal:
+        return Decimal(amount or 0).quantize(Decimal(1).scaleb(-obj.minor_unit_exponent))
 
     def get_readonly_fields(self, request, obj=None):
         return [*self.readonly_fields, "user"] if obj is not None else self.readonly_fields
 
     @admin.display(ordering="balance")
     def balance(self, obj: Account):
-        return obj.balance
+        return self._money(obj, obj.balance)
 
     @admin.display(ordering="held")
     def held(self, obj: Account):
-        return obj.held
+        return self._money(obj, obj.held)
 
     @admin.display(ordering="available")
     def available(self, obj: Account):
-        return obj.available
+        return self._money(obj, obj.available)
 
     @admin.display(description="Money (from the ledger)")
     def money(self, obj: Account) -> str:

@@ -87,6 +87,11 @@ class PricePlan(models.Model):
                 raise ValidationError({"minimum_charge": "Use at most as many decimals as the currency has."})
         self.currency = (self.currency or "").upper()
 
+    def validate_constraints(self, exclude=None) -> None:
+        # Making a plan the default un-defaults the old one in the same transaction
+        # (PricePlanAdmin.save_model); the database constraint still guarantees at most one.
+        super().validate_constraints(exclude={*(exclude or ()), "is_default"})
+
     def pricing(self) -> PlanPricing:
         return PlanPricing(
             unit_price=self.unit_price,

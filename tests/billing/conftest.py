@@ -32,7 +32,9 @@ def plan(db) -> PricePlan:
 @pytest.fixture
 def video_quote(plan, user_a):
     """300 frames, standard, 1080p at 0.15 s/frame: 300 × 1.5 × 1.0 × 0.15 × 0.10 = 6.75; hold 10.13."""
-    return services.quote_job(user=user_a, width=1920, height=1080, frames=300, mode=Mode.STANDARD, resolution=Resolution.P1080)
+    return services.quote_job(
+        user=user_a, width=1920, height=1080, frames=300, mode=Mode.STANDARD, resolution=Resolution.P1080
+    )
 
 
 def usage_for(quote, *, gpu_seconds: str, wall_seconds: str = "20") -> Usage:

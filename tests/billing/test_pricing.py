@@ -33,8 +33,12 @@ def charge(**overrides) -> Decimal:
 def test_video_charge_by_hand():
     # 300 frames × 1.5 (1080p) × 1.0 (standard) × 0.15 s/frame × 0.10 = 6.75
     assert charge(
-        frames=300, resolution_coefficient=Decimal("1.5"), mode_weight=Decimal("1.0"),
-        gpu_seconds=Decimal("0.15"), unit_price=Decimal("0.10"), minimum_charge=Decimal("0.05"),
+        frames=300,
+        resolution_coefficient=Decimal("1.5"),
+        mode_weight=Decimal("1.0"),
+        gpu_seconds=Decimal("0.15"),
+        unit_price=Decimal("0.10"),
+        minimum_charge=Decimal("0.05"),
     ) == Decimal("6.75")
 
 
@@ -42,7 +46,9 @@ def test_rounds_half_up_to_the_cent():
     # 1 × 1 × 1 × 0.125 × 1 = 0.125 → 0.13 (half-up; banker's rounding would give 0.12)
     assert charge(gpu_seconds=Decimal("0.125")) == Decimal("0.13")
     # 3 × 1 × 0.5 × 0.333 × 0.1 = 0.04995 → 0.05
-    assert charge(frames=3, mode_weight=Decimal("0.5"), gpu_seconds=Decimal("0.333"), unit_price=Decimal("0.1")) == Decimal("0.05")
+    assert charge(
+        frames=3, mode_weight=Decimal("0.5"), gpu_seconds=Decimal("0.333"), unit_price=Decimal("0.1")
+    ) == Decimal("0.05")
     # 7 × 1 × 1 × 0.1 × 0.01 = 0.007 → 0.01 ; 0.0049 → 0.00
     assert charge(frames=7, gpu_seconds=Decimal("0.1"), unit_price=Decimal("0.01")) == Decimal("0.01")
     assert charge(gpu_seconds=Decimal("0.0049")) == Decimal("0.00")
@@ -51,14 +57,22 @@ def test_rounds_half_up_to_the_cent():
 def test_image_is_raised_to_the_minimum():
     # 1 frame × 1.5 × 1.0 × 0.15 × 0.10 = 0.0225 → 0.02, below the 0.05 minimum
     assert charge(
-        resolution_coefficient=Decimal("1.5"), gpu_seconds=Decimal("0.15"), unit_price=Decimal("0.10"),
+        resolution_coefficient=Decimal("1.5"),
+        gpu_seconds=Decimal("0.15"),
+        unit_price=Decimal("0.10"),
         minimum_charge=Decimal("0.05"),
     ) == Decimal("0.05")
 
 
 def test_currency_without_minor_unit():
     # JPY: 10 × 1 × 2 × 0.25 × 3 = 15 exactly; 1 × 1 × 1 × 0.5 × 1 = 0.5 → 1 (half-up)
-    assert charge(frames=10, mode_weight=Decimal(2), gpu_seconds=Decimal("0.25"), unit_price=Decimal(3), minor_unit_exponent=0) == Decimal("15")
+    assert charge(
+        frames=10,
+        mode_weight=Decimal(2),
+        gpu_seconds=Decimal("0.25"),
+        unit_price=Decimal(3),
+        minor_unit_exponent=0,
+    ) == Decimal("15")
     assert charge(gpu_seconds=Decimal("0.5"), minor_unit_exponent=0) == Decimal("1")
 
 
@@ -68,7 +82,9 @@ def test_minimum_finer_than_the_currency_is_rounded_up():
 
 def test_hold_is_amount_times_safety_factor_half_up():
     # 6.75 × 1.5 = 10.125 → 10.13
-    assert hold_amount(amount=Decimal("6.75"), safety_factor=Decimal("1.5"), minor_unit_exponent=2) == Decimal("10.13")
+    assert hold_amount(
+        amount=Decimal("6.75"), safety_factor=Decimal("1.5"), minor_unit_exponent=2
+    ) == Decimal("10.13")
 
 
 @pytest.mark.parametrize("bad", [0.1, 1, "0.1"])
@@ -101,10 +117,17 @@ def test_processed_size(size, resolution, expected):
 
 def test_original_coefficient_by_pixel_tier():
     pricing = PlanPricing(
-        unit_price=Decimal(1), coefficient_720p=Decimal(1), coefficient_1080p=Decimal("1.5"),
+        unit_price=Decimal(1),
+        coefficient_720p=Decimal(1),
+        coefficient_1080p=Decimal("1.5"),
         original_coefficient_tiers=parse_tiers([[921_600, "1.0"], [2_073_600, "1.5"], [None, "4"]]),
-        weight_fast=Decimal("0.5"), weight_standard=Decimal(1), weight_hq=Decimal(2), minimum_charge=Decimal(0),
-        currency="USD", minor_unit_exponent=2, hold_safety_factor=Decimal("1.5"),
+        weight_fast=Decimal("0.5"),
+        weight_standard=Decimal(1),
+        weight_hq=Decimal(2),
+        minimum_charge=Decimal(0),
+        currency="USD",
+        minor_unit_exponent=2,
+        hold_safety_factor=Decimal("1.5"),
     )
     assert pricing.resolution_coefficient(resolution="original", width=1280, height=720) == Decimal("1.0")
     assert pricing.resolution_coefficient(resolution="original", width=1920, height=1080) == Decimal("1.5")
@@ -122,7 +145,9 @@ def test_bad_tiers_refused(tiers):
 
 # --- properties --------------------------------------------------------------------------------
 
-factors = st.decimals(min_value=Decimal("0"), max_value=Decimal("1000"), places=4, allow_nan=False, allow_infinity=False)
+factors = st.decimals(
+    min_value=Decimal("0"), max_value=Decimal("1000"), places=4, allow_nan=False, allow_infinity=False
+)
 frames_st = st.integers(min_value=1, max_value=1_000_000)
 exponents = st.integers(min_value=0, max_value=4)
 
@@ -135,8 +160,13 @@ def exact_half_up(value: Fraction, exponent: int) -> Fraction:
 @given(frames=frames_st, c=factors, w=factors, s=factors, p=factors, m=factors, e=exponents)
 def test_equals_the_exact_rational_product_rounded_half_up(frames, c, w, s, p, m, e):
     result = charge_amount(
-        frames=frames, resolution_coefficient=c, mode_weight=w, gpu_seconds=s, unit_price=p,
-        minimum_charge=m, minor_unit_exponent=e,
+        frames=frames,
+        resolution_coefficient=c,
+        mode_weight=w,
+        gpu_seconds=s,
+        unit_price=p,
+        minimum_charge=m,
+        minor_unit_exponent=e,
     )
     assert isinstance(result, Decimal)
     assert result.as_tuple().exponent == -e  # exactly the minor unit
@@ -151,14 +181,27 @@ def test_equals_the_exact_rational_product_rounded_half_up(frames, c, w, s, p, m
 
 
 @given(
-    frames=frames_st, c=factors, w=factors, s=factors, p=factors, m=factors, e=exponents,
-    which=st.sampled_from(["frames", "resolution_coefficient", "mode_weight", "gpu_seconds", "unit_price", "minimum_charge"]),
+    frames=frames_st,
+    c=factors,
+    w=factors,
+    s=factors,
+    p=factors,
+    m=factors,
+    e=exponents,
+    which=st.sampled_from(
+        ["frames", "resolution_coefficient", "mode_weight", "gpu_seconds", "unit_price", "minimum_charge"]
+    ),
     bump=factors,
 )
 def test_monotone_in_every_factor(frames, c, w, s, p, m, e, which, bump):
     args = {
-        "frames": frames, "resolution_coefficient": c, "mode_weight": w, "gpu_seconds": s, "unit_price": p,
-        "minimum_charge": m, "minor_unit_exponent": e,
+        "frames": frames,
+        "resolution_coefficient": c,
+        "mode_weight": w,
+        "gpu_seconds": s,
+        "unit_price": p,
+        "minimum_charge": m,
+        "minor_unit_exponent": e,
     }
     before = charge_amount(**args)
     args[which] = args[which] + (int(bump) + 1 if which == "frames" else bump)
@@ -173,7 +216,11 @@ def test_hold_covers_the_amount(amount, factor, e):
     assert Fraction(held) == max(exact_half_up(Fraction(amount) * Fraction(factor), e), Fraction(amount))
 
 
-@given(width=st.integers(1, 20_000), height=st.integers(1, 20_000), resolution=st.sampled_from(["720p", "1080p", "original"]))
+@given(
+    width=st.integers(1, 20_000),
+    height=st.integers(1, 20_000),
+    resolution=st.sampled_from(["720p", "1080p", "original"]),
+)
 def test_processed_size_only_scales_down_keeping_aspect(width, height, resolution):
     new_width, new_height = processed_size(width, height, resolution)
     assert new_width <= width and new_height <= height
