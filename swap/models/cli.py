@@ -37,7 +37,8 @@ def add_subparser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentPa
     fetch.add_argument("name", nargs="?", help="model name (see `models list`)")
     fetch.add_argument("--all", action="store_true", help="fetch every model not yet installed")
     fetch.add_argument("--trust-unverified", action="store_true", help="accept models without a checksum in the manifest")
-    actions.add_parser("verify", help="check every installed model against the manifest")
+    verify = actions.add_parser("verify", help="check every installed model against the manifest")
+    verify.add_argument("--trust-unverified", action="store_true", help="don't fail on models without a checksum")
     install = actions.add_parser("install", help="copy a model file in (offline), after checking its SHA-256")
     install.add_argument("path", type=Path)
     install.add_argument("--name", help="model name (default: from the file name)")
@@ -61,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
         if args.models_action == "list":
             return _list(models, models_dir)
         if args.models_action == "verify":
-            return _verify(models, models_dir)
+            return _verify(models, models_dir, trust_unverified=args.trust_unverified)
         if args.models_action == "fetch":
             if args.all == bool(args.name):
                 raise CommandFailed("give a model name or --all, not both")
@@ -116,14 +117,14 @@ def _list(models: dict[str, ModelSpec], models_dir: Path) -> int:
     return 0
 
 
-def _verify(models: dict[str, ModelSpec], models_dir: Path) -> int:
+def _verify(models: dict[str, ModelSpec], models_dir: Path, *, trust_unverified: bool = False) -> int:
     problems = []
     for spec in models.values():
         status = _status(spec, models_dir)
         if status == "missing":
             continue
         print(f"{spec.name}: {status}")
-        if status != "installed":
+        if status == "corrupt" or (status == "unverified" and not trust_unverified):
             problems.append(f"{spec.name} is {status}")
     if problems:
         print(f"error: {'; '.join(problems)}", file=sys.stderr)

@@ -156,6 +156,10 @@ def test_list_and_verify_report_installed_missing_corrupt(manifest, models_dir, 
     assert " installed " in lines["good"] and " missing " in lines["bad"] and " unverified " in lines["loose"]
     assert "test licence" in lines["good"]
 
+    assert run(manifest, models_dir, "verify") == 1  # "loose" has no checksum to trust
+    assert "loose is unverified" in capsys.readouterr().err
+    assert run(manifest, models_dir, "verify", "--trust-unverified") == 0
+    capsys.readouterr()
     (models_dir / "loose.onnx").unlink()
     assert run(manifest, models_dir, "verify") == 0
     assert "good: installed" in capsys.readouterr().out
