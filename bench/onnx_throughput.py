@@ -39,7 +39,14 @@ def _conv(name, x, cin, cout, k, stride, rng, inits, nodes, macs, hw_out):
     inits.append(numpy_helper.from_array(weight, f"{name}_w"))
     inits.append(numpy_helper.from_array(np.zeros(cout, np.float32), f"{name}_b"))
     nodes.append(
-        helper.make_node("Conv", [x, f"{name}_w", f"{name}_b"], [name], kernel_shape=[k, k], strides=[stride, stride], pads=[k // 2] * 4)
+        helper.make_node(
+            "Conv",
+            [x, f"{name}_w", f"{name}_b"],
+            [name],
+            kernel_shape=[k, k],
+            strides=[stride, stride],
+            pads=[k // 2] * 4,
+        )
     )
     macs.append(cin * cout * k * k * hw_out * hw_out)
     return name
@@ -134,15 +141,23 @@ def time_frames(swapper: InswapperSwapper, faces_per_frame: int, runs: int) -> l
 
 def report(label: str, batch: int, times: list[float]) -> None:
     median = statistics.median(times)
-    print(f"{label:<28} batch {batch:>2}: {batch / median:8.1f} faces/s   median {median * 1000:8.1f} ms/run   ({len(times)} runs)")
+    print(
+        f"{label:<28} batch {batch:>2}: {batch / median:8.1f} faces/s   median {median * 1000:8.1f} ms/run   ({len(times)} runs)"
+    )
 
 
 def onnx_throughput(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--providers", default="CPUExecutionProvider", help="comma-separated onnxruntime providers, in preference order")
+    parser.add_argument(
+        "--providers",
+        default="CPUExecutionProvider",
+        help="comma-separated onnxruntime providers, in preference order",
+    )
     parser.add_argument("--device-id", type=int, default=0)
     parser.add_argument("--threads", type=int, default=0, help="intra-op threads (0 = onnxruntime default)")
-    parser.add_argument("--width", type=int, default=256, help="channels of the 32×32 blocks (real inswapper: ~1024)")
+    parser.add_argument(
+        "--width", type=int, default=256, help="channels of the 32×32 blocks (real inswapper: ~1024)"
+    )
     parser.add_argument("--blocks", type=int, default=6)
     parser.add_argument("--batches", default="1,4,16")
     parser.add_argument("--runs", type=int, default=5)
@@ -167,7 +182,9 @@ def onnx_throughput(argv: list[str] | None = None) -> None:
         if not args.skip_frames:
             swapper = InswapperSwapper(path, options, max_batch=max(batches))
             for batch in batches:
-                report("frame: warp+run+paste 1080p", batch, time_frames(swapper, batch, max(2, args.runs // 2)))
+                report(
+                    "frame: warp+run+paste 1080p", batch, time_frames(swapper, batch, max(2, args.runs // 2))
+                )
 
 
 if __name__ == "__main__":

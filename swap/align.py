@@ -37,13 +37,17 @@ def estimate_matrix(landmarks_5: np.ndarray, template: str, size: int) -> np.nda
     """(2, 3) similarity transform frame → crop. RANSAC with a huge threshold keeps all 5 points
     as inliers (FaceFusion's choice), so this is effectively a least-squares fit."""
     src = np.asarray(landmarks_5, dtype=np.float32).reshape(5, 2)
-    matrix, _ = cv2.estimateAffinePartial2D(src, template_points(template, size), method=cv2.RANSAC, ransacReprojThreshold=100)
+    matrix, _ = cv2.estimateAffinePartial2D(
+        src, template_points(template, size), method=cv2.RANSAC, ransacReprojThreshold=100
+    )
     if matrix is None:  # degenerate landmarks (all points equal): fall back to a pure shift
         matrix = np.array([[1, 0, 0], [0, 1, 0]], dtype=np.float64)
     return matrix
 
 
-def warp_face(frame: np.ndarray, landmarks_5: np.ndarray, template: str, size: int) -> tuple[np.ndarray, np.ndarray]:
+def warp_face(
+    frame: np.ndarray, landmarks_5: np.ndarray, template: str, size: int
+) -> tuple[np.ndarray, np.ndarray]:
     """Aligned size×size crop (same dtype as `frame`) and the frame → crop matrix."""
     matrix = estimate_matrix(landmarks_5, template, size)
     crop = cv2.warpAffine(frame, matrix, (size, size), borderMode=cv2.BORDER_REPLICATE, flags=cv2.INTER_AREA)
@@ -61,7 +65,9 @@ def warp_faces(
     return crops, matrices
 
 
-def box_mask(size: int, blur: float = 0.3, padding: tuple[float, float, float, float] = (0, 0, 0, 0)) -> np.ndarray:
+def box_mask(
+    size: int, blur: float = 0.3, padding: tuple[float, float, float, float] = (0, 0, 0, 0)
+) -> np.ndarray:
     """Soft rectangle over the crop: float32 (size, size) in [0, 1].
 
     padding is (top, right, bottom, left) in percent of the crop. The zeroed border is at least
@@ -88,7 +94,9 @@ def soften_mask(mask: np.ndarray) -> np.ndarray:
 
 def hull_mask_68(size: int, landmarks_68: np.ndarray, matrix: np.ndarray) -> np.ndarray:
     """Convex hull of the 68 landmarks (frame coordinates) in crop space, softened."""
-    points = cv2.transform(np.asarray(landmarks_68, dtype=np.float32).reshape(-1, 1, 2), matrix).reshape(-1, 2)
+    points = cv2.transform(np.asarray(landmarks_68, dtype=np.float32).reshape(-1, 1, 2), matrix).reshape(
+        -1, 2
+    )
     hull = cv2.convexHull(np.round(points).astype(np.int32))
     mask = np.zeros((size, size), dtype=np.float32)
     cv2.fillConvexPoly(mask, hull, 1.0)
@@ -125,7 +133,9 @@ def paste_back(frame: np.ndarray, crop: np.ndarray, mask: np.ndarray, matrix: np
     region_inverse[:, 2] -= (x1, y1)
     region_size = (x2 - x1, y2 - y1)
     region_mask = cv2.warpAffine(mask.astype(np.float32), region_inverse, region_size).clip(0, 1)[..., None]
-    region_crop = cv2.warpAffine(crop.astype(np.float32), region_inverse, region_size, borderMode=cv2.BORDER_REPLICATE)
+    region_crop = cv2.warpAffine(
+        crop.astype(np.float32), region_inverse, region_size, borderMode=cv2.BORDER_REPLICATE
+    )
     region = frame[y1:y2, x1:x2].astype(np.float32)
     blended = region * (1 - region_mask) + region_crop * region_mask
     result[y1:y2, x1:x2] = np.clip(np.round(blended), 0, 255).astype(frame.dtype)
@@ -133,7 +143,10 @@ def paste_back(frame: np.ndarray, crop: np.ndarray, mask: np.ndarray, matrix: np
 
 
 def paste_back_many(
-    frame: np.ndarray, crops: Sequence[np.ndarray], masks: Sequence[np.ndarray], matrices: Sequence[np.ndarray]
+    frame: np.ndarray,
+    crops: Sequence[np.ndarray],
+    masks: Sequence[np.ndarray],
+    matrices: Sequence[np.ndarray],
 ) -> np.ndarray:
     """Paste N crops one after another (later faces win where they overlap)."""
     result = frame

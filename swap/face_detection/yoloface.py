@@ -76,15 +76,19 @@ class YolofaceDetector:
         centres, scores, points = rows[:, :4], rows[:, 4], rows[:, 5:]
         keep = scores > self.score_threshold
         centres, scores, points = centres[keep], scores[keep], points[keep]
-        boxes = np.stack(
-            [
-                (centres[:, 0] - centres[:, 2] / 2) * ratio_w,
-                (centres[:, 1] - centres[:, 3] / 2) * ratio_h,
-                (centres[:, 0] + centres[:, 2] / 2) * ratio_w,
-                (centres[:, 1] + centres[:, 3] / 2) * ratio_h,
-            ],
-            axis=1,
-        ) if len(centres) else np.zeros((0, 4), np.float32)
+        boxes = (
+            np.stack(
+                [
+                    (centres[:, 0] - centres[:, 2] / 2) * ratio_w,
+                    (centres[:, 1] - centres[:, 3] / 2) * ratio_h,
+                    (centres[:, 0] + centres[:, 2] / 2) * ratio_w,
+                    (centres[:, 1] + centres[:, 3] / 2) * ratio_h,
+                ],
+                axis=1,
+            )
+            if len(centres)
+            else np.zeros((0, 4), np.float32)
+        )
         landmarks = points.reshape(-1, 5, 3)[:, :, :2] * np.array([ratio_w, ratio_h], dtype=np.float32)
         faces = []
         for i in nms(boxes, scores, self.score_threshold, self.iou_threshold):

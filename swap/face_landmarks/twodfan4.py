@@ -51,7 +51,14 @@ class TwoDFan4Landmarker:
     # the warping and pasting around them.
     reports_inference_time = True
 
-    def __init__(self, model_path: Path, runtime: RuntimeOptions | None = None, *, name: str = "2dfan4", max_batch: int = 16):
+    def __init__(
+        self,
+        model_path: Path,
+        runtime: RuntimeOptions | None = None,
+        *,
+        name: str = "2dfan4",
+        max_batch: int = 16,
+    ):
         self.name = name
         self.max_batch = max_batch
         self.session = get_session(model_path, runtime or RuntimeOptions())
@@ -66,11 +73,15 @@ class TwoDFan4Landmarker:
         matrices = [crop_matrix(np.asarray(face.box, dtype=np.float64)) for face in faces]
         crops = np.stack([optimize_contrast(cv2.warpAffine(frame, m, (SIZE, SIZE))) for m in matrices])
         tensor = (crops.transpose(0, 3, 1, 2).astype(np.float32) / 255.0).astype(np.float32)
-        landmarks, heatmaps = run_in_batches(self.session, {self.input_name: tensor}, max_batch=self.max_batch)[:2]
+        landmarks, heatmaps = run_in_batches(
+            self.session, {self.input_name: tensor}, max_batch=self.max_batch
+        )[:2]
         refined = []
         for face, matrix, points, heatmap in zip(faces, matrices, landmarks, heatmaps, strict=True):
             points_68 = transform_points(points[:, :2] / 64 * SIZE, cv2.invertAffineTransform(matrix))
             score = float(np.interp(np.mean(np.amax(heatmap, axis=(1, 2))), [0, 0.9], [0, 1]))
             landmarks_5 = landmarks_5_from_68(points_68) if score > SCORE_TO_TRUST else face.landmarks_5
-            refined.append(dataclasses.replace(face, landmarks_68=points_68.astype(np.float32), landmarks_5=landmarks_5))
+            refined.append(
+                dataclasses.replace(face, landmarks_68=points_68.astype(np.float32), landmarks_5=landmarks_5)
+            )
         return refined

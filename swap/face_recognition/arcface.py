@@ -33,7 +33,14 @@ class ArcfaceRecognizer:
 
     embedding_kind: EmbeddingKind = "arcface512"
 
-    def __init__(self, model_path: Path, runtime: RuntimeOptions | None = None, *, name: str = "arcface_w600k_r50", max_batch: int = 16):
+    def __init__(
+        self,
+        model_path: Path,
+        runtime: RuntimeOptions | None = None,
+        *,
+        name: str = "arcface_w600k_r50",
+        max_batch: int = 16,
+    ):
         self.name = name
         self.max_batch = max_batch
         self.session = get_session(model_path, runtime or RuntimeOptions())
@@ -46,5 +53,7 @@ class ArcfaceRecognizer:
         if not faces:
             return []
         crops, _ = warp_faces(frame, [face.landmarks_5 for face in faces], TEMPLATE, SIZE)
-        (embeddings,) = run_in_batches(self.session, {self.input_name: preprocess(crops)}, max_batch=self.max_batch)[:1]
+        (embeddings,) = run_in_batches(
+            self.session, {self.input_name: preprocess(crops)}, max_batch=self.max_batch
+        )[:1]
         return [row.astype(np.float32).ravel() for row in embeddings]

@@ -36,13 +36,19 @@ def add_subparser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentPa
     fetch = actions.add_parser("fetch", help="download model(s) and verify their SHA-256")
     fetch.add_argument("name", nargs="?", help="model name (see `models list`)")
     fetch.add_argument("--all", action="store_true", help="fetch every model not yet installed")
-    fetch.add_argument("--trust-unverified", action="store_true", help="accept models without a checksum in the manifest")
+    fetch.add_argument(
+        "--trust-unverified", action="store_true", help="accept models without a checksum in the manifest"
+    )
     verify = actions.add_parser("verify", help="check every installed model against the manifest")
-    verify.add_argument("--trust-unverified", action="store_true", help="don't fail on models without a checksum")
+    verify.add_argument(
+        "--trust-unverified", action="store_true", help="don't fail on models without a checksum"
+    )
     install = actions.add_parser("install", help="copy a model file in (offline), after checking its SHA-256")
     install.add_argument("path", type=Path)
     install.add_argument("--name", help="model name (default: from the file name)")
-    install.add_argument("--trust-unverified", action="store_true", help="accept models without a checksum in the manifest")
+    install.add_argument(
+        "--trust-unverified", action="store_true", help="accept models without a checksum in the manifest"
+    )
     for sub in actions.choices.values():
         _add_common(sub)
     parser.set_defaults(func=run)
@@ -142,7 +148,9 @@ def _check_trust(spec: ModelSpec, trust_unverified: bool) -> None:
 
 def _check_digest(spec: ModelSpec, digest: str) -> None:
     if spec.verified and digest != spec.sha256:
-        raise CommandFailed(f"{spec.name}: SHA-256 mismatch (expected {spec.sha256}, got {digest}); file discarded")
+        raise CommandFailed(
+            f"{spec.name}: SHA-256 mismatch (expected {spec.sha256}, got {digest}); file discarded"
+        )
 
 
 def _place(spec: ModelSpec, models_dir: Path, chunks: Iterator[bytes]) -> None:
@@ -192,4 +200,3 @@ def install(spec: ModelSpec, source: Path, models_dir: Path, *, trust_unverified
 
 if __name__ == "__main__":
     sys.exit(main())
-

@@ -127,7 +127,9 @@ def refuse_non_commercial(spec: ModelSpec) -> None:
         raise ModelRefused(spec.name, spec.licence)
 
 
-def load_adapter(name: str, models_dir: Path, runtime: RuntimeOptions | None = None, **adapter_options) -> object:
+def load_adapter(
+    name: str, models_dir: Path, runtime: RuntimeOptions | None = None, **adapter_options
+) -> object:
     """Build the adapter for `name` (one ONNX session per process, shared via swap.runtime).
 
     `adapter_options` go to the adapter's constructor (e.g. max_batch=16, mask_blur=0.3).

@@ -80,12 +80,16 @@ class InswapperSwapper:
         """Swapped crops (N, S, S, 3) BGR float32 0–255 for aligned crops (N, S, S, 3) BGR."""
         target = preprocess(crops_bgr).astype(self.target_dtype)
         source = np.repeat(latent, len(crops_bgr), axis=0).astype(self.source_dtype)
-        (output,) = run_in_batches(self.session, {"target": target, "source": source}, max_batch=self.max_batch)[:1]
+        (output,) = run_in_batches(
+            self.session, {"target": target, "source": source}, max_batch=self.max_batch
+        )[:1]
         return postprocess(output)
 
     def swap(self, source: SourceIdentity, frame: np.ndarray, faces: list[Face]) -> np.ndarray:
         if source.embedding_kind != "arcface512":
-            raise EngineError(f"{self.name} needs an ArcFace 512-d source embedding, got {source.embedding_kind}.")
+            raise EngineError(
+                f"{self.name} needs an ArcFace 512-d source embedding, got {source.embedding_kind}."
+            )
         if not faces:
             return frame.copy()
         crops, matrices = warp_faces(frame, [face.landmarks_5 for face in faces], TEMPLATE, SIZE)

@@ -34,7 +34,9 @@ def _save(graph: onnx.GraphProto, path: Path) -> Path:
     return path
 
 
-def _zero_per_item(input_name: str, out: str, rank: int) -> tuple[list[onnx.NodeProto], list[onnx.TensorProto]]:
+def _zero_per_item(
+    input_name: str, out: str, rank: int
+) -> tuple[list[onnx.NodeProto], list[onnx.TensorProto]]:
     """Nodes computing 0 · sum(input) with shape [N, 1, …] of `rank` dims: ties an output's batch
     size (and graph dependency) to the input without changing its value."""
     inits = [
@@ -50,7 +52,9 @@ def _zero_per_item(input_name: str, out: str, rank: int) -> tuple[list[onnx.Node
     return nodes, inits
 
 
-def make_inswapper(path: Path, *, emap: np.ndarray | None = None, batch: str | int = "N", fp16_io: bool = False) -> Path:
+def make_inswapper(
+    path: Path, *, emap: np.ndarray | None = None, batch: str | int = "N", fp16_io: bool = False
+) -> Path:
     """inswapper_128 stand-in. `emap` (512×512) becomes the LAST initializer."""
     dtype = TensorProto.FLOAT16 if fp16_io else TensorProto.FLOAT
     target = helper.make_tensor_value_info("target", dtype, [batch, 3, 128, 128])
@@ -121,7 +125,9 @@ def _enhancer_inits() -> list[onnx.TensorProto]:
 def make_gfpgan(path: Path, *, batch: str | int = "N", size: int = 512) -> Path:
     image = helper.make_tensor_value_info("input", TensorProto.FLOAT, [batch, 3, size, size])
     output = helper.make_tensor_value_info("output", TensorProto.FLOAT, [batch, 3, size, size])
-    graph = helper.make_graph(_enhancer_nodes("minus_one"), "gfpgan_stub", [image], [output], initializer=_enhancer_inits())
+    graph = helper.make_graph(
+        _enhancer_nodes("minus_one"), "gfpgan_stub", [image], [output], initializer=_enhancer_inits()
+    )
     return _save(graph, path)
 
 
@@ -135,7 +141,9 @@ def make_codeformer(path: Path, *, batch: str | int = "N", size: int = 512) -> P
         helper.make_node("Sub", ["weight_2", "one_f"], ["red_value"]),
         *_enhancer_nodes("red_value"),
     ]
-    graph = helper.make_graph(nodes, "codeformer_stub", [image, weight], [output], initializer=_enhancer_inits())
+    graph = helper.make_graph(
+        nodes, "codeformer_stub", [image, weight], [output], initializer=_enhancer_inits()
+    )
     return _save(graph, path)
 
 
@@ -182,7 +190,9 @@ def make_2dfan4(path: Path, points_64: np.ndarray, *, peak: float = 0.9, batch: 
     image = helper.make_tensor_value_info("input", TensorProto.FLOAT, [batch, 3, 256, 256])
     landmarks = helper.make_tensor_value_info("landmarks", TensorProto.FLOAT, [batch, 68, 3])
     heatmaps = helper.make_tensor_value_info("heatmaps", TensorProto.FLOAT, [batch, 68, 64, 64])
-    points = np.concatenate([np.asarray(points_64, np.float32).reshape(68, 2), np.ones((68, 1), np.float32)], axis=1)
+    points = np.concatenate(
+        [np.asarray(points_64, np.float32).reshape(68, 2), np.ones((68, 1), np.float32)], axis=1
+    )
     heat = np.zeros((1, 68, 64, 64), dtype=np.float32)
     heat[0, :, 10, 10] = peak
     zero3, inits3 = _zero_per_item("input", "zero3", 3)

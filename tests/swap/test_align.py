@@ -93,7 +93,9 @@ def test_paste_back_blends_with_a_fractional_mask_and_clips_to_the_frame():
 def test_warp_then_paste_back_round_trips_under_rotation():
     yy, xx = np.mgrid[:300, :300]
     frame = np.dstack([xx % 256, yy % 256, (xx + yy) // 3 % 256]).astype(np.uint8)
-    landmarks = align.transform_points(align.template_points("arcface_128", 128), similarity(1.3, 15, (80, 70)))
+    landmarks = align.transform_points(
+        align.template_points("arcface_128", 128), similarity(1.3, 15, (80, 70))
+    )
     crop, matrix = align.warp_face(frame, landmarks, "arcface_128", 128)
     result = align.paste_back(frame, crop, align.box_mask(128), matrix)
     centre = align.transform_points(np.float32([[64, 64]]), cv2.invertAffineTransform(matrix))[0].astype(int)

@@ -48,7 +48,9 @@ def face_at(template: str, size: int, x: float, y: float, scale: float = 1.0) ->
 
 def identity(embedding: np.ndarray, kind: str = "arcface512") -> SourceIdentity:
     face = face_at("arcface_128", 128, 0, 0)
-    return SourceIdentity(image=np.zeros((8, 8, 3), np.uint8), face=face, embedding=embedding, embedding_kind=kind)
+    return SourceIdentity(
+        image=np.zeros((8, 8, 3), np.uint8), face=face, embedding=embedding, embedding_kind=kind
+    )
 
 
 class CountingSession:
@@ -164,7 +166,11 @@ def test_inswapper_refuses_a_dlib_embedding(swapper_dir):
 
     swapper = registry.load_adapter("inswapper_128", swapper_dir, CPU)
     with pytest.raises(EngineError, match="ArcFace"):
-        swapper.swap(identity(np.ones(128, np.float32), kind="dlib128"), textured_frame(), [face_at("arcface_128", 128, 0, 0)])
+        swapper.swap(
+            identity(np.ones(128, np.float32), kind="dlib128"),
+            textured_frame(),
+            [face_at("arcface_128", 128, 0, 0)],
+        )
 
 
 def test_emap_is_the_last_initializer_and_latent_is_not_renormalised(swapper_dir, source_embedding):
@@ -191,7 +197,9 @@ def test_arcface_feeds_rgb_scaled_to_minus_one_one(tmp_path):
     faces = [face_at("arcface_112_v2", 112, 10, 80), face_at("arcface_112_v2", 112, 170, 80)]
     embeddings = recognizer.embed(frame, faces)
     assert [e.shape for e in embeddings] == [(512,), (512,)]
-    np.testing.assert_allclose(embeddings[0][:3], [200 / 127.5 - 1, 100 / 127.5 - 1, 10 / 127.5 - 1], atol=1e-4)
+    np.testing.assert_allclose(
+        embeddings[0][:3], [200 / 127.5 - 1, 100 / 127.5 - 1, 10 / 127.5 - 1], atol=1e-4
+    )
     np.testing.assert_allclose(embeddings[1][:3], [0 / 127.5 - 1, 50 / 127.5 - 1, 200 / 127.5 - 1], atol=1e-4)
     assert not embeddings[0][3:].any()
     assert recognizer.embed(frame, []) == []
@@ -359,7 +367,15 @@ def test_operator_can_refuse_non_commercial_models(tmp_path, monkeypatch, swappe
 
 def test_manifest_lists_licences():
     models = registry.MODELS
-    for name in ("inswapper_128", "inswapper_128_fp16", "arcface_w600k_r50", "yoloface_8n", "2dfan4", "gfpgan_1.4", "codeformer"):
+    for name in (
+        "inswapper_128",
+        "inswapper_128_fp16",
+        "arcface_w600k_r50",
+        "yoloface_8n",
+        "2dfan4",
+        "gfpgan_1.4",
+        "codeformer",
+    ):
         assert name in models
     assert models["inswapper_128"].non_commercial and models["codeformer"].non_commercial
     assert not models["gfpgan_1.4"].non_commercial and "Apache" in models["gfpgan_1.4"].licence

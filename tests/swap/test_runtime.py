@@ -36,7 +36,9 @@ def test_sessions_are_cached_per_path_and_options_and_counted_once(tmp_path):
     first = runtime.get_session(path, CPU)
     assert runtime.get_session(path, CPU) is first
     assert runtime.model_load_counts()["stub"] == before + 1
-    other = runtime.get_session(path, runtime.RuntimeOptions(providers=["CPUExecutionProvider"], intra_op_threads=2))
+    other = runtime.get_session(
+        path, runtime.RuntimeOptions(providers=["CPUExecutionProvider"], intra_op_threads=2)
+    )
     assert other is not first
     assert runtime.model_load_counts()["stub"] == before + 2
 
@@ -70,7 +72,9 @@ def test_run_in_batches_splits_dynamic_and_loops_fixed(tmp_path):
 def test_install_problem_when_both_onnxruntime_distributions_are_installed(monkeypatch):
     monkeypatch.setattr(importlib.metadata, "version", lambda dist: "1.0")
     problem = runtime.onnxruntime_install_problem()
-    assert problem and "pip uninstall -y onnxruntime onnxruntime-gpu && pip install onnxruntime-gpu" in problem
+    assert (
+        problem and "pip uninstall -y onnxruntime onnxruntime-gpu && pip install onnxruntime-gpu" in problem
+    )
 
 
 def test_no_install_problem_with_one_distribution(monkeypatch):
