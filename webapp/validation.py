@@ -95,7 +95,14 @@ def inspect_image(data: bytes, *, field: str, media_type: str) -> MediaInfo:
             image.load()  # bounded by the pixel check above; catches truncated files
     except UploadRejected:
         raise
-    except (UnidentifiedImageError, OSError, SyntaxError, ValueError, Image.DecompressionBombError) as exc:
+    except Image.DecompressionBombError as exc:
+        # Pillow refuses absurd headers itself, before we see the size.
+        raise UploadRejected(
+            "image_too_large",
+            f"The {field} image has far more pixels than the limit of {settings.MAX_IMAGE_PIXELS} ({exc}).",
+            field=field,
+        ) from exc
+    except (UnidentifiedImageError, OSError, SyntaxError, ValueError) as exc:
         raise UploadRejected(
             "corrupt_image", f"The {field} file could not be decoded as an image ({exc}).", field=field
         ) from exc

@@ -13,7 +13,7 @@ from PIL import Image
 from rest_framework.test import APIClient
 from skimage import data as skdata
 
-from webapp import services
+from webapp import services, storage
 from webapp.worker import VisageWorker
 
 ALL_QUEUES = [settings.MODERATION_QUEUE, *settings.GPU_QUEUES, settings.WEBHOOK_QUEUE]
@@ -41,10 +41,13 @@ def astronaut_pair(astronaut_rgb) -> tuple[bytes, bytes, tuple[int, int]]:
 
 
 @pytest.fixture(autouse=True)
-def empty_queues():
-    """Every test starts with empty queues (the Redis server lives for the whole session)."""
-    connection = django_rq.get_connection("default")
-    connection.flushdb()
+def clean_redis_and_buckets():
+    """Every test starts with empty queues and buckets (the servers live for the whole session)."""
+    django_rq.get_connection("default").flushdb()
+    storage.ensure_buckets()
+    for bucket in (settings.S3_UPLOADS_BUCKET, settings.S3_RESULTS_BUCKET):
+        for key in storage.list_keys(bucket):
+            storage.delete(bucket, key)
     yield
 
 
