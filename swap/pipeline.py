@@ -229,8 +229,15 @@ class Pipeline:
         )
 
     def swap_frame(
-        self, source: SourceIdentity, frame: np.ndarray, options: SwapOptions | None = None
+        self,
+        source: SourceIdentity,
+        frame: np.ndarray,
+        options: SwapOptions | None = None,
+        *,
+        faces: list[Face] | None = None,
     ) -> SwapResult:
+        """Swap the faces of one frame. `faces` (with landmarks, largest first) skips detection:
+        a video tracker passes the faces it followed from the previous frame."""
         options = options or SwapOptions()
         if source.embedding_kind != self.recognizer.embedding_kind:
             raise BackendMismatch(
@@ -241,7 +248,11 @@ class Pipeline:
         start = time.perf_counter()
         with inference_clock.session() as clock:
             # Target embeddings cost a ResNet/ArcFace run per face; only reference mode needs them.
-            faces = self.analyse(frame, embed=selection.needs_embeddings(options), timer=timer)
+            if faces is None:
+                faces = self.analyse(frame, embed=selection.needs_embeddings(options), timer=timer)
+            elif faces and selection.needs_embeddings(options) and faces[0].embedding is None:
+                with timer.stage("embed"):
+                    self._embed(frame, faces)
             if not faces:
                 raise NoFaceFound("target")
             chosen = selection.select_faces(faces, options)
