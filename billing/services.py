@@ -58,11 +58,11 @@ def account_get_or_create(*, user) -> Account:
 def _locked_account(*, user) -> Account:
     """The user's account row, locked until the transaction ends (serialises all money moves)."""
     account = account_get_or_create(user=user)
-    return Account.objects.select_for_update().select_related("plan").get(pk=account.pk)
+    return Account.objects.select_for_update(of=("self",)).select_related("plan").get(pk=account.pk)
 
 
 def _locked_account_by_pk(pk: int) -> Account:
-    return Account.objects.select_for_update().select_related("plan").get(pk=pk)
+    return Account.objects.select_for_update(of=("self",)).select_related("plan").get(pk=pk)
 
 
 @transaction.atomic
