@@ -7,10 +7,10 @@ from typing import Any
 
 from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_serializer
 from rest_framework import generics, serializers
 from rest_framework.permissions import IsAuthenticated
-from rest_framework.renderers import BaseRenderer, JSONRenderer
+from rest_framework.renderers import BaseRenderer
 from rest_framework.request import Request
 from rest_framework.views import APIView
 
@@ -21,6 +21,7 @@ from billing.choices import EntryKind
 class LedgerListApi(generics.ListAPIView):
     permission_classes = [IsAuthenticated]
 
+    @extend_schema_serializer(component_name="LedgerEntry")
     class OutputSerializer(serializers.Serializer):
         id = serializers.IntegerField()
         kind = serializers.ChoiceField(choices=EntryKind.choices)
@@ -36,7 +37,15 @@ class LedgerListApi(generics.ListAPIView):
     def get_queryset(self):
         return selectors.ledger_for_user(user=self.request.user)
 
-    @extend_schema(operation_id="ledger_list", summary="The caller's ledger, newest first", tags=["billing"])
+    @extend_schema(
+        operation_id="ledger_list",
+        summary="The caller's ledger, newest first",
+        responses={
+            200: OutputSerializer(many=True),
+            401: OpenApiResponse(description="Not authenticated (application/problem+json)."),
+        },
+        tags=["billing"],
+    )
     def get(self, request: Request, *args: Any, **kwargs: Any):
         return super().get(request, *args, **kwargs)
 
@@ -47,13 +56,13 @@ class CsvRenderer(BaseRenderer):
     charset = "utf-8"
 
     def render(self, data, accepted_media_type=None, renderer_context=None):
-        # Only errors reach a renderer here (the view returns the CSV itself).
+        # Only errors (problem+json bodies) reach a renderer here; the view returns the CSV itself.
         return data if isinstance(data, str | bytes) else json.dumps(data, default=str)
 
 
 class LedgerExportCsvApi(APIView):
     permission_classes = [IsAuthenticated]
-    renderer_classes = [JSONRenderer, CsvRenderer]
+    renderer_classes = [CsvRenderer]
 
     @extend_schema(
         operation_id="ledger_export_csv",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_serializer
 from rest_framework import serializers
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
@@ -20,6 +20,7 @@ _MONEY = {"max_digits": 20, "decimal_places": 4, "coerce_to_string": True}
 class QuoteCreateApi(APIView):
     permission_classes = [IsAuthenticated]
 
+    @extend_schema_serializer(component_name="QuoteRequest")
     class InputSerializer(serializers.Serializer):
         width = serializers.IntegerField(
             min_value=1, max_value=MAX_SIDE_PX, help_text="Source width in pixels."
@@ -33,6 +34,7 @@ class QuoteCreateApi(APIView):
         mode = serializers.ChoiceField(choices=Mode.choices)
         resolution = serializers.ChoiceField(choices=Resolution.choices)
 
+    @extend_schema_serializer(component_name="Quote")
     class OutputSerializer(serializers.Serializer):
         frames = serializers.IntegerField()
         processed_width = serializers.IntegerField()
@@ -57,7 +59,13 @@ class QuoteCreateApi(APIView):
     @extend_schema(
         operation_id="quotes_create",
         request=InputSerializer,
-        responses={200: OutputSerializer},
+        responses={
+            200: OutputSerializer,
+            400: OpenApiResponse(
+                description="Invalid values (application/problem+json, code validation_error)."
+            ),
+            401: OpenApiResponse(description="Not authenticated (application/problem+json)."),
+        },
         summary="Price a job",
         description="Estimate the charge for a job from the caller's price plan and the calibrated GPU time.",
         tags=["billing"],
