@@ -14,7 +14,8 @@ from billing.choices import Mode, Resolution
 
 MAX_SIDE_PX = 16_384
 MAX_FRAMES = 1_000_000
-_MONEY = {"max_digits": 20, "decimal_places": 4, "coerce_to_string": True}
+# Exact values as computed (money already in the currency's minor unit), e.g. "6.75".
+_MONEY = {"max_digits": None, "decimal_places": None, "coerce_to_string": True}
 
 
 class QuoteCreateApi(APIView):

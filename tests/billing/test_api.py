@@ -29,10 +29,10 @@ def test_quote(client_a, plan):
     assert response.status_code == 200, response.content
     body = response.json()
     # 300 × 1.5 × 1.0 × 0.15 × 0.10 = 6.75; hold × 1.5 = 10.13
-    assert body["amount"] == "6.7500" and body["hold_amount"] == "10.1300"
+    assert body["amount"] == "6.75" and body["hold_amount"] == "10.13"
     assert body["processed_width"] == 1920 and body["frames"] == 300
     assert body["currency"] == "USD" and body["queue"] == "default"
-    assert body["available"] == "1000.0000" and body["sufficient"] is True
+    assert body["available"] == "1000.00" and body["sufficient"] is True
 
 
 def test_quote_defaults_to_one_frame(client_a, plan):
@@ -40,7 +40,7 @@ def test_quote_defaults_to_one_frame(client_a, plan):
     assert body.status_code == 400  # null is not "absent"
     data = {key: value for key, value in QUOTE.items() if key != "frames"}
     body = client_a.post("/api/v1/quotes", data, format="json").json()
-    assert body["frames"] == 1 and body["amount"] == "0.0500"  # 0.0225 raised to the minimum
+    assert body["frames"] == 1 and body["amount"] == "0.05"  # 0.0225 raised to the minimum
 
 
 def test_quote_requires_authentication(plan):
