@@ -1,0 +1,365 @@
+"""Video decode/encode with PyAV: probe from metadata, BGR frames by index, H.264 parts, final mux.
+
+Frames are BGR uint8 in *display* orientation: the container's rotation (display matrix, set by
+phones) is applied on decode, and outputs carry no rotation. Parts are video-only H.264 files
+encoded with identical settings and no B-frames, so their packets can be concatenated as they are
+(pts == dts, every part starts with an IDR frame); the final mux adds the original audio once.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass
+from fractions import Fraction
+from pathlib import Path
+from typing import BinaryIO
+
+import av
+import cv2
+import numpy as np
+
+from swap.errors import EngineError
+
+VIDEO_CODECS = {"h264", "hevc", "vp8", "vp9", "av1", "mpeg4"}
+DEFAULT_PRESET = "veryfast"
+
+Source = str | Path | BinaryIO
+
+
+class InvalidVideo(EngineError):
+    code = "corrupt_video"
+
+
+class NoVideoStream(EngineError):
+    code = "unsupported_media_type"
+
+
+@dataclass(frozen=True)
+class VideoInfo:
+    width: int  # display size, after rotation
+    height: int
+    rotation: int  # counter-clockwise degrees to turn coded frames upright: 0, 90, 180, -90
+    fps: Fraction
+    frames: int  # from the container (exact for MP4/MOV), else duration × fps
+    duration_seconds: float
+    has_audio: bool
+    video_codec: str
+    audio_codec: str | None
+
+
+def _open(source: Source) -> av.container.InputContainer:
+    if not isinstance(source, (str, Path)):
+        source.seek(0)
+    try:
+        return av.open(source if not isinstance(source, Path) else str(source), "r")
+    except av.FFmpegError as exc:
+        raise InvalidVideo(f"The file could not be read as a video ({exc}).") from exc
+
+
+def _fps(stream) -> Fraction:
+    rate = stream.average_rate or stream.guessed_rate or stream.base_rate
+    if not rate or rate <= 0:
+        raise InvalidVideo("The video has no usable frame rate.")
+    # Containers store e.g. 2997/100 for NTSC rates; keep them exact but bounded.
+    return Fraction(rate).limit_denominator(1001)
+
+
+def _duration_seconds(container, stream) -> float:
+    if stream.duration is not None and stream.time_base:
+        return float(stream.duration * stream.time_base)
+    if container.duration is not None:
+        return container.duration / av.time_base
+    return 0.0
+
+
+def probe(source: Source, *, decode_first: bool = True) -> VideoInfo:
+    """Container metadata; decodes at most one frame (to prove the stream decodes and read its rotation)."""
+    with _open(source) as container:
+        if not container.streams.video:
+            raise NoVideoStream("The file has no video stream.")
+        stream = container.streams.video[0]
+        codec = stream.codec_context.name
+        fps = _fps(stream)
+        duration = _duration_seconds(container, stream)
+        frames = stream.frames or int(round(duration * fps))
+        audio = container.streams.audio[0] if container.streams.audio else None
+        width, height, rotation = stream.codec_context.width, stream.codec_context.height, 0
+        if decode_first:
+            first = _first_frame(container, stream)
+            width, height, rotation = first.width, first.height, _rotation(first)
+        if rotation in (90, -90):
+            width, height = height, width
+        if width <= 0 or height <= 0 or frames <= 0:
+            raise InvalidVideo("The video has no frames.")
+        return VideoInfo(
+            width=width, height=height, rotation=rotation, fps=fps, frames=frames,
+            duration_seconds=duration or frames / fps, has_audio=audio is not None,
+            video_codec=codec, audio_codec=audio.codec_context.name if audio else None,
+        )
+
+
+def _first_frame(container, stream) -> av.VideoFrame:
+    try:
+        for frame in container.decode(stream):
+            return frame
+    except av.FFmpegError as exc:
+        raise InvalidVideo(f"The video stream could not be decoded ({exc}).") from exc
+    raise InvalidVideo("The video stream has no decodable frame.")
+
+
+def _rotation(frame: av.VideoFrame) -> int:
+    angle = int(round(frame.rotation or 0))
+    return {270: -90, -270: 90, -180: 180}.get(angle, angle) if angle % 90 == 0 else 0
+
+
+def _upright(image: np.ndarray, rotation: int) -> np.ndarray:
+    if rotation == 90:
+        return cv2.rotate(image, cv2.ROTATE_90_COUNTERCLOCKWISE)
+    if rotation == -90:
+        return cv2.rotate(image, cv2.ROTATE_90_CLOCKWISE)
+    if rotation == 180:
+        return cv2.rotate(image, cv2.ROTATE_180)
+    return image
+
+
+def even_size(width: int, height: int) -> tuple[int, int]:
+    """yuv420p needs even sides: round down (never scale up past what was asked)."""
+    return max(2, width - width % 2), max(2, height - height % 2)
+
+
+def _to_bgr(frame: av.VideoFrame, rotation: int, size: tuple[int, int] | None) -> np.ndarray:
+    if size is not None:
+        width, height = size
+        if rotation in (90, -90):
+            width, height = height, width  # scale in coded orientation, then turn upright
+        if (width, height) != (frame.width, frame.height):
+            frame = frame.reformat(width=width, height=height, format="bgr24", interpolation="AREA")
+    return _upright(frame.to_ndarray(format="bgr24"), rotation)
+
+
+def read_frames(
+    source: Source, *, start: int = 0, stop: int | None = None, size: tuple[int, int] | None = None
+) -> Iterator[np.ndarray]:
+    """BGR frames [start, stop) by index, upright, scaled to `size` (display width, height).
+
+    A later segment seeks to the keyframe before `start` and numbers frames from that keyframe's
+    timestamp (constant frame rate assumed, as the encoder writes); frames before `start` are
+    decoded and dropped, so each cut is exact.
+    """
+    with _open(source) as container:
+        stream = container.streams.video[0]
+        stream.thread_type = "AUTO"
+        fps = _fps(stream)
+        frames = container.decode(stream)
+        try:
+            first = next(frames)
+        except StopIteration:
+            return
+        except av.FFmpegError as exc:
+            raise InvalidVideo(f"The video stream could not be decoded ({exc}).") from exc
+        rotation = _rotation(first)
+        index, pending = 0, first
+        if start > 0 and first.pts is not None:
+            target_pts = first.pts + int(start / fps / stream.time_base)
+            container.seek(max(first.pts, target_pts), stream=stream, backward=True)
+            frames = container.decode(stream)
+            pending = next(frames, None)
+            if pending is None or pending.pts is None:
+                return
+            index = round((pending.pts - first.pts) * stream.time_base * fps)
+            if index > start:  # the seek overshot (broken index): decode from the start instead
+                container.seek(0, stream=stream, backward=True)
+                frames, index = container.decode(stream), 0
+                pending = next(frames, None)
+        try:
+            while pending is not None:
+                if stop is not None and index >= stop:
+                    return
+                if index >= start:
+                    yield _to_bgr(pending, rotation, size)
+                index += 1
+                pending = next(frames, None)
+        except av.FFmpegError as exc:
+            raise InvalidVideo(f"The video stream could not be decoded at frame {index} ({exc}).") from exc
+
+
+def sample_frames(
+    source: Source, *, per_second: float = 1.0, minimum: int = 8, max_side: int | None = 720
+) -> list[tuple[int, np.ndarray]]:
+    """About `per_second` frames a second (at least `minimum`, spread evenly), as (index, BGR)."""
+    info = probe(source)
+    count = min(info.frames, max(minimum, math.ceil(info.duration_seconds * per_second)))
+    wanted = sorted({min(info.frames - 1, int((i + 0.5) * info.frames / count)) for i in range(count)})
+    size = None
+    if max_side and max(info.width, info.height) > max_side:
+        scale = max_side / max(info.width, info.height)
+        size = even_size(round(info.width * scale), round(info.height * scale))
+    picked: list[tuple[int, np.ndarray]] = []
+    # One sequential pass: samples are dense for short clips, and decode is cheap next to moderation.
+    for index, frame in enumerate(read_frames(source, size=size)):
+        if picked and len(picked) == len(wanted):
+            break
+        if index == wanted[len(picked)]:
+            picked.append((index, frame))
+    if not picked:
+        raise InvalidVideo("No frame of the video could be decoded.")
+    return picked
+
+
+class PartWriter:
+    """A video-only H.264 part: libx264, yuv420p, no B-frames, CRF; pts = frame index."""
+
+    def __init__(self, path: str | Path, *, width: int, height: int, fps: Fraction, crf: int,
+                 preset: str = DEFAULT_PRESET) -> None:
+        if width % 2 or height % 2:
+            raise ValueError("yuv420p needs even dimensions")
+        self.container = av.open(str(path), "w", format="mp4")
+        self.stream = self.container.add_stream("libx264", rate=fps)
+        self.stream.width, self.stream.height, self.stream.pix_fmt = width, height, "yuv420p"
+        # Identical options in every part keep SPS/PPS identical, so parts concatenate by packet.
+        self.stream.options = {
+            "crf": str(crf), "preset": preset, "bf": "0", "g": str(max(1, round(2 * fps))),
+            "threads": "2",
+        }
+        self.frames = 0
+
+    def write(self, bgr: np.ndarray) -> None:
+        frame = av.VideoFrame.from_ndarray(np.ascontiguousarray(bgr), format="bgr24")
+        frame.pts = self.frames
+        self.container.mux(self.stream.encode(frame))
+        self.frames += 1
+
+    def close(self) -> None:
+        self.container.mux(self.stream.encode(None))
+        self.container.close()
+
+    def __enter__(self) -> PartWriter:
+        return self
+
+    def __exit__(self, exc_type, *exc) -> None:
+        if exc_type is None:
+            self.close()
+        else:
+            self.container.close()
+
+
+def _video_packets(parts: list[Path], out_stream, fps: Fraction) -> Iterator[tuple[float, av.Packet]]:
+    """Every part's packets renumbered onto one timeline (frame index + frames before this part)."""
+    offset = 0
+    extradata = None
+    frame_tb = 1 / fps
+    for part in parts:
+        with av.open(str(part)) as container:
+            stream = container.streams.video[0]
+            if extradata is None:
+                extradata = stream.codec_context.extradata
+            elif stream.codec_context.extradata != extradata:
+                raise InvalidVideo(f"Segment {part.name} was encoded with different settings; cannot join.")
+            count = 0
+            for packet in container.demux(stream):
+                if packet.size == 0 or packet.pts is None:
+                    continue
+                index = round(packet.pts * packet.time_base * fps) + offset
+                packet.pts = packet.dts = index
+                packet.duration = 1  # in frames, like pts (the part's own time base is gone)
+                packet.time_base = frame_tb
+                packet.stream = out_stream
+                count += 1
+                yield float(index * frame_tb), packet
+            offset += count
+
+
+def _audio_packets(source: Source, out_container) -> Iterator[tuple[float, av.Packet]]:
+    """The original audio: AAC packets copied as they are, anything else re-encoded to AAC.
+
+    The output stream is added on the first next(); join_parts primes the generator before muxing.
+    """
+    container = _open(source)
+    try:
+        in_stream = container.streams.audio[0]
+        if in_stream.codec_context.name == "aac":
+            out_stream = out_container.add_stream_from_template(in_stream)
+            for packet in container.demux(in_stream):
+                if packet.size == 0 or packet.pts is None:
+                    continue
+                packet.stream = out_stream
+                yield float(packet.pts * packet.time_base), packet
+            return
+        rate = in_stream.codec_context.sample_rate or 48000
+        out_stream = out_container.add_stream("aac", rate=rate)
+        out_stream.layout = "stereo" if (in_stream.codec_context.channels or 2) > 1 else "mono"
+        out_stream.bit_rate = 160_000
+        for frame in container.decode(in_stream):
+            frame.pts = None  # let the encoder number samples contiguously
+            for packet in out_stream.encode(frame):
+                yield float(packet.pts * packet.time_base), packet
+        for packet in out_stream.encode(None):
+            yield float(packet.pts * packet.time_base), packet
+    finally:
+        container.close()
+
+
+def join_parts(parts: list[Path], output: str | Path, *, fps: Fraction, audio_from: Source | None) -> int:
+    """Concatenate parts' video packets and mux the original audio once; MP4 with faststart.
+
+    Returns the number of video frames written.
+    """
+    if not parts:
+        raise ValueError("nothing to join")
+    fps = Fraction(fps)
+    with av.open(str(output), "w", format="mp4", options={"movflags": "+faststart"}) as out:
+        with av.open(str(parts[0])) as first:
+            video_stream = out.add_stream_from_template(first.streams.video[0])
+        video_stream.time_base = 1 / fps
+        streams: list[Iterator[tuple[float, av.Packet]]] = [_video_packets(parts, video_stream, fps)]
+        audio = None
+        if audio_from is not None:
+            with _open(audio_from) as probe_container:
+                has_audio = bool(probe_container.streams.audio)
+            if has_audio:
+                audio = _audio_packets(audio_from, out)
+                # Run the generator to its first yield so the audio stream exists before muxing starts.
+                audio = _primed(audio)
+                streams.append(audio)
+        frames = 0
+        # Interleave by time: players reading the file progressively need audio near its video.
+        for _, packet in heapq.merge(*streams, key=lambda item: item[0]):
+            if packet.stream is video_stream:
+                frames += 1
+            out.mux(packet)
+    return frames
+
+
+def _primed(generator: Iterator[tuple[float, av.Packet]]) -> Iterator[tuple[float, av.Packet]]:
+    items = iter(generator)
+    try:
+        head = next(items)
+    except StopIteration:
+        return iter(())
+    return _chain_one(head, items)
+
+
+def _chain_one(head, rest):
+    yield head
+    yield from rest
+
+
+def count_frames(source: Source) -> tuple[int, Fraction, float]:
+    """(decoded frame count, frame rate, duration seconds) by demuxing every video packet."""
+    with _open(source) as container:
+        stream = container.streams.video[0]
+        fps = _fps(stream)
+        count = sum(1 for packet in container.demux(stream) if packet.size and packet.pts is not None)
+        return count, fps, _duration_seconds(container, stream)
+
+
+def audio_duration(source: Source) -> float | None:
+    """Seconds of audio (sum of decoded samples / rate), or None without an audio stream."""
+    with _open(source) as container:
+        if not container.streams.audio:
+            return None
+        stream = container.streams.audio[0]
+        samples = sum(frame.samples for frame in container.decode(stream))
+        return samples / stream.codec_context.sample_rate

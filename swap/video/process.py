@@ -1,0 +1,132 @@
+"""The per-clip loop: decode → (track) → swap every frame on the warm pipeline → encode a part.
+
+Frames without a face are written unchanged (people leave the shot); the caller decides whether
+a clip with no swapped frame at all is an error (NoFaceInVideo).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from fractions import Fraction
+from pathlib import Path
+
+from swap import inference_clock
+from swap.errors import FaceIndexOutOfRange, NoFaceFound
+from swap.types import SourceIdentity, SwapOptions
+from swap.video import io
+from swap.video.tracking import FaceTracker, TrackingConfig
+
+
+class NoFaceInVideo(NoFaceFound):
+    def __init__(self) -> None:
+        super().__init__("target")
+        self.args = ("No face was found in any frame of the target video.",)
+
+
+@dataclass
+class ClipResult:
+    frames: int
+    swapped_frames: int
+    width: int
+    height: int
+    fps: Fraction
+    inference_ms: float = 0.0
+    wall_seconds: float = 0.0
+    stage_ms: dict[str, float] = field(default_factory=dict)
+    detections: int = 0
+    scene_cuts: int = 0
+
+
+ProgressCallback = Callable[[int], None]
+
+
+def process_clip(
+    pipeline,
+    source: SourceIdentity,
+    video: io.Source,
+    part: str | Path,
+    *,
+    size: tuple[int, int],
+    options: SwapOptions | None = None,
+    crf: int = 20,
+    tracking: TrackingConfig | None = None,
+    start: int = 0,
+    stop: int | None = None,
+    on_progress: ProgressCallback | None = None,
+    progress_every: int = 5,
+) -> ClipResult:
+    """Swap frames [start, stop) of `video` at `size` (even width, height) into the part file `part`.
+
+    `on_progress(frames_done)` is called every `progress_every` frames; it may raise to stop
+    (a canceled job), which leaves `part` incomplete.
+    """
+    started = time.perf_counter()
+    fps = io.probe(video).fps
+    tracker = FaceTracker(pipeline, tracking or TrackingConfig())
+    width, height = size
+    result = ClipResult(frames=0, swapped_frames=0, width=width, height=height, fps=fps)
+    stage_ms: dict[str, float] = {}
+    with io.PartWriter(part, width=width, height=height, fps=fps, crf=crf) as writer:
+        for frame in io.read_frames(video, start=start, stop=stop, size=size):
+            with inference_clock.session() as clock:
+                track_start = time.perf_counter()
+                faces = tracker.faces(frame)
+                stage_ms["track"] = stage_ms.get("track", 0.0) + (time.perf_counter() - track_start) * 1000
+            result.inference_ms += clock.inference_ms
+            output = frame
+            if faces:
+                try:
+                    swapped = pipeline.swap_frame(source, frame, options, faces=faces)
+                except (NoFaceFound, FaceIndexOutOfRange):
+                    swapped = None  # e.g. face_index 1 in a shot with one face: keep the frame
+                if swapped is not None:
+                    output = swapped.image
+                    result.swapped_frames += 1
+                    result.inference_ms += swapped.inference_ms
+                    for name, ms in swapped.timings_ms.items():
+                        if name != "total":
+                            stage_ms[name] = stage_ms.get(name, 0.0) + ms
+            encode_start = time.perf_counter()
+            writer.write(output)
+            stage_ms["encode"] = stage_ms.get("encode", 0.0) + (time.perf_counter() - encode_start) * 1000
+            result.frames += 1
+            if on_progress is not None and result.frames % progress_every == 0:
+                on_progress(result.frames)
+    if on_progress is not None:
+        on_progress(result.frames)
+    result.stage_ms = {name: round(ms, 2) for name, ms in stage_ms.items()}
+    result.detections = tracker.stats.detections
+    result.scene_cuts = tracker.stats.scene_cuts
+    result.wall_seconds = time.perf_counter() - started
+    return result
+
+
+def swap_video(
+    pipeline,
+    source: SourceIdentity,
+    video: io.Source,
+    output: str | Path,
+    *,
+    size: tuple[int, int] | None = None,
+    options: SwapOptions | None = None,
+    crf: int = 20,
+    tracking: TrackingConfig | None = None,
+    on_progress: ProgressCallback | None = None,
+) -> ClipResult:
+    """A whole clip in one go (CLI, tests, short jobs): one part, then the original audio muxed in."""
+    info = io.probe(video)
+    size = io.even_size(*(size or (info.width, info.height)))
+    part = Path(output).with_suffix(".part.mp4")
+    try:
+        result = process_clip(
+            pipeline, source, video, part, size=size, options=options, crf=crf, tracking=tracking,
+            on_progress=on_progress,
+        )
+        if result.swapped_frames == 0:
+            raise NoFaceInVideo()
+        io.join_parts([part], output, fps=result.fps, audio_from=video if info.has_audio else None)
+    finally:
+        part.unlink(missing_ok=True)
+    return result

@@ -1,0 +1,129 @@
+"""Face tracking across frames: full detection on keyframes, landmark refinement in between.
+
+Detection (HOG, a CNN, YOLO) is the expensive stage of a frame; the landmarker only needs a box
+near the face. Between keyframes each face's box is carried over from its previous landmarks and
+the landmarker re-fits the 68 points on every frame. Tracking falls back to full detection when
+  - `detect_interval` frames have passed (new faces entering the shot are found within N frames),
+  - the picture changed abruptly (scene cut: grey thumbnails differ by more than `scene_cut`),
+  - a face's refined landmarks disagree with where it was (box IoU below `min_iou`: lost track),
+  - nothing is tracked (so a face appearing in an empty shot is swapped from its first frame).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from swap import selection
+from swap.types import Face
+
+
+@dataclass
+class TrackingConfig:
+    enabled: bool = True
+    detect_interval: int = 10
+    min_iou: float = 0.5
+    scene_cut: float = 25.0  # mean absolute grey difference (0-255) of 32×32 thumbnails
+
+
+@dataclass
+class TrackingStats:
+    frames: int = 0
+    detections: int = 0
+    scene_cuts: int = 0
+    lost: int = 0
+
+
+def _iou(a: np.ndarray, b: np.ndarray) -> float:
+    x1, y1 = max(a[0], b[0]), max(a[1], b[1])
+    x2, y2 = min(a[2], b[2]), min(a[3], b[3])
+    inter = max(0.0, x2 - x1) * max(0.0, y2 - y1)
+    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
+    return float(inter / union) if union > 0 else 0.0
+
+
+def _extent(points: np.ndarray) -> np.ndarray:
+    return np.array([*points.min(0), *points.max(0)], np.float32)
+
+
+@dataclass
+class _Track:
+    face: Face
+    # The detector's box relative to the landmarks' extent (offsets in units of extent size), so a
+    # box rebuilt from the next frame's landmarks looks like what the landmarker was trained on.
+    rel_box: np.ndarray
+
+
+def _rel_box(face: Face) -> np.ndarray:
+    ext = _extent(face.landmarks_68 if face.landmarks_68 is not None else face.landmarks_5)
+    size = np.maximum(ext[2:] - ext[:2], 1.0)
+    return ((face.box - ext) / np.tile(size, 2)).astype(np.float32)
+
+
+def _box_from(points: np.ndarray, rel_box: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    ext = _extent(points)
+    size = np.maximum(ext[2:] - ext[:2], 1.0)
+    box = ext + rel_box * np.tile(size, 2)
+    h, w = shape[:2]
+    return np.clip(box, 0, [w, h, w, h]).astype(np.float32)
+
+
+class FaceTracker:
+    """Per clip (not thread-safe): `faces(frame)` returns the frame's faces, largest first."""
+
+    def __init__(self, pipeline, config: TrackingConfig | None = None) -> None:
+        self.pipeline = pipeline
+        self.config = config or TrackingConfig()
+        self.stats = TrackingStats()
+        self._tracks: list[_Track] = []
+        self._since_detect = 0
+        self._thumb: np.ndarray | None = None
+
+    def faces(self, frame: np.ndarray) -> list[Face]:
+        self.stats.frames += 1
+        thumb = cv2.resize(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), (32, 32), interpolation=cv2.INTER_AREA)
+        cut = self._thumb is not None and float(np.mean(cv2.absdiff(thumb, self._thumb))) > self.config.scene_cut
+        self._thumb = thumb
+        self.stats.scene_cuts += int(cut)
+        if (
+            not self.config.enabled
+            or not self._tracks
+            or cut
+            or self._since_detect + 1 >= self.config.detect_interval
+        ):
+            return self._detect(frame)
+        tracked = self._follow(frame)
+        if tracked is None:
+            self.stats.lost += 1
+            return self._detect(frame)
+        self._since_detect += 1
+        return tracked
+
+    def _detect(self, frame: np.ndarray) -> list[Face]:
+        self.stats.detections += 1
+        self._since_detect = 0
+        faces = self.pipeline.analyse(frame, embed=False)
+        self._tracks = [_Track(face, _rel_box(face)) for face in faces if face.landmarks_68 is not None]
+        return faces
+
+    def _follow(self, frame: np.ndarray) -> list[Face] | None:
+        guesses = [
+            Face(box=_box_from(t.face.landmarks_68, t.rel_box, frame.shape), score=t.face.score,
+                 landmarks_5=t.face.landmarks_5.copy())
+            for t in self._tracks
+        ]
+        refined = self.pipeline.landmarker.refine(frame, guesses)
+        faces: list[Face] = []
+        for track, face in zip(self._tracks, refined, strict=True):
+            if face.landmarks_68 is None:
+                return None
+            before = _extent(track.face.landmarks_68)
+            after = _extent(face.landmarks_68)
+            if _iou(before, after) < self.config.min_iou:
+                return None
+            face.box = _box_from(face.landmarks_68, track.rel_box, frame.shape)
+            track.face = face
+            faces.append(face)
+        return selection.by_size(faces)
