@@ -94,9 +94,15 @@ def probe(source: Source, *, decode_first: bool = True) -> VideoInfo:
         if width <= 0 or height <= 0 or frames <= 0:
             raise InvalidVideo("The video has no frames.")
         return VideoInfo(
-            width=width, height=height, rotation=rotation, fps=fps, frames=frames,
-            duration_seconds=duration or frames / fps, has_audio=audio is not None,
-            video_codec=codec, audio_codec=audio.codec_context.name if audio else None,
+            width=width,
+            height=height,
+            rotation=rotation,
+            fps=fps,
+            frames=frames,
+            duration_seconds=duration or frames / fps,
+            has_audio=audio is not None,
+            video_codec=codec,
+            audio_codec=audio.codec_context.name if audio else None,
         )
 
 
@@ -211,8 +217,16 @@ def sample_frames(
 class PartWriter:
     """A video-only H.264 part: libx264, yuv420p, no B-frames, CRF; pts = frame index."""
 
-    def __init__(self, path: str | Path, *, width: int, height: int, fps: Fraction, crf: int,
-                 preset: str = DEFAULT_PRESET) -> None:
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        width: int,
+        height: int,
+        fps: Fraction,
+        crf: int,
+        preset: str = DEFAULT_PRESET,
+    ) -> None:
         if width % 2 or height % 2:
             raise ValueError("yuv420p needs even dimensions")
         self.container = av.open(str(path), "w", format="mp4")
@@ -220,7 +234,10 @@ class PartWriter:
         self.stream.width, self.stream.height, self.stream.pix_fmt = width, height, "yuv420p"
         # Identical options in every part keep SPS/PPS identical, so parts concatenate by packet.
         self.stream.options = {
-            "crf": str(crf), "preset": preset, "bf": "0", "g": str(max(1, round(2 * fps))),
+            "crf": str(crf),
+            "preset": preset,
+            "bf": "0",
+            "g": str(max(1, round(2 * fps))),
             "threads": "2",
         }
         self.frames = 0

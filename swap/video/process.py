@@ -121,7 +121,14 @@ def swap_video(
     part = Path(output).with_suffix(".part.mp4")
     try:
         result = process_clip(
-            pipeline, source, video, part, size=size, options=options, crf=crf, tracking=tracking,
+            pipeline,
+            source,
+            video,
+            part,
+            size=size,
+            options=options,
+            crf=crf,
+            tracking=tracking,
             on_progress=on_progress,
         )
         if result.swapped_frames == 0:

@@ -145,7 +145,9 @@ def write_audio_only(path: str | Path, seconds: float = 1.0) -> None:
         total = int(48000 * seconds)
         samples = (0.3 * np.sin(np.arange(total) * 2 * np.pi * 440 / 48000)).astype(np.float32)
         for offset in range(0, total, 1024):
-            af = av.AudioFrame.from_ndarray(samples[offset : offset + 1024][None, :], format="flt", layout="mono")
+            af = av.AudioFrame.from_ndarray(
+                samples[offset : offset + 1024][None, :], format="flt", layout="mono"
+            )
             af.sample_rate, af.pts = 48000, offset
             out.mux(audio.encode(af))
         out.mux(audio.encode(None))

@@ -84,7 +84,10 @@ class FaceTracker:
     def faces(self, frame: np.ndarray) -> list[Face]:
         self.stats.frames += 1
         thumb = cv2.resize(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), (32, 32), interpolation=cv2.INTER_AREA)
-        cut = self._thumb is not None and float(np.mean(cv2.absdiff(thumb, self._thumb))) > self.config.scene_cut
+        cut = (
+            self._thumb is not None
+            and float(np.mean(cv2.absdiff(thumb, self._thumb))) > self.config.scene_cut
+        )
         self._thumb = thumb
         self.stats.scene_cuts += int(cut)
         if (
@@ -110,8 +113,11 @@ class FaceTracker:
 
     def _follow(self, frame: np.ndarray) -> list[Face] | None:
         guesses = [
-            Face(box=_box_from(t.face.landmarks_68, t.rel_box, frame.shape), score=t.face.score,
-                 landmarks_5=t.face.landmarks_5.copy())
+            Face(
+                box=_box_from(t.face.landmarks_68, t.rel_box, frame.shape),
+                score=t.face.score,
+                landmarks_5=t.face.landmarks_5.copy(),
+            )
             for t in self._tracks
         ]
         refined = self.pipeline.landmarker.refine(frame, guesses)
