@@ -209,9 +209,26 @@ if PRODUCTION and S3_ACCESS_KEY == "visage-dev":
 MAX_UPLOAD_BYTES = env_int("VISAGE_MAX_UPLOAD_BYTES", 20 * 1024 * 1024)
 MAX_IMAGE_PIXELS = env_int("VISAGE_MAX_IMAGE_PIXELS", 40_000_000)
 MIN_IMAGE_SIDE = env_int("VISAGE_MIN_IMAGE_SIDE", 64)
-VIDEO_ENABLED = env_bool("VISAGE_VIDEO_ENABLED", False)  # video targets (issue #6)
 DATA_UPLOAD_MAX_MEMORY_SIZE = MAX_UPLOAD_BYTES * 2 + 1024 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
+
+# --- Video (issue #6) ---------------------------------------------------------------------------
+VIDEO_ENABLED = env_bool("VISAGE_VIDEO_ENABLED", False)  # video targets (MP4/MOV/WebM)
+# A video must also fit MAX_UPLOAD_BYTES, which is checked first.
+VIDEO_MAX_BYTES = env_int("VISAGE_VIDEO_MAX_BYTES", MAX_UPLOAD_BYTES)
+VIDEO_MAX_DURATION_S = env_float("VISAGE_VIDEO_MAX_DURATION_S", 60.0)
+VIDEO_MAX_FRAMES = env_int("VISAGE_VIDEO_MAX_FRAMES", 3600)
+# Longer clips are split into segments of about this length, each its own RQ job on any GPU worker.
+VIDEO_SEGMENT_SECONDS = env_float("VISAGE_VIDEO_SEGMENT_SECONDS", 10.0)
+# Detect faces every N frames (and on scene cuts / lost tracks) and track with landmarks between.
+VIDEO_TRACKING = env_bool("VISAGE_VIDEO_TRACKING", True)
+VIDEO_DETECT_INTERVAL = env_int("VISAGE_VIDEO_DETECT_INTERVAL", 10)
+# libx264 CRF per mode (lower = better and bigger).
+VIDEO_CRF = {
+    "fast": env_int("VISAGE_VIDEO_CRF_FAST", 23),
+    "standard": env_int("VISAGE_VIDEO_CRF_STANDARD", 20),
+    "hq": env_int("VISAGE_VIDEO_CRF_HQ", 16),
+}
 
 # --- Engine -----------------------------------------------------------------------------------
 VISAGE_MODELS_DIR = Path(env_str("VISAGE_MODELS_DIR", str(DATA_DIR / "models")))
