@@ -34,5 +34,8 @@ from webapp.settings import *  # noqa: E402, F403
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # fast user creation in tests
 
 # Worker subprocesses in tests must see the test database: keep SQLite's test DB in a file.
+# On PostgreSQL, one test database per run, so parallel runs on one server don't collide.
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":  # noqa: F405
     DATABASES["default"]["TEST"] = {"NAME": str(_data_dir / "test.sqlite3")}  # noqa: F405
+else:
+    DATABASES["default"]["TEST"] = {"NAME": f"test_visage_{os.getpid()}"}  # noqa: F405
