@@ -24,10 +24,16 @@ class TokenView(APIView):
         password = serializers.CharField(style={"input_type": "password"})
         name = serializers.CharField(required=False, default="API token", max_length=100)
 
+        class Meta:
+            ref_name = "TokenCreate"
+
     class OutputSerializer(serializers.Serializer):
         token = serializers.CharField(help_text="Send as 'Authorization: Bearer <token>'. Shown once.")
         name = serializers.CharField()
         prefix = serializers.CharField()
+
+        class Meta:
+            ref_name = "Token"
 
     def get_permissions(self):
         return [AllowAny()] if self.request.method == "POST" else super().get_permissions()
@@ -69,6 +75,9 @@ class MeView(APIView):
         available = serializers.DecimalField(max_digits=14, decimal_places=4)
         currency = serializers.CharField()
         plan = serializers.CharField()
+
+        class Meta:
+            ref_name = "Me"
 
     @extend_schema(operation_id="me_retrieve", responses={200: OutputSerializer, 401: PROBLEM},
                    summary="The caller, with balance and available credit")

@@ -43,6 +43,9 @@ class JobListCreateView(ThrottledView):
         reference_face_index = serializers.IntegerField(required=False, min_value=0, max_value=63, allow_null=True)
         webhook_url = serializers.URLField(required=False, allow_blank=True, max_length=2000)
 
+        class Meta:
+            ref_name = "JobCreate"
+
         def validate(self, attrs):
             if attrs.get("faces") == FaceSelection.REFERENCE and attrs.get("reference_face_index") is None:
                 raise serializers.ValidationError(
