@@ -1,12 +1,53 @@
-"""Moderation services — PASS-THROUGH PLACEHOLDER until the moderation issue (#4) lands.
+"""Moderation writes: screening (inputs, sampled video frames, the output), reviews, registrations.
 
-The platform calls exactly these two functions; the real detectors replace the bodies.
+The platform calls `screen_inputs` on the CPU `moderation` queue before any GPU work and
+`screen_output` on the finished result; it maps the outcome to job states (allow → GPU queue,
+review → waits for a moderator, reject → rejected, credits released, uploads deleted).
+Checks run cheapest first and stop at the first reject; every check that ran (or was disabled)
+is recorded on the Verdict, every image gets an audit ModerationRecord (hashes and scores only).
 """
 
 from __future__ import annotations
 
+import logging
+import time
 import uuid
 from dataclasses import dataclass
+
+import numpy as np
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.utils import timezone
+
+from swap.errors import InvalidImage
+from swap.image_io import decode_image
+
+from . import clip, conf, hashes, identities, nsfw, ocr, selectors
+from .choices import Decision, ReviewDecision, Stage
+from .findings import Finding
+from .models import CheckResult, ModerationRecord, ProtectedFace, ProtectedIdentity, Verdict
+
+logger = logging.getLogger(__name__)
+
+# Reasons that make an image "known bad" (a re-upload is rejected by hash). A missing face is not.
+CONTENT_CODES = frozenset({"content_rejected", "protected_identity", "blocked_text"})
+REVIEW_MESSAGE = "Your job is waiting for a quick review by our moderators; it continues once approved."
+OUTPUT_REVIEW_MESSAGE = "Your result is waiting for a quick review by our moderators before it is shown."
+REVIEW_REJECT_MESSAGE = ("Our moderators could not approve this content under our content policy, so the job "
+                         "was not processed. No credits were charged.")
+
+
+def _reject_message(code: str, role: str) -> str:
+    image = f"{role} image" if role in ("source", "target", "output") else role
+    return {
+        "content_rejected": f"The {image} appears to contain content our content policy doesn't allow, so this job "
+                            "was not processed. No credits were charged.",
+        "protected_identity": f"The {image} shows a person who can't be used in face swaps on this service, so this "
+                              "job was not processed. No credits were charged.",
+        "blocked_text": f"The {image} contains text our content policy doesn't allow, so this job was not "
+                        "processed. No credits were charged.",
+    }.get(code, "This content could not be accepted. No credits were charged.")
 
 
 @dataclass(frozen=True)
@@ -16,9 +57,252 @@ class ScreeningOutcome:
     message: str = ""  # shown to the user
 
 
+@dataclass
+class _Image:
+    role: str
+    pixels: np.ndarray  # BGR
+    sha256: str
+    phash: str = ""
+    dhash: str = ""
+    matched_record_id: int | None = None
+
+    def __post_init__(self) -> None:
+        self.phash = hashes.phash(self.pixels)
+        self.dhash = hashes.dhash(self.pixels)
+
+
+# --- public entry points -------------------------------------------------------------------------
+
+
 def screen_inputs(*, subject_id: uuid.UUID, source: bytes, target: bytes, target_kind: str) -> ScreeningOutcome:
-    return ScreeningOutcome("allow")
+    started = time.perf_counter()
+    try:
+        images = [_Image("source", _decode(source, "source"), hashes.sha256_hex(source))]
+        if target_kind == "image":
+            images.append(_Image("target", _decode(target, "target"), hashes.sha256_hex(target)))
+    except InvalidImage as exc:
+        finding = Finding(check="decode", role=exc.which or "input", outcome="reject", code=exc.code,
+                          message=str(exc))
+        return _record(subject_id, Stage.INPUT, [], [finding], started)
+    findings = _run_checks(images, with_faces=True)
+    if target_kind != "image" and not _rejected(findings):
+        # A video target's frames are screened by screen_frames (issue #6); until that runs in this
+        # step, a moderator looks at it — never let unscreened frames reach a GPU.
+        findings.append(Finding(check="video_frames", role="target", outcome="review",
+                                detail={"status": f"{target_kind} target not screened automatically"}))
+    return _record(subject_id, Stage.INPUT, images, findings, started)
+
+
+def screen_frames(*, subject_id: uuid.UUID, frames: list[np.ndarray]) -> ScreeningOutcome:
+    """Sampled video frames (BGR): every image check per frame; a face must appear in at least one."""
+    started = time.perf_counter()
+    images = [_Image(f"frame {i}", frame, hashes.sha256_hex(np.ascontiguousarray(frame).tobytes()))
+              for i, frame in enumerate(frames)]
+    findings = _run_checks(images, with_faces=True, frames=True)
+    return _record(subject_id, Stage.FRAMES, images, findings, started)
 
 
 def screen_output(*, subject_id: uuid.UUID, data: bytes) -> ScreeningOutcome:
-    return ScreeningOutcome("allow")
+    """The finished result: NSFW detector (and known-bad hashes). Anything flagged → review."""
+    started = time.perf_counter()
+    try:
+        image = _Image("output", _decode(data, "output"), hashes.sha256_hex(data))
+    except InvalidImage as exc:
+        finding = Finding(check="decode", role="output", outcome="review", message=str(exc))
+        return _record(subject_id, Stage.OUTPUT, [], [finding], started)
+    findings = _known_bad([image])
+    if not findings:
+        findings = [nsfw.check(image.pixels, role="output")]
+    return _record(subject_id, Stage.OUTPUT, [image], findings, started)
+
+
+def warm_up() -> None:
+    """Load every configured model once, at worker start, so the first job doesn't pay for it."""
+    frame = np.full((128, 128, 3), 127, np.uint8)
+    nsfw.get_detector().detect(frame)
+    identities.get_analyser().pipeline.warm_up()
+    if conf.ocr_enabled():
+        ocr.get_reader().warm_up()
+    try:
+        classifier = clip.get_classifier()
+        if classifier is not None:
+            classifier.probabilities(frame)
+    except Exception:  # reported by readiness_report; screening holds for review meanwhile
+        logger.exception("CLIP is configured but could not be loaded")
+
+
+# --- reviews and registrations --------------------------------------------------------------------
+
+
+@transaction.atomic
+def verdict_record_review(*, subject_id: uuid.UUID, reviewer, approved: bool, note: str = "") -> Verdict | None:
+    """Record who decided and when on the flagged verdict and its images. A rejected image becomes
+    known-bad, so the same content is rejected at once if it is uploaded again."""
+    verdict = selectors.verdict_for_review(subject_id)
+    if verdict is None:
+        return None
+    now = timezone.now()
+    Verdict.objects.filter(id=verdict.id).update(
+        reviewed_by=reviewer, reviewed_at=now, review_note=note,
+        review_decision=ReviewDecision.APPROVED if approved else ReviewDecision.REJECTED,
+    )
+    records = ModerationRecord.objects.filter(verdict=verdict)
+    records.update(reviewed_by=reviewer, reviewed_at=now)
+    if not approved:
+        records.exclude(decision=Decision.ALLOW).update(known_bad=True, decision=Decision.REJECT)
+    verdict.refresh_from_db()
+    return verdict
+
+
+@transaction.atomic
+def protected_identity_add_reference(*, identity: ProtectedIdentity, photo: bytes) -> ProtectedFace:
+    """Embed the largest face of a reference photo; only the embedding is kept, never the photo."""
+    try:
+        pixels = decode_image(photo, which="reference", max_pixels=settings.MAX_IMAGE_PIXELS)
+    except InvalidImage as exc:
+        raise ValidationError(str(exc)) from exc
+    embedded = identities.largest_embedding(pixels)
+    if embedded is None:
+        raise ValidationError("No face was found in the reference photo; upload a clear photo of the person.")
+    vector, kind = embedded
+    return ProtectedFace.objects.create(identity=identity, embedding_kind=kind,
+                                        vector=[float(v) for v in vector], source_sha256=hashes.sha256_hex(photo))
+
+
+# --- the checks --------------------------------------------------------------------------------
+
+
+def _decode(data: bytes, which: str) -> np.ndarray:
+    return decode_image(data, which=which, max_pixels=settings.MAX_IMAGE_PIXELS)
+
+
+def _rejected(findings: list[Finding]) -> bool:
+    return any(f.outcome == "reject" for f in findings)
+
+
+def _known_bad(images: list[_Image]) -> list[Finding]:
+    findings = []
+    for image in images:
+        match = selectors.known_bad_match(sha256=image.sha256, phash=image.phash)
+        if match is None:
+            continue
+        record, distance = match
+        image.matched_record_id = record.id
+        findings.append(Finding(
+            check="known_hash", role=image.role, outcome="reject", score=float(distance),
+            threshold=0.0 if record.sha256 == image.sha256 else None, code="content_rejected",
+            detail={"matched_record": record.id, "by": "sha256" if record.sha256 == image.sha256 else "phash"},
+        ))
+    return findings
+
+
+def _run_checks(images: list[_Image], *, with_faces: bool, frames: bool = False) -> list[Finding]:
+    """Cheapest first; stop at the first reject (the rest would not change the decision)."""
+    findings = _known_bad(images)
+    if findings:
+        return findings  # previously rejected content: no model runs at all
+    for image in images:
+        findings.append(nsfw.check(image.pixels, role=image.role))
+    if _rejected(findings):
+        return findings
+    if with_faces:
+        findings += _face_checks(images, frames=frames)
+        if _rejected(findings):
+            return findings
+    for image in images:
+        finding = clip.check(image.pixels, role=image.role)
+        findings.append(finding)
+        if finding.outcome == "disabled":
+            break  # one "disabled" line per verdict is enough
+    if _rejected(findings):
+        return findings
+    terms = selectors.blocked_terms()
+    for image in _ocr_subjects(images, frames=frames):
+        findings.append(ocr.check(image.pixels, role=image.role, blocked_terms=terms))
+        if _rejected(findings):
+            break
+    return findings
+
+
+def _ocr_subjects(images: list[_Image], *, frames: bool) -> list[_Image]:
+    if frames:  # text rarely changes between frames: first, middle and last are enough
+        picks = sorted({0, len(images) // 2, len(images) - 1}) if images else []
+        return [images[i] for i in picks]
+    # Only the face of the source reaches the result; its background text never does.
+    return [i for i in images if i.role != "source" or conf.ocr_on_source()]
+
+
+def _face_checks(images: list[_Image], *, frames: bool) -> list[Finding]:
+    analyser = identities.get_analyser()
+    kind = analyser.embedding_kind
+    protected = selectors.protected_vectors(kind=kind)
+    findings, any_face = [], False
+    for image in images:
+        started = time.perf_counter()
+        faces = analyser.faces(image.pixels)
+        any_face = any_face or bool(faces)
+        identity = identities.identity_check(faces, protected, role=image.role, kind=kind)
+        identity.elapsed_ms = (time.perf_counter() - started) * 1000  # detection + embedding included
+        findings.append(identity)
+        if not frames:
+            findings.append(identities.presence_check(faces, role=image.role))
+        if _rejected(findings):
+            return findings
+    if frames:
+        findings.append(Finding(
+            check="face_presence", role="target", outcome="pass" if any_face else "reject",
+            code="" if any_face else "no_face_detected",
+            message="" if any_face else "We couldn't find any face in the target video to swap. Please choose a "
+                                        "video that shows at least one face.",
+        ))
+    return findings
+
+
+# --- recording -----------------------------------------------------------------------------------
+
+
+def _decide(stage: str, findings: list[Finding]) -> ScreeningOutcome:
+    worst = max((f.severity for f in findings), default=0)
+    if worst == 0:
+        return ScreeningOutcome("allow")
+    if stage == Stage.OUTPUT:  # a result is never rejected outright: a moderator decides
+        return ScreeningOutcome("review", "output_review", OUTPUT_REVIEW_MESSAGE)
+    if worst == 1:
+        return ScreeningOutcome("review", "needs_review", REVIEW_MESSAGE)
+    first = next(f for f in findings if f.outcome == "reject")
+    return ScreeningOutcome("reject", first.code or "content_rejected",
+                            first.message or _reject_message(first.code, first.role))
+
+
+@transaction.atomic
+def _record(subject_id: uuid.UUID, stage: str, images: list[_Image], findings: list[Finding],
+            started: float) -> ScreeningOutcome:
+    outcome = _decide(stage, findings)
+    disabled = [f"{f.check}: {f.detail.get('status', 'disabled')}" for f in findings if f.outcome == "disabled"]
+    verdict, _ = Verdict.objects.update_or_create(
+        subject_id=subject_id, stage=stage,
+        defaults=dict(decision=outcome.decision, code=outcome.code, message=outcome.message,
+                      latency_ms=round((time.perf_counter() - started) * 1000, 2), disabled_checks=disabled,
+                      reviewed_by=None, reviewed_at=None, review_decision="", review_note=""),
+    )
+    verdict.checks.all().delete()  # a re-screen (sweeper) replaces the check list; records stay as audit
+    CheckResult.objects.bulk_create([
+        CheckResult(verdict=verdict, check_name=f.check, role=f.role, outcome=f.outcome, score=f.score,
+                    threshold=f.threshold, code=f.code, detail=f.detail, elapsed_ms=round(f.elapsed_ms, 2))
+        for f in findings
+    ])
+    for image in images:
+        own = [f for f in findings if f.role == image.role]
+        worst = max((f.severity for f in own), default=0)
+        decision = [Decision.ALLOW, Decision.REVIEW, Decision.REJECT][worst]
+        height, width = image.pixels.shape[:2]
+        ModerationRecord.objects.create(
+            verdict=verdict, role=image.role, sha256=image.sha256, phash=image.phash, dhash=image.dhash,
+            width=width, height=height, decision=decision,
+            scores={f.check: f.score for f in own if f.score is not None},
+            known_bad=any(f.outcome == "reject" and f.code in CONTENT_CODES for f in own),
+            matched_record_id=image.matched_record_id,
+        )
+    logger.info("screened %s (%s): %s %s in %.0f ms", subject_id, stage, outcome.decision, outcome.code,
+                verdict.latency_ms)
+    return outcome

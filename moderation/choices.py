@@ -1,0 +1,29 @@
+from __future__ import annotations
+
+from django.db import models
+
+
+class Stage(models.TextChoices):
+    INPUT = "input"  # source + target before any GPU time
+    OUTPUT = "output"  # the finished result
+    FRAMES = "frames"  # sampled video frames
+
+
+class Decision(models.TextChoices):
+    ALLOW = "allow"
+    REVIEW = "review"
+    REJECT = "reject"
+
+
+class CheckOutcome(models.TextChoices):
+    PASS = "pass"
+    REVIEW = "review"
+    REJECT = "reject"
+    DISABLED = "disabled"  # not configured: shown, never counted as passed
+    SKIPPED = "skipped"  # not needed (e.g. no blocked terms, an earlier check rejected)
+    ERROR = "error"  # configured but failed: holds for review
+
+
+class ReviewDecision(models.TextChoices):
+    APPROVED = "approved"
+    REJECTED = "rejected"

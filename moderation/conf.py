@@ -1,0 +1,183 @@
+"""Moderation thresholds and model locations, each with a default.
+
+Every value is read at call time from the Django setting of the same name when one is set (tests
+use pytest-django's `settings` fixture), else from the environment variable — so a deployment
+configures moderation with env vars only and nothing here needs `webapp/settings.py`.
+Blocked terms and protected identities are data, edited in the admin, not settings.
+
+| variable | default | meaning |
+|---|---|---|
+| VISAGE_NSFW_MODEL | nudenet's bundled 320n.onnx | NSFW detector (NudeNet interface) |
+| VISAGE_NSFW_THRESHOLDS | see NSFW_DEFAULTS | JSON {class: [review, reject]}, merged over the defaults |
+| VISAGE_CLIP_MODEL | ViT-B-32 | open_clip model name |
+| VISAGE_CLIP_CHECKPOINT | "" | local checkpoint file; empty = CLIP check DISABLED |
+| VISAGE_CLIP_CONFIG | "" | optional open_clip model-config JSON for a custom architecture |
+| VISAGE_CLIP_PROMPTS | see CLIP_DEFAULTS | JSON {prompt: {"review": p, "reject": p} or null} |
+| VISAGE_OCR_ENABLED | true | run the OCR blocked-text check |
+| VISAGE_OCR_MAX_SIDE | 480 | longest side (px) the text detector sees |
+| VISAGE_OCR_ON_SOURCE | false | also OCR the source (only its face reaches the result) |
+| VISAGE_OCR_MIN_SCORE | 0.5 | recogniser confidence below which text is ignored |
+| VISAGE_IDENTITY_MAX_DISTANCE | 0.5 | dlib128 Euclidean distance to a protected face that rejects |
+| VISAGE_IDENTITY_MAX_COSINE_DISTANCE | 0.6 | the same for arcface512 embeddings (1 - cos) |
+| VISAGE_MIN_FACE_PX | 40 | shorter side of the smallest usable source face |
+| VISAGE_PHASH_MAX_DISTANCE | 6 | Hamming distance (of 64 bits) that counts as known-bad content |
+| VISAGE_MODERATION_THREADS | 0 | onnxruntime intra-op threads for moderation models (0 = all) |
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
+
+# [review, reject] per NudeNet class; classes not listed are never flagged (faces, covered parts).
+NSFW_DEFAULTS: dict[str, tuple[float, float]] = {
+    "FEMALE_GENITALIA_EXPOSED": (0.30, 0.50),
+    "MALE_GENITALIA_EXPOSED": (0.30, 0.50),
+    "ANUS_EXPOSED": (0.30, 0.50),
+    "FEMALE_BREAST_EXPOSED": (0.35, 0.60),
+    "BUTTOCKS_EXPOSED": (0.40, 0.65),
+}
+
+# Softmax probabilities over the prompts; a prompt mapped to None is a neutral "anything else" class.
+CLIP_DEFAULTS: dict[str, dict[str, float] | None] = {
+    "explicit sexual content": {"review": 0.35, "reject": 0.70},
+    "graphic violence": {"review": 0.35, "reject": 0.70},
+    "a photo of a child": {"review": 0.50},
+    "an ordinary photo": None,
+}
+
+
+def _raw(name: str) -> str | None:
+    value = getattr(settings, name, None)
+    if value is None:
+        value = os.environ.get(name)
+    return None if value is None or value == "" else str(value)
+
+
+def _bool(name: str, default: bool) -> bool:
+    value = _raw(name)
+    if value is None:
+        return default
+    return value.lower() in {"1", "true", "yes", "on"}
+
+
+def _float(name: str, default: float) -> float:
+    value = _raw(name)
+    try:
+        return default if value is None else float(value)
+    except ValueError as exc:
+        raise ImproperlyConfigured(f"{name} must be a number, not {value!r}") from exc
+
+
+def _int(name: str, default: int) -> int:
+    value = _raw(name)
+    try:
+        return default if value is None else int(value)
+    except ValueError as exc:
+        raise ImproperlyConfigured(f"{name} must be an integer, not {value!r}") from exc
+
+
+def _json(name: str):
+    value = getattr(settings, name, None)
+    if value is not None and not isinstance(value, str):
+        return value  # a dict set directly in Django settings / a test
+    value = _raw(name)
+    if value is None:
+        return None
+    try:
+        return json.loads(value)
+    except json.JSONDecodeError as exc:
+        raise ImproperlyConfigured(f"{name} must be JSON: {exc}") from exc
+
+
+@dataclass(frozen=True)
+class Band:
+    """A score at or above `review` holds for a moderator; at or above `reject` rejects."""
+
+    review: float | None
+    reject: float | None
+
+    def outcome(self, score: float) -> str:
+        if self.reject is not None and score >= self.reject:
+            return "reject"
+        if self.review is not None and score >= self.review:
+            return "review"
+        return "pass"
+
+
+def nsfw_model_path() -> Path:
+    configured = _raw("VISAGE_NSFW_MODEL")
+    if configured:
+        return Path(configured)
+    import nudenet  # noqa: PLC0415 - only for the location of the model it ships
+
+    return Path(nudenet.__file__).resolve().parent / "320n.onnx"
+
+
+def nsfw_thresholds() -> dict[str, Band]:
+    merged = {label: Band(*band) for label, band in NSFW_DEFAULTS.items()}
+    for label, band in (_json("VISAGE_NSFW_THRESHOLDS") or {}).items():
+        review, reject = band
+        merged[label] = Band(review, reject)
+    return merged
+
+
+def clip_model_name() -> str:
+    return _raw("VISAGE_CLIP_MODEL") or "ViT-B-32"
+
+
+def clip_checkpoint() -> str:
+    return _raw("VISAGE_CLIP_CHECKPOINT") or ""
+
+
+def clip_config_path() -> str:
+    return _raw("VISAGE_CLIP_CONFIG") or ""
+
+
+def clip_prompts() -> dict[str, Band | None]:
+    prompts = _json("VISAGE_CLIP_PROMPTS") or CLIP_DEFAULTS
+    if len(prompts) < 2:
+        raise ImproperlyConfigured("VISAGE_CLIP_PROMPTS needs at least two prompts (softmax over one is always 1)")
+    return {
+        prompt: None if band is None else Band(band.get("review"), band.get("reject"))
+        for prompt, band in prompts.items()
+    }
+
+
+def ocr_enabled() -> bool:
+    return _bool("VISAGE_OCR_ENABLED", True)
+
+
+def ocr_max_side() -> int:
+    return _int("VISAGE_OCR_MAX_SIDE", 480)
+
+
+def ocr_on_source() -> bool:
+    return _bool("VISAGE_OCR_ON_SOURCE", False)
+
+
+def ocr_min_score() -> float:
+    return _float("VISAGE_OCR_MIN_SCORE", 0.5)
+
+
+def identity_max_distance(kind: str) -> float:
+    if kind == "arcface512":
+        return _float("VISAGE_IDENTITY_MAX_COSINE_DISTANCE", 0.6)
+    return _float("VISAGE_IDENTITY_MAX_DISTANCE", 0.5)
+
+
+def min_face_px() -> int:
+    return _int("VISAGE_MIN_FACE_PX", 40)
+
+
+def phash_max_distance() -> int:
+    return _int("VISAGE_PHASH_MAX_DISTANCE", 6)
+
+
+def moderation_threads() -> int:
+    return _int("VISAGE_MODERATION_THREADS", 0)

@@ -1,0 +1,155 @@
+"""NSFW detector: NudeNet's 320n YOLOv8 model, run through our own onnxruntime session.
+
+Pre- and post-processing follow nudenet/nudenet.py (3.4) exactly — pad to a square at the
+bottom/right, resize to 320, scale to [0, 1], the same channel order; decode rows of
+(cx, cy, w, h, 18 class scores), keep >= 0.2, NMS 0.25/0.45 — so its scores mean what NudeNet's
+mean. Running it through swap.runtime.get_session gives one session per process, counted like
+every other model.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from swap.runtime import RuntimeOptions, get_session
+
+from . import conf
+from .findings import Finding
+
+LABELS = (
+    "FEMALE_GENITALIA_COVERED",
+    "FACE_FEMALE",
+    "BUTTOCKS_EXPOSED",
+    "FEMALE_BREAST_EXPOSED",
+    "FEMALE_GENITALIA_EXPOSED",
+    "MALE_BREAST_EXPOSED",
+    "ANUS_EXPOSED",
+    "FEET_EXPOSED",
+    "BELLY_COVERED",
+    "FEET_COVERED",
+    "ARMPITS_COVERED",
+    "ARMPITS_EXPOSED",
+    "FACE_MALE",
+    "BELLY_EXPOSED",
+    "MALE_GENITALIA_EXPOSED",
+    "ANUS_COVERED",
+    "FEMALE_BREAST_COVERED",
+    "BUTTOCKS_COVERED",
+)
+INPUT_SIZE = 320
+MIN_SCORE = 0.2  # NudeNet drops rows below this before NMS
+NMS_SCORE, NMS_IOU = 0.25, 0.45
+
+
+@dataclass(frozen=True)
+class Detection:
+    label: str
+    score: float
+    box: tuple[int, int, int, int]  # x, y, w, h in image pixels
+
+
+def preprocess(image_bgr: np.ndarray, size: int = INPUT_SIZE) -> np.ndarray:
+    """(1, 3, size, size) float32, as NudeNet builds it."""
+    # NudeNet converts with COLOR_RGBA2BGR (which swaps R and B of a 3-channel image) and then
+    # blobFromImage(swapRB=True) swaps them back: the model is fed BGR. Keep that, not "fix" it.
+    image = image_bgr[:, :, :3] if image_bgr.shape[2] == 4 else image_bgr
+    height, width = image.shape[:2]
+    side = max(height, width)
+    padded = cv2.copyMakeBorder(image, 0, side - height, 0, side - width, cv2.BORDER_CONSTANT, value=0)
+    resized = cv2.resize(padded, (size, size), interpolation=cv2.INTER_LINEAR)
+    return np.ascontiguousarray(resized.transpose(2, 0, 1)[None].astype(np.float32) / 255.0)
+
+
+def decode(output: np.ndarray, width: int, height: int, size: int = INPUT_SIZE) -> list[Detection]:
+    """Rows of (cx, cy, w, h, class scores…) in model pixels → detections in image pixels after NMS."""
+    rows = np.squeeze(output, 0).T  # (anchors, 4 + classes)
+    class_scores = rows[:, 4:]
+    best = class_scores.max(axis=1)
+    keep = best >= MIN_SCORE
+    if not keep.any():
+        return []
+    rows, best, class_ids = rows[keep], best[keep], class_scores[keep].argmax(axis=1)
+    scale = max(width, height) / size  # the padded square back to image pixels
+    cx, cy, w, h = (rows[:, i] * scale for i in range(4))
+    x = np.clip(cx - w / 2, 0, width)
+    y = np.clip(cy - h / 2, 0, height)
+    w = np.minimum(w, width - x)
+    h = np.minimum(h, height - y)
+    boxes = np.stack([x, y, w, h], axis=1)
+    indices = cv2.dnn.NMSBoxes(boxes.tolist(), best.tolist(), NMS_SCORE, NMS_IOU)
+    return [
+        Detection(LABELS[int(class_ids[i])], float(best[i]), tuple(int(v) for v in boxes[i]))
+        for i in np.array(indices).ravel()
+    ]
+
+
+class NsfwDetector:
+    """One session per model file and process; `calls` proves when screening skipped the model."""
+
+    def __init__(self, model_path: Path) -> None:
+        options = RuntimeOptions(providers=("CPUExecutionProvider",), intra_op_threads=conf.moderation_threads())
+        self.model_path = model_path
+        self.session = get_session(model_path, options)
+        self.input_name = self.session.get_inputs()[0].name
+        self.calls = 0
+
+    def detect(self, image_bgr: np.ndarray) -> list[Detection]:
+        self.calls += 1
+        height, width = image_bgr.shape[:2]
+        (output,) = self.session.run(None, {self.input_name: preprocess(image_bgr)})[:1]
+        return decode(output, width, height)
+
+
+_detector: NsfwDetector | None = None
+_lock = threading.Lock()
+
+
+def get_detector() -> NsfwDetector:
+    global _detector
+    path = conf.nsfw_model_path().resolve()
+    with _lock:
+        if _detector is None or _detector.model_path != path:
+            _detector = NsfwDetector(path)
+        return _detector
+
+
+def loaded() -> bool:
+    return _detector is not None
+
+
+def check(image_bgr: np.ndarray, *, role: str) -> Finding:
+    """The worst thresholded class decides; every flagged class is recorded with its score."""
+    started = time.perf_counter()
+    detections = get_detector().detect(image_bgr)
+    bands = conf.nsfw_thresholds()
+    top: dict[str, float] = {}
+    for detection in detections:
+        if detection.label in bands:
+            top[detection.label] = max(top.get(detection.label, 0.0), detection.score)
+    fired = {}
+    for label, score in top.items():
+        if bands[label].outcome(score) != "pass":
+            fired[label] = {"score": round(score, 4), "review": bands[label].review, "reject": bands[label].reject}
+    # The worst class decides: highest outcome first, then highest score (also when nothing fired,
+    # so the audit shows the closest call).
+    worst_label = max(top, key=lambda label: (_rank(bands[label].outcome(top[label])), top[label]), default="")
+    worst_score = top.get(worst_label, 0.0)
+    outcome = bands[worst_label].outcome(worst_score) if worst_label else "pass"
+    band = bands.get(worst_label)
+    return Finding(
+        check="nsfw", role=role, outcome=outcome, score=round(worst_score, 4),
+        threshold=(band.reject if outcome == "reject" else band.review) if band else None,
+        code="content_rejected" if outcome == "reject" else "",
+        detail={"fired": fired, "top_class": worst_label, "detections": len(detections)},
+        elapsed_ms=(time.perf_counter() - started) * 1000,
+    )
+
+
+def _rank(outcome: str) -> int:
+    return {"pass": 0, "review": 1, "reject": 2}[outcome]
