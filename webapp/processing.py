@@ -22,7 +22,7 @@ from swap.types import SwapOptions
 
 from . import services, storage
 from .aigc import encode_labelled
-from .choices import JobState
+from .choices import JobState, MediaKind
 from .engine import get_pipeline
 from .models import Job, before_key_for
 
@@ -63,6 +63,11 @@ def run_job(job_id: uuid.UUID) -> None:
     started = time.perf_counter()
     try:
         _fault_injection_pause()
+        if job.target.kind == MediaKind.VIDEO:
+            from .video_processing import run_video_job  # noqa: PLC0415 - PyAV only for videos
+
+            run_video_job(job, started=started)
+            return
         source_bytes = storage.get_bytes(settings.S3_UPLOADS_BUCKET, job.source.s3_key)
         target_bytes = storage.get_bytes(settings.S3_UPLOADS_BUCKET, job.target.s3_key)
         _check_still_running(job_id)

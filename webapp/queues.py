@@ -9,6 +9,7 @@ import django_rq
 from django.conf import settings
 from rq import Retry
 from rq.exceptions import NoSuchJobError
+from rq.job import Dependency
 from rq.job import Job as RQJob
 
 logger = logging.getLogger(__name__)
@@ -46,6 +47,37 @@ def enqueue_gpu(job_id: uuid.UUID, queue_name: str) -> None:
     django_rq.get_queue(queue_name).enqueue(
         tasks.run_job, str(job_id), job_id=str(job_id), retry=GPU_RETRY, on_failure=tasks.on_run_failure,
         job_timeout=settings.JOB_TIMEOUT_S, failure_ttl=7 * 86400,
+    )
+
+
+# A failed video segment is retried alone; its siblings' parts are kept.
+SEGMENT_RETRY = Retry(max=2, interval=[5, 30])
+
+
+def video_task_id(job_id: uuid.UUID, attempt: int, what: str) -> str:
+    """RQ ids of a video job's segment/join tasks: UUIDs (the GPU worker parses ids as UUIDs),
+    distinct per attempt so a requeued job never collides with its old segments."""
+    return str(uuid.uuid5(job_id, f"{attempt}:{what}"))
+
+
+def enqueue_video_segments(job_id: uuid.UUID, attempt: int, segments: int, queue_name: str) -> None:
+    """N segment tasks at the FRONT of the job's GPU queue (any free GPU worker takes the next one,
+    so the parent's heartbeat never waits behind other jobs) and a join task depending on all."""
+    from . import tasks  # noqa: PLC0415
+
+    if queue_name not in settings.GPU_QUEUES:
+        queue_name = "default"
+    queue = django_rq.get_queue(queue_name)
+    common = dict(job_timeout=settings.JOB_TIMEOUT_S, failure_ttl=7 * 86400, on_failure=tasks.on_video_task_failure)
+    jobs = []
+    for index in reversed(range(segments)):  # at_front reverses: segment 0 ends up first
+        jobs.append(queue.enqueue(
+            tasks.run_video_segment, str(job_id), attempt, index, job_id=video_task_id(job_id, attempt, f"segment-{index}"),
+            retry=SEGMENT_RETRY, at_front=True, **common,
+        ))
+    queue.enqueue(
+        tasks.finish_video_job, str(job_id), attempt, job_id=video_task_id(job_id, attempt, "join"),
+        depends_on=Dependency(jobs=jobs, enqueue_at_front=True), retry=GPU_RETRY, **common,
     )
 
 

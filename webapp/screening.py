@@ -10,7 +10,7 @@ from django.conf import settings
 from moderation import services as moderation_services
 
 from . import services, storage
-from .choices import JobState
+from .choices import JobState, MediaKind
 from .models import Job
 
 logger = logging.getLogger(__name__)
@@ -28,9 +28,14 @@ def screen_job(job_id: uuid.UUID) -> None:
         services.job_fail(job_id, code="upload_missing", message="The uploaded files are no longer available.",
                           from_states=[JobState.SCREENING])
         return
-    outcome = moderation_services.screen_inputs(
-        subject_id=job_id, source=source, target=target, target_kind=job.target.kind,
-    )
+    if job.target.kind == MediaKind.VIDEO:
+        from .video_processing import screen_video_inputs  # noqa: PLC0415 - PyAV only for videos
+
+        outcome = screen_video_inputs(job, source=source, target=target)
+    else:
+        outcome = moderation_services.screen_inputs(
+            subject_id=job_id, source=source, target=target, target_kind=job.target.kind,
+        )
     if outcome.decision == "allow":
         services.job_enqueue_gpu(job_id, from_states=[JobState.SCREENING])
     elif outcome.decision == "review":

@@ -19,6 +19,27 @@ def run_job(job_id: str) -> None:
     processing.run_job(uuid.UUID(job_id))
 
 
+def run_video_segment(job_id: str, attempt: int, index: int) -> None:
+    from . import video_processing  # noqa: PLC0415
+
+    video_processing.run_segment(uuid.UUID(job_id), attempt, index)
+
+
+def finish_video_job(job_id: str, attempt: int) -> None:
+    from . import video_processing  # noqa: PLC0415
+
+    video_processing.finish_video_job(uuid.UUID(job_id), attempt)
+
+
+def on_video_task_failure(job, connection, exc_type, exc_value, traceback) -> None:
+    """A video segment or join gave up (retries spent, timeout): the parent job fails."""
+    if job.retries_left:
+        return
+    from . import video_processing  # noqa: PLC0415
+
+    video_processing.segment_gave_up(uuid.UUID(job.args[0]))
+
+
 def deliver_webhook(job_id: str) -> None:
     webhooks.deliver(uuid.UUID(job_id))
 
