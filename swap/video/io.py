@@ -318,15 +318,23 @@ def _audio_packets(source: Source, out_container) -> Iterator[tuple[float, av.Pa
         container.close()
 
 
-def join_parts(parts: list[Path], output: str | Path, *, fps: Fraction, audio_from: Source | None) -> int:
+def join_parts(
+    parts: list[Path],
+    output: str | Path,
+    *,
+    fps: Fraction,
+    audio_from: Source | None,
+    metadata: dict[str, str] | None = None,
+) -> int:
     """Concatenate parts' video packets and mux the original audio once; MP4 with faststart.
 
-    Returns the number of video frames written.
+    `metadata` goes into the container (e.g. an AI-generated label). Returns the frames written.
     """
     if not parts:
         raise ValueError("nothing to join")
     fps = Fraction(fps)
     with av.open(str(output), "w", format="mp4", options={"movflags": "+faststart"}) as out:
+        out.metadata.update(metadata or {})
         with av.open(str(parts[0])) as first:
             video_stream = out.add_stream_from_template(first.streams.video[0])
         video_stream.time_base = 1 / fps
