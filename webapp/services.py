@@ -14,8 +14,8 @@ import secrets
 import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass
-from decimal import Decimal
 from datetime import datetime, timedelta
+from decimal import Decimal
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
