@@ -93,13 +93,20 @@ def screen_inputs(*, subject_id: uuid.UUID, source: bytes, target: bytes, target
     return _record(subject_id, Stage.INPUT, images, findings, started)
 
 
-def screen_frames(*, subject_id: uuid.UUID, frames: list[np.ndarray]) -> ScreeningOutcome:
-    """Sampled video frames (BGR): every image check per frame; a face must appear in at least one."""
+def screen_frames(*, subject_id: uuid.UUID, frames: list[np.ndarray], stage: str = Stage.FRAMES) -> ScreeningOutcome:
+    """Sampled video frames (BGR): every image check per frame; a face must appear in at least one.
+
+    stage="output" screens frames of a finished video like `screen_output` (NSFW and known-bad
+    hashes; anything flagged → review) and keeps its own verdict apart from the input frames'.
+    """
     started = time.perf_counter()
     images = [_Image(f"frame {i}", frame, hashes.sha256_hex(np.ascontiguousarray(frame).tobytes()))
               for i, frame in enumerate(frames)]
-    findings = _run_checks(images, with_faces=True, frames=True)
-    return _record(subject_id, Stage.FRAMES, images, findings, started)
+    if stage == Stage.OUTPUT:
+        findings = _known_bad(images) or [nsfw.check(image.pixels, role=image.role) for image in images]
+    else:
+        findings = _run_checks(images, with_faces=True, frames=True)
+    return _record(subject_id, stage, images, findings, started)
 
 
 def screen_output(*, subject_id: uuid.UUID, data: bytes) -> ScreeningOutcome:

@@ -1,0 +1,29 @@
+from __future__ import annotations
+
+import cv2
+import numpy as np
+from skimage import data as skdata
+
+from moderation import hashes
+
+
+def test_phash_survives_reencoding_and_resizing(astronaut_rgb):
+    original = np.ascontiguousarray(astronaut_rgb[:, :, ::-1])
+    jpeg = cv2.imdecode(cv2.imencode(".jpg", original, [cv2.IMWRITE_JPEG_QUALITY, 60])[1], cv2.IMREAD_COLOR)
+    smaller = cv2.resize(original, (300, 300), interpolation=cv2.INTER_AREA)
+    for copy in (jpeg, smaller):
+        assert hashes.hamming(hashes.phash(original), hashes.phash(copy)) <= 4
+        assert hashes.hamming(hashes.dhash(original), hashes.dhash(copy)) <= 6
+
+
+def test_different_images_are_far_apart(astronaut_rgb):
+    a = hashes.phash(np.ascontiguousarray(astronaut_rgb[:, :, ::-1]))
+    b = hashes.phash(np.ascontiguousarray(skdata.coffee()[:, :, ::-1]))
+    assert len(a) == 16 and hashes.hamming(a, b) > 16
+
+
+def test_nearest_finds_the_closest_known_hash():
+    known = ["0000000000000000", "ffffffffffffffff", "00000000000000ff"]
+    assert hashes.nearest("000000000000000f", known) == (0, 4)
+    assert hashes.nearest("ffffffffffffff00", known)[0] == 1
+    assert hashes.nearest("0000000000000000", []) is None

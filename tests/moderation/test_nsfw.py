@@ -1,0 +1,67 @@
+"""The NSFW detector: the real NudeNet model from the wheel, and threshold logic on generated models."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from moderation import nsfw
+from swap.runtime import model_load_counts
+
+
+@pytest.fixture
+def bgr(astronaut_rgb) -> np.ndarray:
+    return np.ascontiguousarray(astronaut_rgb[:, :, ::-1])
+
+
+def test_real_model_loads_from_the_wheel_and_passes_the_astronaut(bgr, settings):
+    settings.VISAGE_NSFW_MODEL = None
+    finding = nsfw.check(bgr, role="source")
+    assert finding.outcome == "pass"
+    assert finding.detail["fired"] == {}
+    assert nsfw.get_detector().model_path.name == "320n.onnx"
+    assert model_load_counts().get("320n") == 1  # loaded through swap.runtime.get_session, once
+
+
+def test_our_decoding_matches_nudenet_itself(bgr):
+    from nudenet import NudeDetector
+
+    ours = nsfw.NsfwDetector(nsfw.conf.nsfw_model_path()).detect(bgr)
+    theirs = NudeDetector().detect(bgr)
+    assert [(d.label, round(d.score, 4), d.box) for d in ours] == [
+        (d["class"], round(d["score"], 4), tuple(d["box"])) for d in theirs
+    ]
+    assert any(d.label == "FACE_FEMALE" for d in ours)
+
+
+def test_generated_model_decodes_to_the_boxes_it_was_built_with(bgr, nsfw_models, settings):
+    settings.VISAGE_NSFW_MODEL = str(nsfw_models["reject"])
+    detections = nsfw.get_detector().detect(bgr)
+    assert sorted((d.label, round(d.score, 2)) for d in detections) == [
+        ("FACE_FEMALE", 0.8), ("FEMALE_GENITALIA_EXPOSED", 0.91)
+    ]
+
+
+@pytest.mark.parametrize(
+    ("model", "outcome", "fired"),
+    [("reject", "reject", {"FEMALE_GENITALIA_EXPOSED"}), ("review", "review", {"FEMALE_BREAST_EXPOSED"}),
+     ("clean", "pass", set())],
+)
+def test_per_class_thresholds_and_review_band(bgr, nsfw_models, settings, model, outcome, fired):
+    settings.VISAGE_NSFW_MODEL = str(nsfw_models[model])
+    finding = nsfw.check(bgr, role="target")
+    assert finding.outcome == outcome
+    assert set(finding.detail["fired"]) == fired
+    if fired:
+        (label,) = fired
+        assert finding.detail["fired"][label]["score"] == pytest.approx(finding.score)
+        assert finding.score >= finding.threshold
+    assert finding.code == ("content_rejected" if outcome == "reject" else "")
+
+
+def test_thresholds_are_configurable(bgr, nsfw_models, settings):
+    settings.VISAGE_NSFW_MODEL = str(nsfw_models["review"])
+    settings.VISAGE_NSFW_THRESHOLDS = '{"FEMALE_BREAST_EXPOSED": [0.2, 0.4]}'
+    assert nsfw.check(bgr, role="target").outcome == "reject"
+    settings.VISAGE_NSFW_THRESHOLDS = '{"FEMALE_BREAST_EXPOSED": [0.5, 0.9]}'
+    assert nsfw.check(bgr, role="target").outcome == "pass"
