@@ -1,0 +1,175 @@
+"""Video through the engine: generated clips (PyAV), the classical pipeline, whole and segmented."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+from skimage import data as skdata
+
+from swap.config import PipelineConfig
+from swap.pipeline import Pipeline
+from swap.video import io, synthetic
+from swap.video.process import NoFaceInVideo, process_clip, swap_video
+from swap.video.segments import plan_segments
+from swap.video.synthetic import ClipSpec
+from swap.video.tracking import TrackingConfig
+
+SPEC = ClipSpec(width=256, height=256, fps=15, seconds=2.0, audio=True)
+
+
+@pytest.fixture(scope="module")
+def pipeline() -> Pipeline:
+    return Pipeline(
+        PipelineConfig(
+            detector="dlib_hog",
+            landmarker="dlib_shape68",
+            recognizer="dlib_resnet",
+            swapper="classical",
+            enhancer="none",
+        )
+    )
+
+
+@pytest.fixture(scope="module")
+def source(pipeline):
+    # The mirrored astronaut: a swap onto the astronaut in the clip visibly changes the face.
+    return pipeline.prepare_source([cv2.flip(cv2.cvtColor(skdata.astronaut(), cv2.COLOR_RGB2BGR), 1)])
+
+
+@pytest.fixture(scope="module")
+def clips(tmp_path_factory) -> dict[str, tuple[Path, ClipSpec, list[np.ndarray]]]:
+    directory = tmp_path_factory.mktemp("clips")
+    specs = {
+        "audio": SPEC,
+        "silent": ClipSpec(width=256, height=256, fps=12, seconds=2.0, audio=False),
+        "odd": ClipSpec(width=641, height=359, fps=12, seconds=1.5, audio=True),
+        "phone": ClipSpec(width=192, height=320, fps=12, seconds=1.5, audio=True, rotation=-90),
+        "empty": ClipSpec(width=256, height=256, fps=12, seconds=1.0, audio=False, face=False),
+    }
+    out = {}
+    for name, spec in specs.items():
+        path = directory / f"{name}.mp4"
+        frames = synthetic.write_clip(path, spec, skdata.astronaut())
+        out[name] = (path, spec, frames)
+    return out
+
+
+def _far_from_face(spec: ClipSpec, frame_index: int, frames: list[np.ndarray]) -> np.ndarray:
+    """A mask of background pixels well away from the face patch and the counter bar."""
+    patch = synthetic.face_patch(skdata.astronaut(), spec)
+    x1, y1, x2, y2 = synthetic.face_box(spec, frame_index, (patch.shape[1], patch.shape[0]))
+    mask = np.ones(frames[0].shape[:2], bool)
+    margin = 12
+    mask[max(0, y1 - margin) : y2 + margin, max(0, x1 - margin) : x2 + margin] = False
+    mask[-synthetic.COUNTER_ROWS - 4 :] = False
+    return mask
+
+
+@pytest.mark.parametrize("name", ["audio", "silent", "odd", "phone"])
+def test_swapped_clip_keeps_timing_audio_and_background(pipeline, source, clips, tmp_path, name):
+    path, spec, rendered = clips[name]
+    info = io.probe(path)
+    output = tmp_path / "out.mp4"
+    result = swap_video(pipeline, source, path, output, crf=18)
+
+    out_info = io.probe(output)
+    frames, fps, duration = io.count_frames(output)
+    assert frames == spec.frames == result.frames
+    assert fps == spec.fps
+    assert abs(duration - spec.frames / spec.fps) <= 1 / spec.fps
+    # Display size: rotation applied (the phone clip is portrait), odd sides rounded down to even.
+    assert (out_info.width, out_info.height) == (info.width - info.width % 2, info.height - info.height % 2)
+    assert out_info.rotation == 0
+    if spec.audio:
+        assert out_info.has_audio
+        assert io.audio_duration(output) == pytest.approx(io.audio_duration(path), abs=0.03)
+    else:
+        assert not out_info.has_audio
+
+    original = list(io.read_frames(path, size=(out_info.width, out_info.height)))
+    swapped = list(io.read_frames(output))
+    assert [synthetic.read_counter(f) for f in swapped] == list(range(spec.frames))
+    middle = spec.frames // 2
+    for i in (middle - 1, middle, middle + 1):
+        faces = pipeline.analyse(original[i], embed=False)
+        assert faces, "the test clip must show a detectable face"
+        x1, y1, x2, y2 = faces[0].box.astype(int)
+        face_diff = np.abs(original[i][y1:y2, x1:x2].astype(int) - swapped[i][y1:y2, x1:x2]).mean()
+        assert face_diff > 8, f"frame {i}: the face did not change ({face_diff:.1f})"
+        mask = _far_from_face(spec, i, rendered)[: out_info.height, : out_info.width]
+        background_diff = np.abs(original[i].astype(int) - swapped[i])[mask].mean()
+        assert background_diff < 3, f"frame {i}: background changed ({background_diff:.1f})"
+    assert result.swapped_frames >= spec.frames - 2
+
+
+def test_segments_join_without_repeated_or_dropped_frames(pipeline, source, clips, tmp_path):
+    path, spec, _ = clips["audio"]
+    plan = plan_segments(spec.frames, spec.fps, 0.7)
+    assert len(plan) == 3
+    parts = []
+    for segment in plan:
+        part = tmp_path / f"part{segment.index}.mp4"
+        process_clip(pipeline, source, path, part, size=(256, 256), start=segment.start, stop=segment.stop)
+        parts.append(part)
+    joined = tmp_path / "joined.mp4"
+    assert io.join_parts(parts, joined, fps=io.probe(path).fps, audio_from=path) == spec.frames
+
+    whole = tmp_path / "whole.mp4"
+    swap_video(pipeline, source, path, whole)
+    assert io.count_frames(joined)[0] == io.count_frames(whole)[0] == spec.frames
+    assert io.audio_duration(joined) == pytest.approx(io.audio_duration(whole), abs=1e-6)
+    counters = [synthetic.read_counter(f) for f in io.read_frames(joined)]
+    assert counters == list(range(spec.frames))
+
+
+def test_segment_plan_cuts_by_frame_index():
+    plan = plan_segments(300, 30, 4.0)
+    assert [(s.start, s.stop) for s in plan] == [(0, 120), (120, 240), (240, None)]
+    assert plan_segments(20, 15, 10.0)[0].stop is None
+    assert len(plan_segments(125, 30, 4.0)) == 1  # a 5-frame sliver joins the previous segment
+
+
+def test_tracking_detects_less_and_falls_back_on_a_scene_cut(pipeline, clips):
+    path, _, _ = clips["audio"]
+    frames = list(io.read_frames(path))
+    from swap.video.tracking import FaceTracker
+
+    tracker = FaceTracker(pipeline, TrackingConfig(detect_interval=10))
+    boxes = [tracker.faces(f) for f in frames]
+    assert all(boxes)
+    assert tracker.stats.detections <= 4
+    # Tracked boxes stay on the face: close to a fresh detection's box.
+    fresh = pipeline.analyse(frames[17], embed=False)[0].box
+    tracked = boxes[17][0].box
+    assert np.abs(fresh - tracked).max() < 15
+
+    cut = np.full_like(frames[0], 30)
+    before = tracker.stats.detections
+    assert tracker.faces(cut) == []
+    assert tracker.stats.scene_cuts == 1 and tracker.stats.detections == before + 1
+
+
+def test_clip_without_a_face_raises_no_face(pipeline, source, clips, tmp_path):
+    path, _, _ = clips["empty"]
+    with pytest.raises(NoFaceInVideo) as info:
+        swap_video(pipeline, source, path, tmp_path / "out.mp4")
+    assert info.value.code == "no_face_detected"
+
+
+def test_probe_reads_metadata_and_rejects_bad_files(clips, tmp_path):
+    path, spec, _ = clips["phone"]
+    info = io.probe(path)
+    assert (info.width, info.height, info.rotation) == (192, 320, -90)
+    assert info.frames == spec.frames and info.has_audio and info.fps == spec.fps
+
+    truncated = tmp_path / "truncated.mp4"
+    truncated.write_bytes(path.read_bytes()[: len(path.read_bytes()) // 2])
+    with pytest.raises(io.InvalidVideo):
+        io.probe(truncated)
+    audio_only = tmp_path / "audio.m4a"
+    synthetic.write_audio_only(audio_only)
+    with pytest.raises(io.NoVideoStream):
+        io.probe(audio_only)
