@@ -1,0 +1,82 @@
+"""POST /api/v1/faces — the faces in a photo, for the upload page's "pick the face to replace".
+
+Boxes are in the decoded image's pixels (EXIF orientation applied, as the browser shows it), largest
+first: the order the engine's `face_index` refers to (swap.selection.by_size).
+"""
+
+from __future__ import annotations
+
+import threading
+
+from django.conf import settings
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import serializers
+from rest_framework.parsers import FormParser, MultiPartParser
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from ..validation import UploadRejected, read_upload
+from .throttles import ReadThrottle
+
+_detector = None
+_detector_lock = threading.Lock()
+
+
+def face_detector():
+    """The engine's dlib HOG detector, built once per process with the engine's detection settings."""
+    global _detector
+    with _detector_lock:
+        if _detector is None:
+            from swap.config import PipelineConfig  # noqa: PLC0415 - dlib is heavy; load on first use
+            from swap.face_detection.dlib_hog import DlibHogDetector  # noqa: PLC0415
+
+            config = PipelineConfig.from_env()
+            _detector = DlibHogDetector(
+                upsample=config.detect_upsample,
+                max_side=config.detect_max_side,
+                score_threshold=config.detect_score_threshold,
+            )
+        return _detector
+
+
+class FaceDetectView(APIView):
+    parser_classes = [MultiPartParser, FormParser]
+    throttle_classes = [ReadThrottle]
+
+    class InputSerializer(serializers.Serializer):
+        image = serializers.FileField(required=False, help_text="The photo to look for faces in")
+
+    @extend_schema(
+        operation_id="faces_detect",
+        request={"multipart/form-data": InputSerializer},
+        responses={
+            200: OpenApiResponse(
+                description="{width, height, faces: [{index, box: [x1, y1, x2, y2], score}]}"
+            ),
+            400: OpenApiResponse(description="problem+json"),
+        },
+        summary="Find the faces in a photo (largest first, the order of face_index)",
+    )
+    def post(self, request):
+        from swap.errors import InvalidImage  # noqa: PLC0415
+        from swap.image_io import decode_image  # noqa: PLC0415
+        from swap.selection import by_size  # noqa: PLC0415
+
+        field = request.data.get("field") if request.data.get("field") in ("source", "target") else "image"
+        data = read_upload(request.FILES.get("image"), field=field)
+        try:
+            frame = decode_image(data, which=field, max_pixels=settings.MAX_IMAGE_PIXELS)
+        except InvalidImage as exc:
+            raise UploadRejected("corrupt_image", str(exc), field=field) from exc
+        faces = by_size(face_detector().detect(frame))
+        height, width = frame.shape[:2]
+        return Response(
+            {
+                "width": width,
+                "height": height,
+                "faces": [
+                    {"index": i, "box": [round(float(v), 1) for v in face.box], "score": round(face.score, 3)}
+                    for i, face in enumerate(faces)
+                ],
+            }
+        )

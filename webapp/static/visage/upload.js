@@ -1,0 +1,352 @@
+/* The upload page: pick or drop two files, preview them, find the target's faces, price the job live,
+   and submit to /api/v1/jobs so a 400's per-field `errors` show next to the field while both chosen
+   files stay selected. Without JavaScript the form posts to the site view instead. */
+"use strict";
+(function () {
+  var form = document.getElementById("upload-form");
+  if (!form) return;
+
+  var maxBytes = Number(form.dataset.maxBytes);
+  var formError = document.getElementById("form-error");
+  var faceIndex = document.getElementById("face_index");
+  var facesStatus = document.getElementById("faces-status");
+  var facesError = document.getElementById("faces-error");
+  var submit = document.getElementById("submit-swap");
+  var quoteBox = document.getElementById("quote");
+  var quoteAmount = document.getElementById("quote-amount");
+  var quoteNote = document.getElementById("quote-note");
+  var quoteAvailable = document.getElementById("quote-available");
+  var targetSize = null; // {width, height, frames} read from the chosen target in the browser
+  var quoteSeq = 0;
+  var facesSeq = 0;
+  var WHAT = { source: "face photo", target: "target" };
+
+  function mb(bytes) { return (bytes / 1048576).toFixed(bytes < 10485760 ? 1 : 0) + " MB"; }
+  function money(value) { var n = Number(value); return isNaN(n) ? value : n.toFixed(2); }
+  function headers() { return { "X-CSRFToken": Visage.csrfToken(), Accept: "application/json" }; }
+
+  // --- the two file fields ------------------------------------------------------------------------
+  function field(name) {
+    var root = document.getElementById(name + "-field");
+    return {
+      root: root,
+      input: root.querySelector('input[type="file"]'),
+      dropzone: root.querySelector('[data-role="dropzone"]'),
+      preview: root.querySelector('[data-role="preview"]'),
+      img: root.querySelector('[data-role="preview-img"]'),
+      fileName: root.querySelector('[data-role="file-name"]'),
+      error: root.querySelector('[data-role="error"]'),
+      boxes: root.querySelector('[data-role="boxes"]'),
+      url: null,
+    };
+  }
+  var fields = { source: field("source"), target: field("target") };
+
+  function setError(name, message) {
+    var f = fields[name];
+    f.error.textContent = message || "";
+    f.root.classList.toggle("field-invalid", !!message);
+    if (message) f.input.setAttribute("aria-invalid", "true"); else f.input.removeAttribute("aria-invalid");
+  }
+
+  function accepted(input) { return input.accept.split(",").map(function (t) { return t.trim(); }); }
+
+  /* Client-side checks (type and size); the server checks everything again. */
+  function checkFile(name) {
+    var f = fields[name];
+    var file = f.input.files[0];
+    if (!file) return name === "source" ? "Choose a photo of the face to use." : "Choose the photo to put the face in.";
+    var types = accepted(f.input);
+    if (types.indexOf(file.type) === -1) {
+      var allowed = types.some(function (t) { return t.indexOf("video/") === 0; })
+        ? "a JPEG, PNG or WebP photo, or an MP4, MOV or WebM video" : "a JPEG, PNG or WebP photo";
+      return "“" + file.name + "” is not " + allowed + ". Choose " + allowed + ".";
+    }
+    if (file.size === 0) return "“" + file.name + "” is empty.";
+    if (file.size > maxBytes) return "“" + file.name + "” is " + mb(file.size) + "; the limit is " + mb(maxBytes) + ".";
+    return "";
+  }
+
+  function showEmpty(name) {
+    var f = fields[name];
+    f.preview.hidden = true;
+    f.dropzone.hidden = false;
+  }
+
+  function showPreview(name, file) {
+    var f = fields[name];
+    if (f.url) URL.revokeObjectURL(f.url);
+    f.url = URL.createObjectURL(file);
+    f.fileName.textContent = file.name + " · " + mb(file.size);
+    f.preview.classList.remove("preview-unavailable");
+    var frame = f.img.parentNode;
+    var old = frame.querySelector("video");
+    if (old) old.remove();
+    if (file.type.indexOf("video/") === 0) {
+      var video = document.createElement("video");
+      video.muted = true; video.playsInline = true; video.preload = "metadata"; video.controls = true;
+      video.setAttribute("aria-label", f.img.alt);
+      video.src = f.url;
+      f.img.hidden = true;
+      frame.insertBefore(video, f.img);
+      video.addEventListener("loadedmetadata", function () {
+        if (name === "target") {
+          // The quote needs a frame count; 30 fps is the estimate until the server measures the file.
+          setTarget({ width: video.videoWidth, height: video.videoHeight, frames: Math.max(1, Math.round(video.duration * 30)) });
+          facesStatus.textContent = "Faces are found in each frame of a video; the largest face is replaced.";
+        }
+      });
+    } else {
+      f.img.hidden = false;
+      f.img.onload = function () {
+        if (name === "target") setTarget({ width: f.img.naturalWidth, height: f.img.naturalHeight, frames: 1 });
+      };
+      f.img.onerror = function () { f.preview.classList.add("preview-unavailable"); };
+      f.img.src = f.url;
+      if (name === "target") detectFaces(file);
+    }
+    f.dropzone.hidden = true;
+    f.preview.hidden = false;
+  }
+
+  function chosen(name) {
+    var f = fields[name];
+    var file = f.input.files[0];
+    setError(name, "");
+    formError.hidden = true;
+    if (name === "target") { clearFaces(); setTarget(null); }
+    if (!file) { showEmpty(name); return; }
+    var problem = checkFile(name);
+    if (problem) {
+      setError(name, problem);
+      showEmpty(name);
+      if (name === "target") facesStatus.textContent = "Choose a target photo and we’ll find its faces.";
+      return;
+    }
+    showPreview(name, file);
+  }
+
+  Object.keys(fields).forEach(function (name) {
+    var f = fields[name];
+    f.input.addEventListener("change", function () { chosen(name); });
+    var depth = 0;
+    f.root.addEventListener("dragenter", function (e) { e.preventDefault(); depth++; f.root.classList.add("is-dragging"); });
+    f.root.addEventListener("dragover", function (e) { e.preventDefault(); e.dataTransfer.dropEffect = "copy"; });
+    f.root.addEventListener("dragleave", function () { if (--depth <= 0) { depth = 0; f.root.classList.remove("is-dragging"); } });
+    f.root.addEventListener("drop", function (e) {
+      e.preventDefault();
+      depth = 0;
+      f.root.classList.remove("is-dragging");
+      if (!e.dataTransfer.files.length) return;
+      var list = new DataTransfer();
+      list.items.add(e.dataTransfer.files[0]);
+      f.input.files = list.files;
+      chosen(name);
+    });
+  });
+  // A file dropped next to a zone must not make the browser navigate away from the form.
+  window.addEventListener("dragover", function (e) { e.preventDefault(); });
+  window.addEventListener("drop", function (e) { e.preventDefault(); });
+
+  // --- faces in the target ------------------------------------------------------------------------
+  function facesRadio(value) { return form.querySelector('input[name="faces"][value="' + value + '"]'); }
+
+  function clearFaces() {
+    facesSeq++;
+    if (fields.target.boxes) fields.target.boxes.innerHTML = "";
+    pickFace(null);
+  }
+
+  function pickFace(index) {
+    faceIndex.value = index === null ? "" : String(index);
+    var boxes = fields.target.boxes ? fields.target.boxes.querySelectorAll(".face-box") : [];
+    Array.prototype.forEach.call(boxes, function (box) {
+      box.setAttribute("aria-pressed", String(Number(box.dataset.index) === index));
+    });
+    var chip = document.getElementById("face-chip");
+    if (chip) chip.remove();
+    if (index !== null) {
+      facesRadio("one").checked = true;
+      chip = document.createElement("p");
+      chip.id = "face-chip";
+      chip.innerHTML = '<span class="face-chip">Face ' + (index + 1) + ' will be replaced'
+        + ' <button type="button" aria-label="Undo: replace the largest face instead">✕</button></span>';
+      chip.querySelector("button").addEventListener("click", function () { pickFace(null); });
+      facesStatus.after(chip);
+    }
+    facesError.textContent = "";
+  }
+
+  form.querySelectorAll('input[name="faces"]').forEach(function (radio) {
+    radio.addEventListener("change", function () { pickFace(null); });
+  });
+
+  async function detectFaces(file) {
+    var seq = ++facesSeq;
+    facesStatus.textContent = "Looking for faces in the target photo…";
+    var body = new FormData();
+    body.append("image", file);
+    body.append("field", "target");
+    try {
+      var response = await fetch(form.dataset.facesUrl, { method: "POST", body: body, headers: headers(), credentials: "same-origin" });
+      var data = await response.json();
+      if (seq !== facesSeq) return;
+      if (!response.ok) {
+        facesStatus.textContent = "We couldn’t look for faces in this file.";
+        var messages = (data.errors && (data.errors.target || data.errors.image)) || [data.detail];
+        setError("target", messages.join(" "));
+        return;
+      }
+      drawFaces(data);
+    } catch (e) {
+      if (seq === facesSeq) facesStatus.textContent = "We couldn’t look for faces right now; the largest face will be replaced.";
+    }
+  }
+
+  function drawFaces(data) {
+    var layer = fields.target.boxes;
+    layer.innerHTML = "";
+    var count = data.faces.length;
+    if (!count) {
+      facesStatus.textContent = "We found no face in this photo. A swap needs a clear, front-facing face — try another photo.";
+      return;
+    }
+    data.faces.forEach(function (face) {
+      var b = face.box;
+      var button = document.createElement("button");
+      button.type = "button";
+      button.className = "face-box";
+      button.dataset.index = face.index;
+      button.setAttribute("aria-pressed", "false");
+      button.setAttribute("aria-label", "Replace face " + (face.index + 1) + (face.index === 0 ? " (the largest)" : ""));
+      button.style.left = (100 * b[0] / data.width) + "%";
+      button.style.top = (100 * b[1] / data.height) + "%";
+      button.style.width = (100 * (b[2] - b[0]) / data.width) + "%";
+      button.style.height = (100 * (b[3] - b[1]) / data.height) + "%";
+      button.innerHTML = "<span aria-hidden=\"true\">" + (face.index + 1) + "</span>";
+      button.addEventListener("click", function () {
+        pickFace(faceIndex.value === String(face.index) ? null : face.index);
+      });
+      layer.appendChild(button);
+    });
+    facesStatus.textContent = count === 1
+      ? "Found 1 face. It will be replaced."
+      : "Found " + count + " faces, numbered largest first. Click one to replace only that face, or choose an option above.";
+  }
+
+  // --- live quote ----------------------------------------------------------------------------------
+  function setTarget(size) { targetSize = size; updateQuote(); }
+
+  async function updateQuote() {
+    var seq = ++quoteSeq;
+    quoteBox.classList.remove("is-short");
+    if (!targetSize) {
+      quoteAmount.textContent = "—";
+      quoteNote.textContent = "Choose a target photo to see the price.";
+      return;
+    }
+    var payload = {
+      width: targetSize.width, height: targetSize.height, frames: targetSize.frames,
+      mode: form.querySelector('input[name="mode"]:checked').value,
+      resolution: form.querySelector('input[name="resolution"]:checked').value,
+    };
+    quoteNote.textContent = "Pricing…";
+    try {
+      var response = await fetch(form.dataset.quoteUrl, {
+        method: "POST", credentials: "same-origin",
+        headers: Object.assign({ "Content-Type": "application/json" }, headers()), body: JSON.stringify(payload),
+      });
+      var q = await response.json();
+      if (seq !== quoteSeq) return;
+      if (!response.ok) { quoteAmount.textContent = "—"; quoteNote.textContent = q.detail || "No price for this file."; return; }
+      quoteAmount.textContent = money(q.amount) + " " + q.currency;
+      quoteAvailable.textContent = money(q.available) + " " + q.currency;
+      if (q.sufficient) {
+        quoteNote.textContent = "About " + Number(q.gpu_seconds_estimate).toFixed(1) + " s of GPU time at "
+          + q.processed_width + "×" + q.processed_height + ". We hold " + money(q.hold_amount) + " " + q.currency
+          + " until it finishes and release what isn’t used.";
+      } else {
+        quoteBox.classList.add("is-short");
+        quoteNote.textContent = "Not enough credit: this swap holds " + money(q.hold_amount) + " " + q.currency
+          + ". Try a lower quality or resolution, or top up your account.";
+      }
+    } catch (e) {
+      if (seq === quoteSeq) quoteNote.textContent = "We couldn’t get a price right now.";
+    }
+  }
+  form.querySelectorAll('input[name="mode"], input[name="resolution"]').forEach(function (radio) {
+    radio.addEventListener("change", updateQuote);
+  });
+
+  // --- submit ----------------------------------------------------------------------------------------
+  var ERROR_SLOTS = { source: "source", target: "target", mode: "mode-error", resolution: "resolution-error",
+                      faces: "faces-error", face_index: "faces-error", reference_face_index: "faces-error" };
+
+  function clearErrors() {
+    setError("source", ""); setError("target", "");
+    ["mode-error", "resolution-error", "faces-error"].forEach(function (id) { document.getElementById(id).textContent = ""; });
+    formError.hidden = true;
+    formError.textContent = "";
+  }
+
+  function showFormError(message) {
+    formError.textContent = message;
+    formError.hidden = false;
+    formError.scrollIntoView({ block: "nearest", behavior: "smooth" });
+  }
+
+  function showProblem(problem) {
+    var shown = false;
+    var first = null;
+    Object.keys(problem.errors || {}).forEach(function (key) {
+      var message = [].concat(problem.errors[key]).join(" ");
+      var slot = ERROR_SLOTS[key];
+      if (slot === "source" || slot === "target") { setError(slot, message); first = first || fields[slot].input; shown = true; }
+      else if (slot) { document.getElementById(slot).textContent = message; shown = true; }
+    });
+    if (!shown) {
+      var text = problem.detail || problem.title || "Something went wrong; please try again.";
+      if (problem.code === "insufficient_credits") text += " Lower the quality or resolution, or top up on your Account page.";
+      showFormError(text);
+    }
+    if (first) first.focus();
+  }
+
+  function busy(on) {
+    submit.disabled = on;
+    submit.classList.toggle("is-busy", on);
+    submit.querySelector(".button-label").textContent = on ? "Uploading" : "Swap faces";
+  }
+
+  form.addEventListener("submit", async function (event) {
+    event.preventDefault();
+    clearErrors();
+    var problems = { source: checkFile("source"), target: checkFile("target") };
+    var firstBad = null;
+    ["source", "target"].forEach(function (name) {
+      if (problems[name]) { setError(name, problems[name]); firstBad = firstBad || fields[name].input; }
+    });
+    if (firstBad) { firstBad.focus(); return; }
+
+    var data = new FormData(form);
+    data.delete("csrfmiddlewaretoken");
+    if (!faceIndex.value) data.delete("face_index");
+    busy(true);
+    try {
+      var response = await fetch(form.dataset.apiUrl, { method: "POST", body: data, headers: headers(), credentials: "same-origin" });
+      var body = await response.json().catch(function () { return {}; });
+      if (response.status === 201) {
+        submit.querySelector(".button-label").textContent = "Starting";
+        window.location.assign(body.urls.page);
+        return;
+      }
+      showProblem(body);
+    } catch (e) {
+      showFormError("We couldn’t reach Visage. Check your connection and try again — your files are still selected.");
+    }
+    busy(false);
+  });
+
+  // Files kept by the browser across a back/forward navigation get their previews back.
+  ["source", "target"].forEach(function (name) { if (fields[name].input.files.length) chosen(name); });
+})();
