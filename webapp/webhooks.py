@@ -7,6 +7,7 @@ stable across retries of one event.
 
 from __future__ import annotations
 
+import base64
 import ipaddress
 import json
 import secrets
@@ -35,7 +36,7 @@ def signing_secrets() -> list[str]:
     path = settings.DATA_DIR / "webhook_secret"
     if not path.exists():
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text("whsec_" + secrets.token_urlsafe(32))
+        path.write_text("whsec_" + base64.b64encode(secrets.token_bytes(24)).decode())  # Standard Webhooks: base64
         path.chmod(0o600)
     return [path.read_text().strip()]
 

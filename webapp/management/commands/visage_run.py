@@ -75,7 +75,9 @@ class Command(BaseCommand):
         commands = {
             "moderation-worker": manage + ["visage_worker", "--queues", f"{settings.MODERATION_QUEUE},{settings.WEBHOOK_QUEUE}"],
             "gpu-worker": manage + ["visage_worker", "--queues", ",".join(settings.GPU_QUEUES)],
-            "web": manage + ["runserver", "--noreload", addr],
+            # gunicorn, not runserver: threads for concurrent polling, the same server as production.
+            "web": [sys.executable, "-m", "gunicorn", "webapp.wsgi:application", "--bind", addr,
+                    "--workers", "2", "--threads", "8", "--access-logfile", "-", "--graceful-timeout", "10"],
         }
         processes = {name: subprocess.Popen(cmd) for name, cmd in commands.items()}
         self.stdout.write(self.style.SUCCESS(f"Visage is starting on http://{addr}/  (Ctrl-C stops everything)"))
