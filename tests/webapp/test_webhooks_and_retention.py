@@ -10,6 +10,7 @@ import pytest
 from django.core.management import call_command
 from django.utils import timezone
 from standardwebhooks import Webhook
+from standardwebhooks.webhooks import WebhookVerificationError
 
 from webapp import storage, webhooks
 from webapp.models import Job
@@ -62,7 +63,7 @@ def test_succeeded_job_sends_one_signed_webhook(api_a, astronaut_pair, receiver,
     assert payload["type"] == "job.succeeded"
     assert payload["data"]["id"] == job["id"]
     assert payload["data"]["result"]["url"]
-    with pytest.raises(Exception):
+    with pytest.raises(WebhookVerificationError):
         Webhook("whsec_" + "A" * 32).verify(body, headers)
 
 
