@@ -39,13 +39,35 @@ class ModerationRecordInline(ReadOnlyInline):
 
 @admin.register(Verdict)
 class VerdictAdmin(admin.ModelAdmin):
-    list_display = ["subject_id", "stage", "decision", "code", "disabled", "latency_ms", "review_decision",
-                    "reviewed_by", "created_at"]
+    list_display = [
+        "subject_id",
+        "stage",
+        "decision",
+        "code",
+        "disabled",
+        "latency_ms",
+        "review_decision",
+        "reviewed_by",
+        "created_at",
+    ]
     list_filter = ["decision", "stage", "review_decision"]
     search_fields = ["subject_id"]
     inlines = [CheckResultInline, ModerationRecordInline]
-    readonly_fields = ["subject_id", "stage", "decision", "code", "message", "latency_ms", "disabled_checks",
-                       "reasons", "reviewed_by", "reviewed_at", "review_decision", "created_at", "updated_at"]
+    readonly_fields = [
+        "subject_id",
+        "stage",
+        "decision",
+        "code",
+        "message",
+        "latency_ms",
+        "disabled_checks",
+        "reasons",
+        "reviewed_by",
+        "reviewed_at",
+        "review_decision",
+        "created_at",
+        "updated_at",
+    ]
     fields = readonly_fields + ["review_note"]
 
     @admin.display(description="disabled checks")
@@ -128,4 +150,6 @@ class ProtectedIdentityAdmin(admin.ModelAdmin):
             except ValidationError as exc:
                 messages.warning(request, f"{upload.name}: {' '.join(exc.messages)}")
         if added:
-            messages.success(request, f"Stored {added} face embedding(s) for {obj.name}; the photos were discarded.")
+            messages.success(
+                request, f"Stored {added} face embedding(s) for {obj.name}; the photos were discarded."
+            )

@@ -40,7 +40,9 @@ class ClipClassifier:
             open_clip.add_model_config(key.config_path)  # a custom architecture, e.g. a distilled tower
         self.key = key
         self.torch = torch
-        model, _, preprocess = open_clip.create_model_and_transforms(key.model_name, pretrained=key.checkpoint)
+        model, _, preprocess = open_clip.create_model_and_transforms(
+            key.model_name, pretrained=key.checkpoint
+        )
         self.model = model.eval()
         self.preprocess = preprocess
         tokenizer = open_clip.get_tokenizer(key.model_name)
@@ -69,8 +71,9 @@ _lock = threading.Lock()
 
 
 def _key() -> ClipKey:
-    return ClipKey(conf.clip_model_name(), conf.clip_checkpoint(), conf.clip_config_path(),
-                   tuple(conf.clip_prompts()))
+    return ClipKey(
+        conf.clip_model_name(), conf.clip_checkpoint(), conf.clip_config_path(), tuple(conf.clip_prompts())
+    )
 
 
 def status() -> str:
@@ -110,8 +113,14 @@ def check(image_bgr: np.ndarray, *, role: str) -> Finding:
     try:
         classifier = get_classifier()
     except Exception:  # configured but broken: hold for a human rather than pass unchecked
-        return Finding(check="clip", role=role, outcome="error", message="CLIP check failed to load",
-                       detail={"status": status()}, elapsed_ms=(time.perf_counter() - started) * 1000)
+        return Finding(
+            check="clip",
+            role=role,
+            outcome="error",
+            message="CLIP check failed to load",
+            detail={"status": status()},
+            elapsed_ms=(time.perf_counter() - started) * 1000,
+        )
     if classifier is None:
         return Finding(check="clip", role=role, outcome="disabled", detail={"status": status()})
     probs = classifier.probabilities(image_bgr)
@@ -128,10 +137,16 @@ def check(image_bgr: np.ndarray, *, role: str) -> Finding:
     outcome, score, prompt = worst
     band = bands.get(prompt) if prompt else None
     return Finding(
-        check="clip", role=role, outcome=outcome, score=round(score, 4),
+        check="clip",
+        role=role,
+        outcome=outcome,
+        score=round(score, 4),
         threshold=(band.reject if outcome == "reject" else band.review) if band else None,
         code="content_rejected" if outcome == "reject" else "",
-        detail={"prompt": prompt, "probabilities": {p: round(v, 4) for p, v in probs.items()},
-                "model": classifier.key.model_name},
+        detail={
+            "prompt": prompt,
+            "probabilities": {p: round(v, 4) for p, v in probs.items()},
+            "model": classifier.key.model_name,
+        },
         elapsed_ms=(time.perf_counter() - started) * 1000,
     )

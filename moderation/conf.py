@@ -142,7 +142,9 @@ def clip_config_path() -> str:
 def clip_prompts() -> dict[str, Band | None]:
     prompts = _json("VISAGE_CLIP_PROMPTS") or CLIP_DEFAULTS
     if len(prompts) < 2:
-        raise ImproperlyConfigured("VISAGE_CLIP_PROMPTS needs at least two prompts (softmax over one is always 1)")
+        raise ImproperlyConfigured(
+            "VISAGE_CLIP_PROMPTS needs at least two prompts (softmax over one is always 1)"
+        )
     return {
         prompt: None if band is None else Band(band.get("review"), band.get("reject"))
         for prompt, band in prompts.items()

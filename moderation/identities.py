@@ -89,20 +89,38 @@ def presence_check(faces: list[Face], *, role: str) -> Finding:
         sides = [min(f.box[2] - f.box[0], f.box[3] - f.box[1]) for f in faces]
         largest = float(max(sides, default=0.0))
         usable = largest >= min_px
-        message = "" if usable else (
-            "We couldn't find a clear face in the source image. Please upload a photo where one face is "
-            "clearly visible and not too small." if faces else
-            "We couldn't find a face in the source image. Please upload a photo where one face is clearly visible."
+        message = (
+            ""
+            if usable
+            else (
+                "We couldn't find a clear face in the source image. Please upload a photo where one face is "
+                "clearly visible and not too small."
+                if faces
+                else "We couldn't find a face in the source image. Please upload a photo where one face is clearly visible."
+            )
         )
-        return Finding(check="face_presence", role=role, outcome="pass" if usable else "reject", score=largest,
-                       threshold=float(min_px), code="" if usable else "no_face_detected", message=message,
-                       detail={"faces": len(faces)})
+        return Finding(
+            check="face_presence",
+            role=role,
+            outcome="pass" if usable else "reject",
+            score=largest,
+            threshold=float(min_px),
+            code="" if usable else "no_face_detected",
+            message=message,
+            detail={"faces": len(faces)},
+        )
     found = bool(faces)
     return Finding(
-        check="face_presence", role=role, outcome="pass" if found else "reject", score=float(len(faces)),
-        threshold=1.0, code="" if found else "no_face_detected",
-        message="" if found else f"We couldn't find any face in the {role} image to swap. Please choose a {role} "
-                                 "image that shows at least one face.",
+        check="face_presence",
+        role=role,
+        outcome="pass" if found else "reject",
+        score=float(len(faces)),
+        threshold=1.0,
+        code="" if found else "no_face_detected",
+        message=""
+        if found
+        else f"We couldn't find any face in the {role} image to swap. Please choose a {role} "
+        "image that shows at least one face.",
         detail={"faces": len(faces)},
     )
 
@@ -121,10 +139,17 @@ def identity_check(faces: list[Face], protected: list[ProtectedVector], *, role:
     nearest, ref = best
     hit = ref is not None and nearest <= limit
     return Finding(
-        check="identity", role=role, outcome="reject" if hit else "pass",
-        score=None if ref is None else round(nearest, 4), threshold=limit,
+        check="identity",
+        role=role,
+        outcome="reject" if hit else "pass",
+        score=None if ref is None else round(nearest, 4),
+        threshold=limit,
         code="protected_identity" if hit else "",
-        detail={"identity_id": ref.identity_id if hit else None, "identity": ref.name if hit else "",
-                "references": len(protected), "embedding_kind": kind},
+        detail={
+            "identity_id": ref.identity_id if hit else None,
+            "identity": ref.name if hit else "",
+            "references": len(protected),
+            "embedding_kind": kind,
+        },
         elapsed_ms=(time.perf_counter() - started) * 1000,
     )

@@ -20,15 +20,18 @@ class Verdict(models.Model):
     disabled_checks = models.JSONField(default=list, blank=True)  # checks that did NOT run, and why
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
-    reviewed_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
-                                    related_name="+")
+    reviewed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
     reviewed_at = models.DateTimeField(null=True, blank=True)
     review_decision = models.CharField(max_length=16, choices=ReviewDecision.choices, blank=True)
     review_note = models.TextField(blank=True)
 
     class Meta:
         ordering = ["-created_at"]
-        constraints = [models.UniqueConstraint(fields=["subject_id", "stage"], name="verdict_one_per_subject_stage")]
+        constraints = [
+            models.UniqueConstraint(fields=["subject_id", "stage"], name="verdict_one_per_subject_stage")
+        ]
         permissions = [("review_content", "Can approve or reject content waiting in the review queue")]
 
     def __str__(self) -> str:
@@ -68,9 +71,16 @@ class ModerationRecord(models.Model):
     decision = models.CharField(max_length=16, choices=Decision.choices)
     scores = models.JSONField(default=dict, blank=True)  # check → score
     known_bad = models.BooleanField(default=False, db_index=True)
-    matched_record = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
-    reviewed_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
-                                    related_name="+")
+    # Why it is known-bad. Only visual rejections (content_rejected) also match near-duplicates by
+    # pHash: an image rejected for its text or for who is in it matches by exact SHA-256 only, so the
+    # same photo without the text (or a different person's photo on the same background) passes.
+    known_bad_code = models.CharField(max_length=64, blank=True)
+    matched_record = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    reviewed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
     reviewed_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -101,8 +111,9 @@ class ProtectedIdentity(models.Model):
     note = models.TextField(blank=True)
     active = models.BooleanField(default=True)
     created_at = models.DateTimeField(auto_now_add=True)
-    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
-                                   related_name="+")
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
 
     class Meta:
         ordering = ["name"]

@@ -93,7 +93,9 @@ class NsfwDetector:
     """One session per model file and process; `calls` proves when screening skipped the model."""
 
     def __init__(self, model_path: Path) -> None:
-        options = RuntimeOptions(providers=("CPUExecutionProvider",), intra_op_threads=conf.moderation_threads())
+        options = RuntimeOptions(
+            providers=("CPUExecutionProvider",), intra_op_threads=conf.moderation_threads()
+        )
         self.model_path = model_path
         self.session = get_session(model_path, options)
         self.input_name = self.session.get_inputs()[0].name
@@ -135,15 +137,24 @@ def check(image_bgr: np.ndarray, *, role: str) -> Finding:
     fired = {}
     for label, score in top.items():
         if bands[label].outcome(score) != "pass":
-            fired[label] = {"score": round(score, 4), "review": bands[label].review, "reject": bands[label].reject}
+            fired[label] = {
+                "score": round(score, 4),
+                "review": bands[label].review,
+                "reject": bands[label].reject,
+            }
     # The worst class decides: highest outcome first, then highest score (also when nothing fired,
     # so the audit shows the closest call).
-    worst_label = max(top, key=lambda label: (_rank(bands[label].outcome(top[label])), top[label]), default="")
+    worst_label = max(
+        top, key=lambda label: (_rank(bands[label].outcome(top[label])), top[label]), default=""
+    )
     worst_score = top.get(worst_label, 0.0)
     outcome = bands[worst_label].outcome(worst_score) if worst_label else "pass"
     band = bands.get(worst_label)
     return Finding(
-        check="nsfw", role=role, outcome=outcome, score=round(worst_score, 4),
+        check="nsfw",
+        role=role,
+        outcome=outcome,
+        score=round(worst_score, 4),
         threshold=(band.reject if outcome == "reject" else band.review) if band else None,
         code="content_rejected" if outcome == "reject" else "",
         detail={"fired": fired, "top_class": worst_label, "detections": len(detections)},

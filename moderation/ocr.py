@@ -40,7 +40,9 @@ def matching_terms(texts: Iterable[str], terms: Iterable[str]) -> list[str]:
         pattern = re.compile(rf"(?<!\w){re.escape(needle)}(?!\w)")
         # OCR often drops the spaces between words: also try the text and term without them.
         squeezed = re.compile(rf"{re.escape(needle.replace(' ', ''))}")
-        if any(pattern.search(h) or (" " in needle and squeezed.search(h.replace(" ", ""))) for h in haystacks):
+        if any(
+            pattern.search(h) or (" " in needle and squeezed.search(h.replace(" ", ""))) for h in haystacks
+        ):
             found.append(term)
     return found
 
@@ -51,10 +53,14 @@ class TextReader:
 
         self.max_side = max_side
         # limit_type "max" caps the detector input; the default ("min" 736) upscales small images.
-        self.engine = RapidOCR(params={
-            "Global.log_level": "error", "Global.use_cls": False,
-            "Det.limit_type": "max", "Det.limit_side_len": max_side,
-        })
+        self.engine = RapidOCR(
+            params={
+                "Global.log_level": "error",
+                "Global.use_cls": False,
+                "Det.limit_type": "max",
+                "Det.limit_side_len": max_side,
+            }
+        )
         self.calls = 0
         record_model_load("rapidocr")
 
@@ -63,8 +69,9 @@ class TextReader:
         height, width = image_bgr.shape[:2]
         scale = self.max_side / max(height, width)
         if scale < 1:
-            image_bgr = cv2.resize(image_bgr, (round(width * scale), round(height * scale)),
-                                   interpolation=cv2.INTER_AREA)
+            image_bgr = cv2.resize(
+                image_bgr, (round(width * scale), round(height * scale)), interpolation=cv2.INTER_AREA
+            )
         result = self.engine(image_bgr)
         if not result.txts:
             return []
@@ -99,15 +106,22 @@ def loaded() -> bool:
 def check(image_bgr: np.ndarray, *, role: str, blocked_terms: list[str]) -> Finding:
     started = time.perf_counter()
     if not conf.ocr_enabled():
-        return Finding(check="ocr", role=role, outcome="disabled", detail={"status": "disabled (VISAGE_OCR_ENABLED)"})
+        return Finding(
+            check="ocr", role=role, outcome="disabled", detail={"status": "disabled (VISAGE_OCR_ENABLED)"}
+        )
     if not blocked_terms:  # nothing to look for: don't pay for OCR
-        return Finding(check="ocr", role=role, outcome="skipped", detail={"status": "no blocked terms configured"})
+        return Finding(
+            check="ocr", role=role, outcome="skipped", detail={"status": "no blocked terms configured"}
+        )
     min_score = conf.ocr_min_score()
     lines = [(text, score) for text, score in get_reader().read(image_bgr) if score >= min_score]
     matched = matching_terms([text for text, _ in lines], blocked_terms)
     return Finding(
-        check="ocr", role=role, outcome="reject" if matched else "pass",
-        score=round(max((s for _, s in lines), default=0.0), 4), threshold=min_score,
+        check="ocr",
+        role=role,
+        outcome="reject" if matched else "pass",
+        score=round(max((s for _, s in lines), default=0.0), 4),
+        threshold=min_score,
         code="blocked_text" if matched else "",
         # The matched terms are the admin's own list; the read text itself stays out of the record.
         detail={"matched_terms": matched, "text_lines": len(lines)},

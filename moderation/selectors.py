@@ -19,8 +19,10 @@ def protected_vectors(*, kind: str) -> list[identities.ProtectedVector]:
     rows = ProtectedFace.objects.filter(identity__active=True, embedding_kind=kind).values_list(
         "identity_id", "identity__name", "vector"
     )
-    return [identities.ProtectedVector(identity_id, name, np.asarray(vector, np.float32))
-            for identity_id, name, vector in rows]
+    return [
+        identities.ProtectedVector(identity_id, name, np.asarray(vector, np.float32))
+        for identity_id, name, vector in rows
+    ]
 
 
 def known_bad_match(*, sha256: str, phash: str) -> tuple[ModerationRecord, int] | None:
@@ -28,7 +30,11 @@ def known_bad_match(*, sha256: str, phash: str) -> tuple[ModerationRecord, int] 
     exact = ModerationRecord.objects.filter(known_bad=True, sha256=sha256).order_by("created_at").first()
     if exact is not None:
         return exact, 0
-    known = list(ModerationRecord.objects.filter(known_bad=True).values_list("id", "phash"))
+    known = list(
+        ModerationRecord.objects.filter(known_bad=True, known_bad_code="content_rejected").values_list(
+            "id", "phash"
+        )
+    )
     hit = hashes.nearest(phash, [h for _, h in known])
     if hit is None or hit[1] > conf.phash_max_distance():
         return None
@@ -78,10 +84,13 @@ def readiness_report() -> dict:
     """What each check will do in this process; a disabled check says so (shown on /healthz)."""
     nsfw_path = conf.nsfw_model_path()
     return {
-        "nsfw": ("ready" if nsfw.loaded() else "configured") if nsfw_path.is_file()
+        "nsfw": ("ready" if nsfw.loaded() else "configured")
+        if nsfw_path.is_file()
         else f"error: model {nsfw_path} missing",
         "clip": clip.status(),
-        "ocr": ("ready" if ocr.loaded() else "configured") if conf.ocr_enabled() else "disabled (VISAGE_OCR_ENABLED)",
+        "ocr": ("ready" if ocr.loaded() else "configured")
+        if conf.ocr_enabled()
+        else "disabled (VISAGE_OCR_ENABLED)",
         "faces": "ready" if identities.loaded() else "configured",
         "blocked_terms": BlockedTerm.objects.filter(active=True).count(),
         "protected_identities": ProtectedIdentity.objects.filter(active=True).count(),

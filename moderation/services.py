@@ -34,19 +34,21 @@ logger = logging.getLogger(__name__)
 CONTENT_CODES = frozenset({"content_rejected", "protected_identity", "blocked_text"})
 REVIEW_MESSAGE = "Your job is waiting for a quick review by our moderators; it continues once approved."
 OUTPUT_REVIEW_MESSAGE = "Your result is waiting for a quick review by our moderators before it is shown."
-REVIEW_REJECT_MESSAGE = ("Our moderators could not approve this content under our content policy, so the job "
-                         "was not processed. No credits were charged.")
+REVIEW_REJECT_MESSAGE = (
+    "Our moderators could not approve this content under our content policy, so the job "
+    "was not processed. No credits were charged."
+)
 
 
 def _reject_message(code: str, role: str) -> str:
     image = f"{role} image" if role in ("source", "target", "output") else role
     return {
         "content_rejected": f"The {image} appears to contain content our content policy doesn't allow, so this job "
-                            "was not processed. No credits were charged.",
+        "was not processed. No credits were charged.",
         "protected_identity": f"The {image} shows a person who can't be used in face swaps on this service, so this "
-                              "job was not processed. No credits were charged.",
+        "job was not processed. No credits were charged.",
         "blocked_text": f"The {image} contains text our content policy doesn't allow, so this job was not "
-                        "processed. No credits were charged.",
+        "processed. No credits were charged.",
     }.get(code, "This content could not be accepted. No credits were charged.")
 
 
@@ -74,34 +76,47 @@ class _Image:
 # --- public entry points -------------------------------------------------------------------------
 
 
-def screen_inputs(*, subject_id: uuid.UUID, source: bytes, target: bytes, target_kind: str) -> ScreeningOutcome:
+def screen_inputs(
+    *, subject_id: uuid.UUID, source: bytes, target: bytes, target_kind: str
+) -> ScreeningOutcome:
     started = time.perf_counter()
     try:
         images = [_Image("source", _decode(source, "source"), hashes.sha256_hex(source))]
         if target_kind == "image":
             images.append(_Image("target", _decode(target, "target"), hashes.sha256_hex(target)))
     except InvalidImage as exc:
-        finding = Finding(check="decode", role=exc.which or "input", outcome="reject", code=exc.code,
-                          message=str(exc))
+        finding = Finding(
+            check="decode", role=exc.which or "input", outcome="reject", code=exc.code, message=str(exc)
+        )
         return _record(subject_id, Stage.INPUT, [], [finding], started)
     findings = _run_checks(images, with_faces=True)
     if target_kind != "image" and not _rejected(findings):
         # A video target's frames are screened by screen_frames (issue #6); until that runs in this
         # step, a moderator looks at it — never let unscreened frames reach a GPU.
-        findings.append(Finding(check="video_frames", role="target", outcome="review",
-                                detail={"status": f"{target_kind} target not screened automatically"}))
+        findings.append(
+            Finding(
+                check="video_frames",
+                role="target",
+                outcome="review",
+                detail={"status": f"{target_kind} target not screened automatically"},
+            )
+        )
     return _record(subject_id, Stage.INPUT, images, findings, started)
 
 
-def screen_frames(*, subject_id: uuid.UUID, frames: list[np.ndarray], stage: str = Stage.FRAMES) -> ScreeningOutcome:
+def screen_frames(
+    *, subject_id: uuid.UUID, frames: list[np.ndarray], stage: str = Stage.FRAMES
+) -> ScreeningOutcome:
     """Sampled video frames (BGR): every image check per frame; a face must appear in at least one.
 
     stage="output" screens frames of a finished video like `screen_output` (NSFW and known-bad
     hashes; anything flagged → review) and keeps its own verdict apart from the input frames'.
     """
     started = time.perf_counter()
-    images = [_Image(f"frame {i}", frame, hashes.sha256_hex(np.ascontiguousarray(frame).tobytes()))
-              for i, frame in enumerate(frames)]
+    images = [
+        _Image(f"frame {i}", frame, hashes.sha256_hex(np.ascontiguousarray(frame).tobytes()))
+        for i, frame in enumerate(frames)
+    ]
     if stage == Stage.OUTPUT:
         findings = _known_bad(images) or [nsfw.check(image.pixels, role=image.role) for image in images]
     else:
@@ -142,7 +157,9 @@ def warm_up() -> None:
 
 
 @transaction.atomic
-def verdict_record_review(*, subject_id: uuid.UUID, reviewer, approved: bool, note: str = "") -> Verdict | None:
+def verdict_record_review(
+    *, subject_id: uuid.UUID, reviewer, approved: bool, note: str = ""
+) -> Verdict | None:
     """Record who decided and when on the flagged verdict and its images. A rejected image becomes
     known-bad, so the same content is rejected at once if it is uploaded again."""
     verdict = selectors.verdict_for_review(subject_id)
@@ -150,13 +167,17 @@ def verdict_record_review(*, subject_id: uuid.UUID, reviewer, approved: bool, no
         return None
     now = timezone.now()
     Verdict.objects.filter(id=verdict.id).update(
-        reviewed_by=reviewer, reviewed_at=now, review_note=note,
+        reviewed_by=reviewer,
+        reviewed_at=now,
+        review_note=note,
         review_decision=ReviewDecision.APPROVED if approved else ReviewDecision.REJECTED,
     )
     records = ModerationRecord.objects.filter(verdict=verdict)
     records.update(reviewed_by=reviewer, reviewed_at=now)
     if not approved:
-        records.exclude(decision=Decision.ALLOW).update(known_bad=True, decision=Decision.REJECT)
+        records.exclude(decision=Decision.ALLOW).update(
+            known_bad=True, known_bad_code="content_rejected", decision=Decision.REJECT
+        )
     verdict.refresh_from_db()
     return verdict
 
@@ -172,8 +193,12 @@ def protected_identity_add_reference(*, identity: ProtectedIdentity, photo: byte
     if embedded is None:
         raise ValidationError("No face was found in the reference photo; upload a clear photo of the person.")
     vector, kind = embedded
-    return ProtectedFace.objects.create(identity=identity, embedding_kind=kind,
-                                        vector=[float(v) for v in vector], source_sha256=hashes.sha256_hex(photo))
+    return ProtectedFace.objects.create(
+        identity=identity,
+        embedding_kind=kind,
+        vector=[float(v) for v in vector],
+        source_sha256=hashes.sha256_hex(photo),
+    )
 
 
 # --- the checks --------------------------------------------------------------------------------
@@ -195,11 +220,20 @@ def _known_bad(images: list[_Image]) -> list[Finding]:
             continue
         record, distance = match
         image.matched_record_id = record.id
-        findings.append(Finding(
-            check="known_hash", role=image.role, outcome="reject", score=float(distance),
-            threshold=0.0 if record.sha256 == image.sha256 else None, code="content_rejected",
-            detail={"matched_record": record.id, "by": "sha256" if record.sha256 == image.sha256 else "phash"},
-        ))
+        findings.append(
+            Finding(
+                check="known_hash",
+                role=image.role,
+                outcome="reject",
+                score=float(distance),
+                threshold=0.0 if record.sha256 == image.sha256 else None,
+                code=record.known_bad_code or "content_rejected",  # the same reason, the same message
+                detail={
+                    "matched_record": record.id,
+                    "by": "sha256" if record.sha256 == image.sha256 else "phash",
+                },
+            )
+        )
     return findings
 
 
@@ -256,12 +290,18 @@ def _face_checks(images: list[_Image], *, frames: bool) -> list[Finding]:
         if _rejected(findings):
             return findings
     if frames:
-        findings.append(Finding(
-            check="face_presence", role="target", outcome="pass" if any_face else "reject",
-            code="" if any_face else "no_face_detected",
-            message="" if any_face else "We couldn't find any face in the target video to swap. Please choose a "
-                                        "video that shows at least one face.",
-        ))
+        findings.append(
+            Finding(
+                check="face_presence",
+                role="target",
+                outcome="pass" if any_face else "reject",
+                code="" if any_face else "no_face_detected",
+                message=""
+                if any_face
+                else "We couldn't find any face in the target video to swap. Please choose a "
+                "video that shows at least one face.",
+            )
+        )
     return findings
 
 
@@ -277,39 +317,77 @@ def _decide(stage: str, findings: list[Finding]) -> ScreeningOutcome:
     if worst == 1:
         return ScreeningOutcome("review", "needs_review", REVIEW_MESSAGE)
     first = next(f for f in findings if f.outcome == "reject")
-    return ScreeningOutcome("reject", first.code or "content_rejected",
-                            first.message or _reject_message(first.code, first.role))
+    return ScreeningOutcome(
+        "reject", first.code or "content_rejected", first.message or _reject_message(first.code, first.role)
+    )
 
 
 @transaction.atomic
-def _record(subject_id: uuid.UUID, stage: str, images: list[_Image], findings: list[Finding],
-            started: float) -> ScreeningOutcome:
+def _record(
+    subject_id: uuid.UUID, stage: str, images: list[_Image], findings: list[Finding], started: float
+) -> ScreeningOutcome:
     outcome = _decide(stage, findings)
-    disabled = [f"{f.check}: {f.detail.get('status', 'disabled')}" for f in findings if f.outcome == "disabled"]
+    disabled = [
+        f"{f.check}: {f.detail.get('status', 'disabled')}" for f in findings if f.outcome == "disabled"
+    ]
     verdict, _ = Verdict.objects.update_or_create(
-        subject_id=subject_id, stage=stage,
-        defaults=dict(decision=outcome.decision, code=outcome.code, message=outcome.message,
-                      latency_ms=round((time.perf_counter() - started) * 1000, 2), disabled_checks=disabled,
-                      reviewed_by=None, reviewed_at=None, review_decision="", review_note=""),
+        subject_id=subject_id,
+        stage=stage,
+        defaults=dict(
+            decision=outcome.decision,
+            code=outcome.code,
+            message=outcome.message,
+            latency_ms=round((time.perf_counter() - started) * 1000, 2),
+            disabled_checks=disabled,
+            reviewed_by=None,
+            reviewed_at=None,
+            review_decision="",
+            review_note="",
+        ),
     )
     verdict.checks.all().delete()  # a re-screen (sweeper) replaces the check list; records stay as audit
-    CheckResult.objects.bulk_create([
-        CheckResult(verdict=verdict, check_name=f.check, role=f.role, outcome=f.outcome, score=f.score,
-                    threshold=f.threshold, code=f.code, detail=f.detail, elapsed_ms=round(f.elapsed_ms, 2))
-        for f in findings
-    ])
+    CheckResult.objects.bulk_create(
+        [
+            CheckResult(
+                verdict=verdict,
+                check_name=f.check,
+                role=f.role,
+                outcome=f.outcome,
+                score=f.score,
+                threshold=f.threshold,
+                code=f.code,
+                detail=f.detail,
+                elapsed_ms=round(f.elapsed_ms, 2),
+            )
+            for f in findings
+        ]
+    )
     for image in images:
         own = [f for f in findings if f.role == image.role]
         worst = max((f.severity for f in own), default=0)
         decision = [Decision.ALLOW, Decision.REVIEW, Decision.REJECT][worst]
         height, width = image.pixels.shape[:2]
+        bad_codes = [f.code for f in own if f.outcome == "reject" and f.code in CONTENT_CODES]
         ModerationRecord.objects.create(
-            verdict=verdict, role=image.role, sha256=image.sha256, phash=image.phash, dhash=image.dhash,
-            width=width, height=height, decision=decision,
+            verdict=verdict,
+            role=image.role,
+            sha256=image.sha256,
+            phash=image.phash,
+            dhash=image.dhash,
+            width=width,
+            height=height,
+            decision=decision,
             scores={f.check: f.score for f in own if f.score is not None},
-            known_bad=any(f.outcome == "reject" and f.code in CONTENT_CODES for f in own),
+            known_bad=bool(bad_codes),
+            known_bad_code=bad_codes[0] if bad_codes else "",
             matched_record_id=image.matched_record_id,
         )
-    logger.info("screened %s (%s): %s %s in %.0f ms", subject_id, stage, outcome.decision, outcome.code,
-                verdict.latency_ms)
+    logger.info(
+        "screened %s (%s): %s %s in %.0f ms",
+        subject_id,
+        stage,
+        outcome.decision,
+        outcome.code,
+        verdict.latency_ms,
+    )
     return outcome

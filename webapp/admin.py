@@ -49,9 +49,15 @@ class JobAdmin(admin.ModelAdmin):
     readonly_fields = ["thumbnails", "moderation"]
     fieldsets = [
         ("Moderation", {"fields": ["thumbnails", "moderation"]}),
-        ("Job", {"fields": ["owner", "state", "progress", "error_code", "error_message", "queue", "attempts"]}),
+        (
+            "Job",
+            {"fields": ["owner", "state", "progress", "error_code", "error_message", "queue", "attempts"]},
+        ),
         ("Options", {"fields": ["mode", "resolution", "faces", "face_index", "reference_face_index"]}),
-        ("Result", {"fields": ["result_key", "result_visible", "cost", "gpu_seconds", "wall_seconds", "stage_ms"]}),
+        (
+            "Result",
+            {"fields": ["result_key", "result_visible", "cost", "gpu_seconds", "wall_seconds", "stage_ms"]},
+        ),
         ("Times", {"fields": ["created_at", "queued_at", "started_at", "completed_at"]}),
     ]
 
@@ -76,8 +82,10 @@ class JobAdmin(admin.ModelAdmin):
         if not images:
             return "(images no longer stored)"
         return format_html_join(
-            " ", '<a href="{0}" target="_blank" rel="noopener"><img src="{0}" alt="{1}" title="{1}" '
-            'style="max-height:96px;max-width:128px"></a>', images,
+            " ",
+            '<a href="{0}" target="_blank" rel="noopener"><img src="{0}" alt="{1}" title="{1}" '
+            'style="max-height:96px;max-width:128px"></a>',
+            images,
         )
 
     @admin.display(description="moderation verdict")
@@ -88,9 +96,12 @@ class JobAdmin(admin.ModelAdmin):
         reasons = moderation_selectors.verdict_reasons(verdict)
         return format_html(
             "<b>{}</b> {} ({}){}<ul style='margin:0'>{}</ul>",
-            verdict.decision, verdict.code, verdict.stage,
+            verdict.decision,
+            verdict.code,
+            verdict.stage,
             format_html(" · reviewed: {} by {}", verdict.review_decision, verdict.reviewed_by)
-            if verdict.reviewed_at else "",
+            if verdict.reviewed_at
+            else "",
             format_html_join("", "<li>{}</li>", ((r,) for r in reasons)),
         )
 
@@ -99,7 +110,9 @@ class JobAdmin(admin.ModelAdmin):
         approved = 0
         for job_id in queryset.filter(state=JobState.REVIEW).values_list("id", flat=True):
             if services.job_review_approve(job_id):
-                moderation_services.verdict_record_review(subject_id=job_id, reviewer=request.user, approved=True)
+                moderation_services.verdict_record_review(
+                    subject_id=job_id, reviewer=request.user, approved=True
+                )
                 approved += 1
         self.message_user(request, f"Approved {approved} job(s).", messages.SUCCESS)
 
@@ -108,19 +121,28 @@ class JobAdmin(admin.ModelAdmin):
         rejected = 0
         for job_id in queryset.filter(state=JobState.REVIEW).values_list("id", flat=True):
             if services.job_review_reject(job_id, message=moderation_services.REVIEW_REJECT_MESSAGE):
-                moderation_services.verdict_record_review(subject_id=job_id, reviewer=request.user, approved=False)
+                moderation_services.verdict_record_review(
+                    subject_id=job_id, reviewer=request.user, approved=False
+                )
                 rejected += 1
-        self.message_user(request, f"Rejected {rejected} job(s); their holds were released.", messages.SUCCESS)
+        self.message_user(
+            request, f"Rejected {rejected} job(s); their holds were released.", messages.SUCCESS
+        )
 
 
 def _review_images(job: Job) -> list[tuple[str, str]]:
     """(presigned URL, label) for what the moderator must look at."""
     try:
         if job.result_key:  # the output was flagged: show the held result (and what it was made from)
-            return [(storage.presigned_get(settings.S3_RESULTS_BUCKET, job.result_key), "result"),
-                    (storage.presigned_get(settings.S3_RESULTS_BUCKET, job.before_key), "target (processed)")]
-        return [(storage.presigned_get(settings.S3_UPLOADS_BUCKET, upload.s3_key), upload.role)
-                for upload in (job.source, job.target) if upload.deleted_at is None]
+            return [
+                (storage.presigned_get(settings.S3_RESULTS_BUCKET, job.result_key), "result"),
+                (storage.presigned_get(settings.S3_RESULTS_BUCKET, job.before_key), "target (processed)"),
+            ]
+        return [
+            (storage.presigned_get(settings.S3_UPLOADS_BUCKET, upload.s3_key), upload.role)
+            for upload in (job.source, job.target)
+            if upload.deleted_at is None
+        ]
     except Exception:  # a thumbnail must never break the queue page
         logger.exception("could not presign review images for job %s", job.id)
         return []
@@ -128,7 +150,17 @@ def _review_images(job: Job) -> list[tuple[str, str]]:
 
 @admin.register(Upload)
 class UploadAdmin(admin.ModelAdmin):
-    list_display = ["id", "owner", "role", "media_type", "width", "height", "size_bytes", "created_at", "deleted_at"]
+    list_display = [
+        "id",
+        "owner",
+        "role",
+        "media_type",
+        "width",
+        "height",
+        "size_bytes",
+        "created_at",
+        "deleted_at",
+    ]
     list_filter = ["role", "kind", "media_type"]
     search_fields = ["id", "sha256", "owner__username"]
 

@@ -6,7 +6,6 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
@@ -15,110 +14,239 @@ class Migration(migrations.Migration):
 
     operations = [
         migrations.CreateModel(
-            name='BlockedTerm',
+            name="BlockedTerm",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('term', models.CharField(max_length=200, unique=True)),
-                ('active', models.BooleanField(default=True)),
-                ('note', models.CharField(blank=True, max_length=200)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("term", models.CharField(max_length=200, unique=True)),
+                ("active", models.BooleanField(default=True)),
+                ("note", models.CharField(blank=True, max_length=200)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
             ],
             options={
-                'ordering': ['term'],
+                "ordering": ["term"],
             },
         ),
         migrations.CreateModel(
-            name='ProtectedIdentity',
+            name="ProtectedIdentity",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(max_length=200)),
-                ('note', models.TextField(blank=True)),
-                ('active', models.BooleanField(default=True)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('created_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("name", models.CharField(max_length=200)),
+                ("note", models.TextField(blank=True)),
+                ("active", models.BooleanField(default=True)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "created_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'verbose_name_plural': 'protected identities',
-                'ordering': ['name'],
+                "verbose_name_plural": "protected identities",
+                "ordering": ["name"],
             },
         ),
         migrations.CreateModel(
-            name='ProtectedFace',
+            name="ProtectedFace",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('embedding_kind', models.CharField(max_length=16)),
-                ('vector', models.JSONField()),
-                ('source_sha256', models.CharField(blank=True, max_length=64)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('identity', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='faces', to='moderation.protectedidentity')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("embedding_kind", models.CharField(max_length=16)),
+                ("vector", models.JSONField()),
+                ("source_sha256", models.CharField(blank=True, max_length=64)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "identity",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="faces",
+                        to="moderation.protectedidentity",
+                    ),
+                ),
             ],
         ),
         migrations.CreateModel(
-            name='Verdict',
+            name="Verdict",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('subject_id', models.UUIDField(db_index=True)),
-                ('stage', models.CharField(choices=[('input', 'Input'), ('output', 'Output'), ('frames', 'Frames')], max_length=16)),
-                ('decision', models.CharField(choices=[('allow', 'Allow'), ('review', 'Review'), ('reject', 'Reject')], max_length=16)),
-                ('code', models.CharField(blank=True, max_length=64)),
-                ('message', models.TextField(blank=True)),
-                ('latency_ms', models.FloatField(default=0)),
-                ('disabled_checks', models.JSONField(blank=True, default=list)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('reviewed_at', models.DateTimeField(blank=True, null=True)),
-                ('review_decision', models.CharField(blank=True, choices=[('approved', 'Approved'), ('rejected', 'Rejected')], max_length=16)),
-                ('review_note', models.TextField(blank=True)),
-                ('reviewed_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("subject_id", models.UUIDField(db_index=True)),
+                (
+                    "stage",
+                    models.CharField(
+                        choices=[("input", "Input"), ("output", "Output"), ("frames", "Frames")],
+                        max_length=16,
+                    ),
+                ),
+                (
+                    "decision",
+                    models.CharField(
+                        choices=[("allow", "Allow"), ("review", "Review"), ("reject", "Reject")],
+                        max_length=16,
+                    ),
+                ),
+                ("code", models.CharField(blank=True, max_length=64)),
+                ("message", models.TextField(blank=True)),
+                ("latency_ms", models.FloatField(default=0)),
+                ("disabled_checks", models.JSONField(blank=True, default=list)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                ("reviewed_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "review_decision",
+                    models.CharField(
+                        blank=True,
+                        choices=[("approved", "Approved"), ("rejected", "Rejected")],
+                        max_length=16,
+                    ),
+                ),
+                ("review_note", models.TextField(blank=True)),
+                (
+                    "reviewed_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at'],
-                'permissions': [('review_content', 'Can approve or reject content waiting in the review queue')],
+                "ordering": ["-created_at"],
+                "permissions": [
+                    ("review_content", "Can approve or reject content waiting in the review queue")
+                ],
             },
         ),
         migrations.CreateModel(
-            name='ModerationRecord',
+            name="ModerationRecord",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('role', models.CharField(max_length=32)),
-                ('sha256', models.CharField(db_index=True, max_length=64)),
-                ('phash', models.CharField(db_index=True, max_length=16)),
-                ('dhash', models.CharField(max_length=16)),
-                ('width', models.PositiveIntegerField(default=0)),
-                ('height', models.PositiveIntegerField(default=0)),
-                ('decision', models.CharField(choices=[('allow', 'Allow'), ('review', 'Review'), ('reject', 'Reject')], max_length=16)),
-                ('scores', models.JSONField(blank=True, default=dict)),
-                ('known_bad', models.BooleanField(db_index=True, default=False)),
-                ('reviewed_at', models.DateTimeField(blank=True, null=True)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('matched_record', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='moderation.moderationrecord')),
-                ('reviewed_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('verdict', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='records', to='moderation.verdict')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("role", models.CharField(max_length=32)),
+                ("sha256", models.CharField(db_index=True, max_length=64)),
+                ("phash", models.CharField(db_index=True, max_length=16)),
+                ("dhash", models.CharField(max_length=16)),
+                ("width", models.PositiveIntegerField(default=0)),
+                ("height", models.PositiveIntegerField(default=0)),
+                (
+                    "decision",
+                    models.CharField(
+                        choices=[("allow", "Allow"), ("review", "Review"), ("reject", "Reject")],
+                        max_length=16,
+                    ),
+                ),
+                ("scores", models.JSONField(blank=True, default=dict)),
+                ("known_bad", models.BooleanField(db_index=True, default=False)),
+                ("reviewed_at", models.DateTimeField(blank=True, null=True)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "matched_record",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to="moderation.moderationrecord",
+                    ),
+                ),
+                (
+                    "reviewed_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "verdict",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="records",
+                        to="moderation.verdict",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at'],
+                "ordering": ["-created_at"],
             },
         ),
         migrations.CreateModel(
-            name='CheckResult',
+            name="CheckResult",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('check_name', models.CharField(max_length=32)),
-                ('role', models.CharField(max_length=32)),
-                ('outcome', models.CharField(choices=[('pass', 'Pass'), ('review', 'Review'), ('reject', 'Reject'), ('disabled', 'Disabled'), ('skipped', 'Skipped'), ('error', 'Error')], max_length=16)),
-                ('score', models.FloatField(blank=True, null=True)),
-                ('threshold', models.FloatField(blank=True, null=True)),
-                ('code', models.CharField(blank=True, max_length=64)),
-                ('detail', models.JSONField(blank=True, default=dict)),
-                ('elapsed_ms', models.FloatField(default=0)),
-                ('verdict', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='checks', to='moderation.verdict')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("check_name", models.CharField(max_length=32)),
+                ("role", models.CharField(max_length=32)),
+                (
+                    "outcome",
+                    models.CharField(
+                        choices=[
+                            ("pass", "Pass"),
+                            ("review", "Review"),
+                            ("reject", "Reject"),
+                            ("disabled", "Disabled"),
+                            ("skipped", "Skipped"),
+                            ("error", "Error"),
+                        ],
+                        max_length=16,
+                    ),
+                ),
+                ("score", models.FloatField(blank=True, null=True)),
+                ("threshold", models.FloatField(blank=True, null=True)),
+                ("code", models.CharField(blank=True, max_length=64)),
+                ("detail", models.JSONField(blank=True, default=dict)),
+                ("elapsed_ms", models.FloatField(default=0)),
+                (
+                    "verdict",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="checks",
+                        to="moderation.verdict",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['id'],
+                "ordering": ["id"],
             },
         ),
         migrations.AddConstraint(
-            model_name='verdict',
-            constraint=models.UniqueConstraint(fields=('subject_id', 'stage'), name='verdict_one_per_subject_stage'),
+            model_name="verdict",
+            constraint=models.UniqueConstraint(
+                fields=("subject_id", "stage"), name="verdict_one_per_subject_stage"
+            ),
         ),
     ]

@@ -8,13 +8,19 @@ from django.db import migrations
 GROUP = "moderator"
 PERMISSIONS = [
     # the review queue (jobs in state review) and what a reviewer needs to see
-    ("webapp", "view_job"), ("webapp", "change_job"), ("webapp", "view_upload"),
+    ("webapp", "view_job"),
+    ("webapp", "change_job"),
+    ("webapp", "view_upload"),
     ("moderation", "review_content"),
-    ("moderation", "view_verdict"), ("moderation", "change_verdict"),
-    ("moderation", "view_checkresult"), ("moderation", "view_moderationrecord"),
+    ("moderation", "view_verdict"),
+    ("moderation", "change_verdict"),
+    ("moderation", "view_checkresult"),
+    ("moderation", "view_moderationrecord"),
     # the blocked-terms list is moderators' to maintain; protected identities stay with admins
-    ("moderation", "view_blockedterm"), ("moderation", "add_blockedterm"),
-    ("moderation", "change_blockedterm"), ("moderation", "delete_blockedterm"),
+    ("moderation", "view_blockedterm"),
+    ("moderation", "add_blockedterm"),
+    ("moderation", "change_blockedterm"),
+    ("moderation", "delete_blockedterm"),
     ("moderation", "view_protectedidentity"),
 ]
 

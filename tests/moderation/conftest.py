@@ -58,7 +58,9 @@ def nsfw_models(tmp_path_factory) -> dict[str, Path]:
     """Stand-ins: 'reject' (genitalia 0.91), 'review' (breast 0.45), 'clean' (a face only)."""
     root = tmp_path_factory.mktemp("nsfw")
     return {
-        "reject": nudenet_like_model(root / "reject.onnx", [("FEMALE_GENITALIA_EXPOSED", 0.91), ("FACE_FEMALE", 0.8)]),
+        "reject": nudenet_like_model(
+            root / "reject.onnx", [("FEMALE_GENITALIA_EXPOSED", 0.91), ("FACE_FEMALE", 0.8)]
+        ),
         "review": nudenet_like_model(root / "review.onnx", [("FEMALE_BREAST_EXPOSED", 0.45)]),
         "clean": nudenet_like_model(root / "clean.onnx", [("FACE_FEMALE", 0.99), ("FEET_EXPOSED", 0.9)]),
     }
@@ -85,8 +87,11 @@ def tiny_clip(tmp_path_factory) -> dict[str, str]:
     model = open_clip.create_model("visage-tiny-clip", pretrained=None)
     checkpoint = root / "tiny.pt"
     torch.save(model.state_dict(), checkpoint)
-    return {"VISAGE_CLIP_MODEL": "visage-tiny-clip", "VISAGE_CLIP_CHECKPOINT": str(checkpoint),
-            "VISAGE_CLIP_CONFIG": str(config)}
+    return {
+        "VISAGE_CLIP_MODEL": "visage-tiny-clip",
+        "VISAGE_CLIP_CHECKPOINT": str(checkpoint),
+        "VISAGE_CLIP_CONFIG": str(config),
+    }
 
 
 @pytest.fixture

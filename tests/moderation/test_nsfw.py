@@ -38,14 +38,18 @@ def test_generated_model_decodes_to_the_boxes_it_was_built_with(bgr, nsfw_models
     settings.VISAGE_NSFW_MODEL = str(nsfw_models["reject"])
     detections = nsfw.get_detector().detect(bgr)
     assert sorted((d.label, round(d.score, 2)) for d in detections) == [
-        ("FACE_FEMALE", 0.8), ("FEMALE_GENITALIA_EXPOSED", 0.91)
+        ("FACE_FEMALE", 0.8),
+        ("FEMALE_GENITALIA_EXPOSED", 0.91),
     ]
 
 
 @pytest.mark.parametrize(
     ("model", "outcome", "fired"),
-    [("reject", "reject", {"FEMALE_GENITALIA_EXPOSED"}), ("review", "review", {"FEMALE_BREAST_EXPOSED"}),
-     ("clean", "pass", set())],
+    [
+        ("reject", "reject", {"FEMALE_GENITALIA_EXPOSED"}),
+        ("review", "review", {"FEMALE_BREAST_EXPOSED"}),
+        ("clean", "pass", set()),
+    ],
 )
 def test_per_class_thresholds_and_review_band(bgr, nsfw_models, settings, model, outcome, fired):
     settings.VISAGE_NSFW_MODEL = str(nsfw_models[model])
