@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import secrets
+from decimal import Decimal
 from pathlib import Path
 
 import dj_database_url
@@ -232,6 +233,9 @@ VIDEO_CRF = {
     "standard": env_int("VISAGE_VIDEO_CRF_STANDARD", 20),
     "hq": env_int("VISAGE_VIDEO_CRF_HQ", 16),
 }
+
+# --- Accounts ---------------------------------------------------------------------------------
+SIGNUP_CREDITS = Decimal(env_str("VISAGE_SIGNUP_CREDITS", "20"))  # starting balance for site sign-ups
 
 # --- Engine -----------------------------------------------------------------------------------
 VISAGE_MODELS_DIR = Path(env_str("VISAGE_MODELS_DIR", str(DATA_DIR / "models")))
