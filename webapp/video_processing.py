@@ -17,6 +17,7 @@ Retry); when its retries are spent the job fails.
 
 from __future__ import annotations
 
+import inspect
 import io
 import json
 import logging
@@ -375,27 +376,23 @@ def _jpeg(frame: np.ndarray) -> bytes:
     return cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, 90])[1].tobytes()
 
 
-def _screen_frames(subject_id: uuid.UUID, frames: list[np.ndarray], *, fallback):
-    """moderation.services.screen_frames when it exists; else `fallback(first frame as JPEG)`."""
-    from moderation import services as moderation_services  # noqa: PLC0415
-
-    screen_frames = getattr(moderation_services, "screen_frames", None)
-    if screen_frames is not None:
-        return screen_frames(subject_id=subject_id, frames=frames)
-    return fallback(_jpeg(frames[0]))
-
-
 def screen_video_inputs(job: Job, *, source: bytes, target: bytes):
-    """Input moderation for a video target: the source photo and ~1 frame/s (at least 8) of the clip."""
+    """Input moderation for a video target: the source photo, and ~1 frame/s (at least 8) of the clip
+    through moderation's screen_frames (every image check per frame; a face in at least one)."""
     from moderation import services as moderation_services  # noqa: PLC0415
 
     frames = [frame for _, frame in video_io.sample_frames(io.BytesIO(target))]
-    first = moderation_services.screen_inputs(
-        subject_id=job.id, source=source, target=_jpeg(frames[0]), target_kind="image"
-    )
-    if first.decision == "reject" or getattr(moderation_services, "screen_frames", None) is None:
+    screen_frames = getattr(moderation_services, "screen_frames", None)
+    if screen_frames is None:  # older moderation: the first sampled frame stands in for the clip
+        return moderation_services.screen_inputs(
+            subject_id=job.id, source=source, target=_jpeg(frames[0]), target_kind="image"
+        )
+    # The source alone: screen_inputs needs a target, and with target_kind "video" it holds every
+    # job for review (its frames are screened here instead), so the source stands in for the target.
+    first = moderation_services.screen_inputs(subject_id=job.id, source=source, target=source, target_kind="image")
+    if first.decision == "reject":
         return first
-    second = moderation_services.screen_frames(subject_id=job.id, frames=frames)
+    second = screen_frames(subject_id=job.id, frames=frames)
     return max((first, second), key=lambda outcome: _SEVERITY.get(outcome.decision, 2))
 
 
@@ -404,7 +401,11 @@ def screen_video_output(job_id: uuid.UUID, result: Path) -> str | None:
     from moderation import services as moderation_services  # noqa: PLC0415
 
     frames = [frame for _, frame in video_io.sample_frames(result)]
-    outcome = _screen_frames(
-        job_id, frames, fallback=lambda jpeg: moderation_services.screen_output(subject_id=job_id, data=jpeg)
-    )
+    screen_frames = getattr(moderation_services, "screen_frames", None)
+    if screen_frames is None:
+        outcome = moderation_services.screen_output(subject_id=job_id, data=_jpeg(frames[0]))
+    elif "stage" in inspect.signature(screen_frames).parameters:
+        outcome = screen_frames(subject_id=job_id, frames=frames, stage="output")
+    else:
+        outcome = screen_frames(subject_id=job_id, frames=frames)
     return None if outcome.decision == "allow" else outcome.message
