@@ -217,7 +217,7 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = MAX_UPLOAD_BYTES * 2 + 1024 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
 
 # --- Video (issue #6) ---------------------------------------------------------------------------
-VIDEO_ENABLED = env_bool("VISAGE_VIDEO_ENABLED", False)  # video targets (MP4/MOV/WebM)
+VIDEO_ENABLED = env_bool("VISAGE_VIDEO_ENABLED", True)  # video targets (MP4/MOV/WebM)
 # A video must also fit MAX_UPLOAD_BYTES, which is checked first.
 VIDEO_MAX_BYTES = env_int("VISAGE_VIDEO_MAX_BYTES", MAX_UPLOAD_BYTES)
 VIDEO_MAX_DURATION_S = env_float("VISAGE_VIDEO_MAX_DURATION_S", 60.0)
