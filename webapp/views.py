@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 import uuid
 from dataclasses import dataclass
+from datetime import datetime
 from decimal import Decimal
 
 from django.conf import settings
@@ -20,6 +21,9 @@ from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.defaultfilters import filesizeformat
 from django.template.loader import render_to_string
+from django.utils import timezone
+from django.utils.formats import date_format
+from django.utils.timesince import timesince
 from django.views.decorators.http import require_GET, require_POST
 
 from billing import selectors as billing_selectors
@@ -138,6 +142,15 @@ def _duration(seconds: int) -> str:
     return f"{minutes} min" if minutes < 90 else f"{round(minutes / 60)} h"
 
 
+def _ago(moment: datetime) -> str:
+    seconds = (timezone.now() - moment).total_seconds()
+    if seconds < 60:
+        return "just now"
+    if seconds < 7 * 86400:
+        return f"{timesince(moment).split(',')[0]} ago"
+    return date_format(timezone.localtime(moment), "M j, Y")
+
+
 def _cards(request: HttpRequest, jobs: list[Job]) -> list[dict]:
     """What a job card shows: the shared job dict plus the site's words for where it stands."""
     standings = queue_standings(jobs)
@@ -149,6 +162,7 @@ def _cards(request: HttpRequest, jobs: list[Job]) -> list[dict]:
             {
                 "job": payload,
                 "created_at": job.created_at,
+                "ago": _ago(job.created_at),
                 "label": STATE_LABELS.get(job.state, job.state),
                 "status": _status_line(job, standings.get(job.id)),
                 "queue": standings.get(job.id),

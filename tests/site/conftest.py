@@ -30,8 +30,12 @@ SKIP_MESSAGE = (
 
 
 def chromium_path() -> str | None:
-    candidates = [os.environ.get("VISAGE_CHROMIUM"), "/usr/bin/chromium", shutil.which("chromium"),
-                  shutil.which("chromium-browser")]
+    candidates = [
+        os.environ.get("VISAGE_CHROMIUM"),
+        "/usr/bin/chromium",
+        shutil.which("chromium"),
+        shutil.which("chromium-browser"),
+    ]
     return next((c for c in candidates if c and Path(c).is_file() and os.access(c, os.X_OK)), None)
 
 

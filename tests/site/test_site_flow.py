@@ -96,7 +96,9 @@ def test_sign_up_upload_watch_download_delete(page, live_server, astronaut_files
     with page.expect_download() as download_info:
         page.get_by_role("link", name="Download").click()
     download = download_info.value
-    assert download.suggested_filename == f"visage-{job.id}.jpg" or download.suggested_filename.startswith("visage-")
+    assert download.suggested_filename == f"visage-{job.id}.jpg" or download.suggested_filename.startswith(
+        "visage-"
+    )
     assert download.path().stat().st_size > 1000
 
     # The dashboard card shows it done, with the cost.

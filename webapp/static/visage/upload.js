@@ -21,7 +21,10 @@
   var facesSeq = 0;
   var WHAT = { source: "face photo", target: "target" };
 
-  function mb(bytes) { return (bytes / 1048576).toFixed(bytes < 10485760 ? 1 : 0) + " MB"; }
+  function mb(bytes) {
+    if (bytes < 1048576) return Math.max(1, Math.round(bytes / 1024)) + " KB";
+    return (bytes / 1048576).toFixed(bytes < 10485760 ? 1 : 0) + " MB";
+  }
   function money(value) { var n = Number(value); return isNaN(n) ? value : n.toFixed(2); }
   function headers() { return { "X-CSRFToken": Visage.csrfToken(), Accept: "application/json" }; }
 
@@ -194,7 +197,8 @@
       if (!response.ok) {
         facesStatus.textContent = "We couldn’t look for faces in this file.";
         var messages = (data.errors && (data.errors.target || data.errors.image)) || [data.detail];
-        setError("target", messages.join(" "));
+        // A submit's answer may already be showing; it says the same thing more precisely.
+        if (!fields.target.error.textContent) setError("target", messages.join(" "));
         return;
       }
       drawFaces(data);

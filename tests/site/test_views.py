@@ -1,0 +1,148 @@
+"""The site's views without a browser: the no-JavaScript upload, the faces endpoint, sign-up credit, access."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.test import Client
+from skimage import data as skdata
+
+from billing import selectors as billing_selectors
+from tests.webapp.conftest import encode
+from webapp.models import Job
+
+pytestmark = pytest.mark.django_db(transaction=True, serialized_rollback=True)
+
+
+@pytest.fixture
+def client_a(funded_user) -> Client:
+    client = Client()
+    client.force_login(funded_user)
+    return client
+
+
+def test_sign_up_gives_starting_credit_and_logs_in(client, settings):
+    settings.SIGNUP_CREDITS = Decimal("20")
+    response = client.post(
+        "/signup/",
+        {
+            "username": "dora",
+            "email": "",
+            "password1": "a-long-pass-phrase-1",
+            "password2": "a-long-pass-phrase-1",
+        },
+    )
+    assert response.status_code == 302 and response["Location"] == "/jobs/new/"
+    from django.contrib.auth import get_user_model
+
+    user = get_user_model().objects.get(username="dora")
+    assert billing_selectors.account_balance(user=user).available == Decimal("20.00")
+    assert client.get("/").status_code == 200
+
+
+def test_sign_up_errors_are_shown_next_to_fields(client):
+    response = client.post("/signup/", {"username": "dora", "password1": "x", "password2": "y"})
+    assert response.status_code == 200
+    assert b"field-error" in response.content and b"didn" in response.content  # "didn't match"
+
+
+def test_pages_need_a_login(client):
+    for path in ("/", "/jobs/new/", "/account/"):
+        response = client.get(path)
+        assert response.status_code == 302 and response["Location"].startswith("/login/"), path
+
+
+def test_upload_without_javascript_creates_the_job(client_a, astronaut_pair):
+    source, target, _ = astronaut_pair
+    response = client_a.post(
+        "/jobs/new/",
+        {
+            "source": SimpleUploadedFile("face.png", source),
+            "target": SimpleUploadedFile("photo.jpg", target),
+            "mode": "fast",
+            "resolution": "720p",
+            "faces": "one",
+            "face_index": "",
+        },
+    )
+    job = Job.objects.get()
+    assert response.status_code == 302 and response["Location"] == f"/jobs/{job.id}/"
+    assert (job.mode, job.face_index) == ("fast", None)
+
+
+def test_upload_without_javascript_shows_errors_next_to_fields(client_a, astronaut_pair):
+    source, _, _ = astronaut_pair
+    response = client_a.post(
+        "/jobs/new/",
+        {
+            "source": SimpleUploadedFile("face.png", source),
+            "target": SimpleUploadedFile("notes.txt", b"hello"),
+            "mode": "fast",
+            "resolution": "720p",
+            "faces": "one",
+        },
+    )
+    assert response.status_code == 400
+    html = response.content.decode()
+    assert 'id="target-error"' in html
+    target_error = html.split('id="target-error"', 1)[1].split("</div>", 1)[0]
+    assert "not a supported type" in target_error
+    assert "choose them again" in html
+    assert not Job.objects.exists()
+
+
+def test_upload_page_accept_list_follows_the_video_flag(client_a, settings):
+    settings.VIDEO_ENABLED = False
+    html = client_a.get("/jobs/new/").content.decode()
+    assert 'accept="image/jpeg,image/png,image/webp"' in html and "video/mp4" not in html
+    settings.VIDEO_ENABLED = True
+    html = client_a.get("/jobs/new/").content.decode()
+    assert "image/webp,video/mp4" in html
+
+
+def test_faces_endpoint_finds_the_astronaut_largest_first(client_a, astronaut_pair):
+    _, target, (width, height) = astronaut_pair
+    response = client_a.post("/api/v1/faces", {"image": SimpleUploadedFile("t.jpg", target)})
+    assert response.status_code == 200, response.content
+    body = response.json()
+    assert (body["width"], body["height"]) == (width, height)
+    assert len(body["faces"]) >= 1
+    x1, y1, x2, y2 = body["faces"][0]["box"]
+    assert 0 <= x1 < x2 <= width and 0 <= y1 < y2 <= height
+    # The astronaut's face is in the upper half of the (mirrored) photo.
+    assert y2 < height * 0.6
+    areas = [(f["box"][2] - f["box"][0]) * (f["box"][3] - f["box"][1]) for f in body["faces"]]
+    assert areas == sorted(areas, reverse=True)
+
+
+def test_faces_endpoint_reports_no_faces_and_bad_files(client_a):
+    response = client_a.post(
+        "/api/v1/faces", {"image": SimpleUploadedFile("c.jpg", encode(skdata.coffee(), "JPEG"))}
+    )
+    assert response.status_code == 200 and response.json()["faces"] == []
+    response = client_a.post(
+        "/api/v1/faces", {"image": SimpleUploadedFile("x.jpg", b"not an image"), "field": "target"}
+    )
+    assert response.status_code == 400
+    assert response["Content-Type"] == "application/problem+json"
+    assert "target" in response.json()["errors"]
+
+
+def test_faces_endpoint_needs_a_login_and_csrf(astronaut_pair, funded_user):
+    _, target, _ = astronaut_pair
+    assert Client().post("/api/v1/faces", {"image": SimpleUploadedFile("t.jpg", target)}).status_code in (
+        401,
+        403,
+    )
+    strict = Client(enforce_csrf_checks=True)
+    strict.force_login(funded_user)
+    assert strict.post("/api/v1/faces", {"image": SimpleUploadedFile("t.jpg", target)}).status_code == 403
+
+
+def test_token_key_is_shown_once(client_a):
+    response = client_a.post("/account/tokens", {"name": "CLI"}, follow=True)
+    html = response.content.decode()
+    assert "vsg_" in html and "Copy it now" in html
+    assert "Copy it now" not in client_a.get("/account/").content.decode()
