@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
 from decimal import Decimal
 
 import pytest
@@ -146,3 +147,25 @@ def test_token_key_is_shown_once(client_a):
     html = response.content.decode()
     assert "vsg_" in html and "Copy it now" in html
     assert "Copy it now" not in client_a.get("/account/").content.decode()
+
+
+def test_queue_standing_counts_higher_priority_queues_first(funded_user, astronaut_pair):
+    from django.utils import timezone
+
+    from tests.webapp.conftest import api_client_for, post_job
+    from webapp.views import queue_standings
+
+    source, target, _ = astronaut_pair
+    api = api_client_for(funded_user)
+    ids = [post_job(api, source, target).json()["id"] for _ in range(3)]
+    now = timezone.now()
+    for offset, (job_id, queue) in enumerate(zip(ids, ["default", "default", "vip"], strict=True)):
+        Job.objects.filter(id=job_id).update(
+            state="queued", queue=queue, queued_at=now + timedelta(seconds=offset)
+        )
+    standings = queue_standings(list(Job.objects.all()))
+    assert [standings[Job.objects.get(id=i).id].position for i in ids] == [2, 3, 1]
+    assert (
+        standings[Job.objects.get(id=ids[1]).id].eta_seconds
+        >= standings[Job.objects.get(id=ids[0]).id].eta_seconds
+    )

@@ -1,6 +1,6 @@
 from django.urls import include, path
 
-from . import account, jobs
+from . import account, faces, jobs
 
 urlpatterns = [
     path("auth/token", account.TokenView.as_view(), name="api-token"),
@@ -8,5 +8,6 @@ urlpatterns = [
     path("jobs", jobs.JobListCreateView.as_view(), name="api-jobs"),
     path("jobs/<uuid:job_id>", jobs.JobDetailView.as_view(), name="api-job-detail"),
     path("jobs/<uuid:job_id>/cancel", jobs.JobCancelView.as_view(), name="api-job-cancel"),
+    path("faces", faces.FaceDetectView.as_view(), name="api-faces"),
     path("", include("billing.urls")),
 ]
