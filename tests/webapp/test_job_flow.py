@@ -55,7 +55,8 @@ def test_no_face_in_target_fails_clearly_and_charges_nothing(api_a, astronaut_pa
     assert response.status_code == 201
     drain()
     body = api_a.get(response.json()["urls"]["self"]).json()
-    assert body["state"] == "failed"
+    # Screening checks face presence before any GPU time is spent.
+    assert body["state"] == "rejected"
     assert body["error"]["code"] == "no_face_detected"
     assert "target" in body["error"]["message"]
     me = api_a.get("/api/v1/me").json()
