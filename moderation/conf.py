@@ -17,7 +17,7 @@ Blocked terms and protected identities are data, edited in the admin, not settin
 | VISAGE_OCR_MAX_SIDE | 480 | longest side (px) the text detector sees |
 | VISAGE_OCR_ON_SOURCE | false | also OCR the source (only its face reaches the result) |
 | VISAGE_OCR_MIN_SCORE | 0.5 | recogniser confidence below which text is ignored |
-| VISAGE_IDENTITY_MAX_DISTANCE | 0.5 | dlib128 Euclidean distance to a protected face that rejects |
+| VISAGE_IDENTITY_MAX_DISTANCE | 0.55 | dlib128 Euclidean distance to a protected face that rejects (same person 0.34–0.50, others 0.67+) |
 | VISAGE_IDENTITY_MAX_COSINE_DISTANCE | 0.6 | the same for arcface512 embeddings (1 - cos) |
 | VISAGE_MIN_FACE_PX | 40 | shorter side of the smallest usable source face |
 | VISAGE_PHASH_MAX_DISTANCE | 6 | Hamming distance (of 64 bits) that counts as known-bad content |
@@ -170,7 +170,7 @@ def ocr_min_score() -> float:
 def identity_max_distance(kind: str) -> float:
     if kind == "arcface512":
         return _float("VISAGE_IDENTITY_MAX_COSINE_DISTANCE", 0.6)
-    return _float("VISAGE_IDENTITY_MAX_DISTANCE", 0.5)
+    return _float("VISAGE_IDENTITY_MAX_DISTANCE", 0.55)
 
 
 def min_face_px() -> int:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 import time
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -238,7 +239,11 @@ def _known_bad(images: list[_Image]) -> list[Finding]:
 
 
 def _run_checks(images: list[_Image], *, with_faces: bool, frames: bool = False) -> list[Finding]:
-    """Cheapest first; stop at the first reject (the rest would not change the decision)."""
+    """Cheapest first; stop at the first reject (the rest would not change the decision).
+
+    OCR, the slowest check, runs in a thread beside face analysis and CLIP once the NSFW check
+    passed: onnxruntime releases the GIL, so on two cores the pair costs roughly max(), not sum().
+    """
     findings = _known_bad(images)
     if findings:
         return findings  # previously rejected content: no model runs at all
@@ -246,19 +251,24 @@ def _run_checks(images: list[_Image], *, with_faces: bool, frames: bool = False)
         findings.append(nsfw.check(image.pixels, role=image.role))
     if _rejected(findings):
         return findings
-    if with_faces:
-        findings += _face_checks(images, frames=frames)
-        if _rejected(findings):
-            return findings
-    for image in images:
-        finding = clip.check(image.pixels, role=image.role)
-        findings.append(finding)
-        if finding.outcome == "disabled":
-            break  # one "disabled" line per verdict is enough
-    if _rejected(findings):
-        return findings
     terms = selectors.blocked_terms()
-    for image in _ocr_subjects(images, frames=frames):
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="ocr") as pool:
+        ocr_future = pool.submit(_ocr_checks, _ocr_subjects(images, frames=frames), terms)
+        if with_faces:
+            findings += _face_checks(images, frames=frames)
+        if not _rejected(findings):
+            for image in images:
+                finding = clip.check(image.pixels, role=image.role)
+                findings.append(finding)
+                if finding.outcome == "disabled":
+                    break  # one "disabled" line per verdict is enough
+        findings += ocr_future.result()
+    return findings
+
+
+def _ocr_checks(subjects: list[_Image], terms: list[str]) -> list[Finding]:
+    findings = []
+    for image in subjects:
         findings.append(ocr.check(image.pixels, role=image.role, blocked_terms=terms))
         if _rejected(findings):
             break
