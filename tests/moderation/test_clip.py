@@ -44,11 +44,13 @@ def test_per_prompt_thresholds_decide(tiny_clip, settings, astronaut_rgb):
     assert clip.check(np.ascontiguousarray(astronaut_rgb[:, :, ::-1]), role="target").outcome == "pass"
 
 
-def test_no_checkpoint_is_reported_disabled_never_passed(settings, astronaut_rgb):
+def test_no_checkpoint_is_reported_disabled_never_passed(settings, astronaut_rgb, client):
     settings.VISAGE_CLIP_CHECKPOINT = ""
     finding = clip.check(np.ascontiguousarray(astronaut_rgb[:, :, ::-1]), role="target")
     assert finding.outcome == "disabled"
     assert "disabled" in selectors.readiness_report()["clip"]
+    health = client.get("/healthz").json()
+    assert health["checks"]["moderation"]["clip"].startswith("disabled")
 
 
 def test_missing_checkpoint_file_is_an_error(settings, tmp_path, astronaut_rgb):

@@ -109,6 +109,9 @@ def test_review_waits_then_moderator_approval_enqueues_exactly_one_gpu_job(
     html = queue_page.content.decode()
     assert job_id in html and "FEMALE_BREAST_EXPOSED" in html and "X-Amz-Signature" in html
 
+    detail = moderator_client.get(f"/admin/webapp/job/{job_id}/change/")
+    assert detail.status_code == 200 and "FEMALE_BREAST_EXPOSED" in detail.content.decode()
+
     admin_action(moderator_client, "approve_review", job_id)
     assert gpu_queued() == 1 and gpu_touched() == 1
     assert job_body(api_a, job_id)["state"] == "queued"
