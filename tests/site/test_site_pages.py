@@ -6,8 +6,9 @@ import re
 
 import pytest
 from playwright.sync_api import expect
+from skimage import data as skdata
 
-from tests.webapp.conftest import api_client_for, post_job
+from tests.webapp.conftest import api_client_for, encode, post_job
 from webapp.models import Job
 
 from .conftest import drain, log_in
@@ -67,6 +68,8 @@ def test_dashboard_follows_a_job_live_and_other_users_get_404(
     created = post_job(api_client_for(funded_user), source, target, mode="standard")
     assert created.status_code == 201, created.content
     job_id = created.json()["id"]
+    no_face = post_job(api_client_for(funded_user), source, encode(skdata.coffee(), "JPEG"), mode="fast")
+    failing_id = no_face.json()["id"]
 
     page = new_page()
     log_in(page, live_server, **ALICE)
@@ -80,6 +83,11 @@ def test_dashboard_follows_a_job_live_and_other_users_get_404(
     expect(card).to_have_attribute("data-state", "succeeded", timeout=30_000)
     expect(card.get_by_text("Done")).to_be_visible()
     expect(card.get_by_text("Charged")).to_be_visible()
+    failed = page.locator(f"#job-{failing_id}")
+    expect(failed).to_have_attribute("data-state", re.compile("^(failed|rejected)$"))  # the reason is shown
+    expect(failed.locator(".job-error")).to_contain_text(
+        re.compile(r"^(Failed|Not processed): .+No charge was made")
+    )
     assert page.evaluate("window.__sameDocument === true"), (
         "the dashboard reloaded instead of updating in place"
     )
