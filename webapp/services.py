@@ -59,7 +59,9 @@ def job_transition(job_id: uuid.UUID, *, from_states: Iterable[str], to_state: s
 
 
 def _purge_uploads(job: Job) -> None:
-    """Delete the job's originals from S3 (idempotent) and record when."""
+    """Delete the job's originals and any intermediate parts from S3 (idempotent) and record when."""
+    for key in storage.list_keys(settings.S3_UPLOADS_BUCKET, prefix=f"{job.owner_id}/{job.id}/"):
+        storage.delete(settings.S3_UPLOADS_BUCKET, key)
     for upload in (job.source, job.target):
         if upload.deleted_at is None:
             storage.delete(settings.S3_UPLOADS_BUCKET, upload.s3_key)

@@ -61,15 +61,18 @@ def sniff_media_type(head: bytes) -> str | None:
     return None
 
 
-def read_upload(uploaded_file, *, field: str) -> bytes:
+def _too_large(field: str, size_bytes: int, limit_bytes: int) -> UploadRejected:
+    return UploadRejected(
+        "file_too_large", f"The {field} file is {size_bytes} bytes; the limit is {limit_bytes} bytes.", field=field
+    )
+
+
+def read_upload(uploaded_file, *, field: str, limit_bytes: int | None = None) -> bytes:
+    limit_bytes = limit_bytes or settings.MAX_UPLOAD_BYTES
     if uploaded_file is None:
         raise UploadRejected("missing_file", f"The {field} file is required.", field=field)
-    if uploaded_file.size > settings.MAX_UPLOAD_BYTES:
-        raise UploadRejected(
-            "file_too_large",
-            f"The {field} file is {uploaded_file.size} bytes; the limit is {settings.MAX_UPLOAD_BYTES} bytes.",
-            field=field,
-        )
+    if uploaded_file.size > limit_bytes:
+        raise _too_large(field, uploaded_file.size, limit_bytes)
     data = uploaded_file.read()
     if not data:
         raise UploadRejected("empty_file", f"The {field} file is empty.", field=field)
@@ -110,9 +113,13 @@ def inspect_image(data: bytes, *, field: str, media_type: str) -> MediaInfo:
 
 
 def inspect_upload(uploaded_file, *, field: str, allow_video: bool) -> MediaInfo:
-    data = read_upload(uploaded_file, field=field)
+    # Videos may be larger than photos: read up to the larger limit, then apply the photo one.
+    limit_bytes = max(settings.MAX_UPLOAD_BYTES, settings.VIDEO_MAX_BYTES) if allow_video else settings.MAX_UPLOAD_BYTES
+    data = read_upload(uploaded_file, field=field, limit_bytes=limit_bytes)
     media_type = sniff_media_type(data[:32])
     if media_type in IMAGE_TYPES.values():
+        if len(data) > settings.MAX_UPLOAD_BYTES:
+            raise _too_large(field, len(data), settings.MAX_UPLOAD_BYTES)
         return inspect_image(data, field=field, media_type=media_type)
     if media_type and media_type.startswith("video/"):
         if not allow_video:

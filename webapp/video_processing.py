@@ -17,7 +17,6 @@ Retry); when its retries are spent the job fails.
 
 from __future__ import annotations
 
-import inspect
 import io
 import json
 import logging
@@ -382,17 +381,12 @@ def screen_video_inputs(job: Job, *, source: bytes, target: bytes):
     from moderation import services as moderation_services  # noqa: PLC0415
 
     frames = [frame for _, frame in video_io.sample_frames(io.BytesIO(target))]
-    screen_frames = getattr(moderation_services, "screen_frames", None)
-    if screen_frames is None:  # older moderation: the first sampled frame stands in for the clip
-        return moderation_services.screen_inputs(
-            subject_id=job.id, source=source, target=_jpeg(frames[0]), target_kind="image"
-        )
     # The source alone: screen_inputs needs a target, and with target_kind "video" it holds every
     # job for review (its frames are screened here instead), so the source stands in for the target.
     first = moderation_services.screen_inputs(subject_id=job.id, source=source, target=source, target_kind="image")
     if first.decision == "reject":
         return first
-    second = screen_frames(subject_id=job.id, frames=frames)
+    second = moderation_services.screen_frames(subject_id=job.id, frames=frames)
     return max((first, second), key=lambda outcome: _SEVERITY.get(outcome.decision, 2))
 
 
@@ -401,11 +395,5 @@ def screen_video_output(job_id: uuid.UUID, result: Path) -> str | None:
     from moderation import services as moderation_services  # noqa: PLC0415
 
     frames = [frame for _, frame in video_io.sample_frames(result)]
-    screen_frames = getattr(moderation_services, "screen_frames", None)
-    if screen_frames is None:
-        outcome = moderation_services.screen_output(subject_id=job_id, data=_jpeg(frames[0]))
-    elif "stage" in inspect.signature(screen_frames).parameters:
-        outcome = screen_frames(subject_id=job_id, frames=frames, stage="output")
-    else:
-        outcome = screen_frames(subject_id=job_id, frames=frames)
+    outcome = moderation_services.screen_frames(subject_id=job_id, frames=frames, stage="output")
     return None if outcome.decision == "allow" else outcome.message

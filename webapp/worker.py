@@ -82,9 +82,18 @@ class VisageWorker(SimpleWorker):
     def execute_job(self, job, queue):
         close_old_connections()
         try:
-            if queue.name in settings.GPU_QUEUES:
-                with Heartbeat(uuid.UUID(job.id)):
+            job_uuid = _job_uuid(job.id) if queue.name in settings.GPU_QUEUES else None
+            if job_uuid is not None:
+                with Heartbeat(job_uuid):
                     return super().execute_job(job, queue)
             return super().execute_job(job, queue)
         finally:
             close_old_connections()
+
+
+def _job_uuid(rq_job_id: str) -> uuid.UUID | None:
+    """A GPU run's RQ id is its Job's UUID; other GPU-queue tasks (video segments) beat on their own."""
+    try:
+        return uuid.UUID(rq_job_id)
+    except ValueError:
+        return None

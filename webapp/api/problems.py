@@ -26,6 +26,9 @@ TITLES = {
     "corrupt_image": "A file could not be decoded",
     "unsupported_media_type": "A file type is not supported",
     "video_too_long": "A video is too long",
+    "too_many_frames": "A video has too many frames",
+    "video_too_large": "A video's frames are too large",
+    "video_too_small": "A video's frames are too small",
     "corrupt_video": "A video could not be read",
     "insufficient_credits": "Not enough credits",
     "idempotency_key_mismatch": "Idempotency-Key reused with a different request",
@@ -40,6 +43,9 @@ TITLES = {
     "parse_error": "Malformed request",
     "no_face_detected": "No face detected",
     "content_rejected": "Content rejected by moderation",
+    "protected_identity": "This person cannot be swapped",
+    "blocked_text": "The image contains blocked text",
+    "invalid_image": "An image could not be used",
 }
 
 
