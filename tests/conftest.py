@@ -24,3 +24,29 @@ def funded_user(user_a):
 
     billing_services.account_top_up(user=user_a, amount=Decimal("1000.00"), actor=None, reason="test funding")
     return user_a
+
+
+@pytest.fixture(autouse=True)
+def reference_data(request):
+    """Rows the data migrations create (default price plan, GPU calibration, moderator group).
+
+    A transactional test flushes the database afterwards, migration data included, so every
+    database test gets them back here instead of relying on test order.
+    """
+    if request.node.get_closest_marker("django_db") is None:
+        yield
+        return
+    import importlib
+
+    from django.apps import apps
+    from django.contrib.auth.models import Group, Permission
+
+    importlib.import_module("billing.migrations.0002_default_plan_and_calibration").create_defaults(apps, None)
+    moderator = importlib.import_module("moderation.migrations.0002_moderator_group")
+    group, created = Group.objects.get_or_create(name=moderator.GROUP)
+    if created:
+        group.permissions.add(*[
+            Permission.objects.get(content_type__app_label=app_label, codename=codename)
+            for app_label, codename in moderator.PERMISSIONS
+        ])
+    yield

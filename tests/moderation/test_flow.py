@@ -17,7 +17,7 @@ from tests.webapp.conftest import drain, encode, post_job
 from .conftest import gpu_queued, gpu_touched
 from .test_ocr import banner
 
-pytestmark = pytest.mark.django_db(transaction=True, serialized_rollback=True)
+pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def held(api) -> float:

@@ -11,7 +11,7 @@ from webapp.models import Job
 
 from .conftest import drain
 
-pytestmark = pytest.mark.django_db(transaction=True, serialized_rollback=True)
+pytestmark = pytest.mark.django_db(transaction=True)
 
 # Records every value the job page's progress bar shows, across the reload that reveals the result.
 RECORD_PROGRESS = """

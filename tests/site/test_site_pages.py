@@ -13,7 +13,7 @@ from webapp.models import Job
 
 from .conftest import drain, log_in
 
-pytestmark = pytest.mark.django_db(transaction=True, serialized_rollback=True)
+pytestmark = pytest.mark.django_db(transaction=True)
 
 ALICE = {"username": "alice", "password": "alice-pass-123"}
 BOB = {"username": "bob", "password": "bob-pass-123"}

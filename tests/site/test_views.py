@@ -14,7 +14,7 @@ from billing import selectors as billing_selectors
 from tests.webapp.conftest import encode
 from webapp.models import Job
 
-pytestmark = pytest.mark.django_db(transaction=True, serialized_rollback=True)
+pytestmark = pytest.mark.django_db(transaction=True)
 
 
 @pytest.fixture

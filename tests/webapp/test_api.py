@@ -15,7 +15,7 @@ from webapp.models import Job, Upload
 
 from .conftest import encode, post_job
 
-pytestmark = pytest.mark.django_db(transaction=True, serialized_rollback=True)
+pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def assert_problem(response, status: int, code: str, field: str | None = None) -> dict:

@@ -14,7 +14,7 @@ from webapp.models import Job, Upload
 
 from .conftest import drain, post_job
 
-pytestmark = pytest.mark.django_db(transaction=True, serialized_rollback=True)
+pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def test_astronaut_swap_succeeds_and_result_downloads(api_a, astronaut_pair):

@@ -14,7 +14,7 @@ from webapp.models import Job
 
 from .conftest import api_client_for, post_job
 
-pytestmark = pytest.mark.django_db(transaction=True, serialized_rollback=True)
+pytestmark = pytest.mark.django_db(transaction=True)
 
 
 @pytest.mark.skipif(connection.vendor != "postgresql", reason="needs PostgreSQL row locks; run with DATABASE_URL=postgres://…")

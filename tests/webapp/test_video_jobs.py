@@ -17,7 +17,7 @@ from webapp.models import Job
 
 from .conftest import drain, encode
 
-pytestmark = pytest.mark.django_db(transaction=True, serialized_rollback=True)
+pytestmark = pytest.mark.django_db(transaction=True)
 
 SPEC = ClipSpec(width=256, height=256, fps=12, seconds=2.0, audio=True)
 

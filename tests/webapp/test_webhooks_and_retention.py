@@ -17,7 +17,7 @@ from webapp.models import Job
 
 from .conftest import drain, post_job
 
-pytestmark = pytest.mark.django_db(transaction=True, serialized_rollback=True)
+pytestmark = pytest.mark.django_db(transaction=True)
 
 
 class Receiver:

@@ -20,7 +20,7 @@ from webapp.models import Job
 
 from .conftest import drain, post_job
 
-pytestmark = pytest.mark.django_db(transaction=True, serialized_rollback=True)
+pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def database_url_for_subprocess() -> str:
