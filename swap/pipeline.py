@@ -214,7 +214,8 @@ class Pipeline:
         Photos without a face are ignored; if none has one, NoFaceFound("source").
         """
         chosen: list[tuple[np.ndarray, Face]] = []
-        with inference_clock.session():
+        start = time.perf_counter()
+        with inference_clock.session() as clock:
             for image in images:
                 faces = self.analyse(image, embed=False)
                 if faces:
@@ -225,7 +226,8 @@ class Pipeline:
         embedding = np.mean([face.embedding for _, face in chosen], axis=0).astype(np.float32)
         image, face = chosen[0]
         return SourceIdentity(
-            image=image, face=face, embedding=embedding, embedding_kind=self.recognizer.embedding_kind
+            image=image, face=face, embedding=embedding, embedding_kind=self.recognizer.embedding_kind,
+            prepare_ms=(time.perf_counter() - start) * 1000.0, inference_ms=clock.inference_ms,
         )
 
     def swap_frame(
@@ -298,9 +300,13 @@ class Pipeline:
     def swap_image(
         self, source: np.ndarray, target: np.ndarray, options: SwapOptions | None = None
     ) -> SwapResult:
-        """One source photo onto one target photo."""
+        """One source photo onto one target photo; timings and inference include the source's analysis."""
         identity = self.prepare_source([source])
-        return self.swap_frame(identity, target, options)
+        result = self.swap_frame(identity, target, options)
+        result.timings_ms["source"] = identity.prepare_ms
+        result.timings_ms["total"] += identity.prepare_ms
+        result.inference_ms += identity.inference_ms
+        return result
 
     @staticmethod
     def _timed(adapter: object, call):

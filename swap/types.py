@@ -77,6 +77,8 @@ class SourceIdentity:
     face: Face  # the chosen face in that photo, with landmarks and embedding
     embedding: np.ndarray  # averaged raw embedding over all source photos
     embedding_kind: EmbeddingKind
+    prepare_ms: float = 0.0  # wall time spent analysing the source photo(s)
+    inference_ms: float = 0.0  # of which inside model calls: billed with the job's first frame
 
 
 class FaceSwapper(Protocol):

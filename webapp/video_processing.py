@@ -35,6 +35,7 @@ from django.utils import timezone
 from billing.pricing import processed_size
 from swap.errors import EngineError
 from swap.image_io import decode_image
+from swap.types import SourceIdentity
 from swap.video import io as video_io
 from swap.video.process import ClipResult, NoFaceInVideo, process_clip
 from swap.video.segments import Segment, plan_segments
@@ -142,12 +143,21 @@ def run_video_job(job: Job, *, started: float) -> None:
             _progress(job.id, done, info.frames)
 
         result = process_clip(
-            get_pipeline(), source, target, part, size=size, options=options, crf=crf_for(job.mode),
-            tracking=tracking_config(), on_progress=on_progress,
+            get_pipeline(),
+            source,
+            target,
+            part,
+            size=size,
+            options=options,
+            crf=crf_for(job.mode),
+            tracking=tracking_config(),
+            on_progress=on_progress,
         )
         if result.swapped_frames == 0:
             raise NoFaceInVideo()
-        outcome = _finish(job, directory, [part], [_stats(result)], target, info, time.perf_counter() - started)
+        outcome = _finish(
+            job, directory, [part], [_stats(result, source)], target, info, time.perf_counter() - started
+        )
         if _job_state(job.id) != (JobState.RUNNING, job.attempts):
             raise RunCanceled()
         services.job_succeed(job.id, outcome)
@@ -197,9 +207,14 @@ class _SegmentStats:
     detections: int
 
 
-def _stats(result: ClipResult) -> _SegmentStats:
+def _stats(result: ClipResult, source: SourceIdentity) -> _SegmentStats:
+    """Per-segment figures; each segment analysed the source photo itself, so that counts too."""
     return _SegmentStats(
-        result.frames, result.swapped_frames, result.inference_ms, result.stage_ms, result.detections
+        result.frames,
+        result.swapped_frames,
+        result.inference_ms + source.inference_ms,
+        result.stage_ms,
+        result.detections,
     )
 
 
@@ -238,15 +253,27 @@ def run_segment(job_id: uuid.UUID, attempt: int, index: int) -> None:
 
             part = directory / "part.mp4"
             result = process_clip(
-                get_pipeline(), source, target, part, size=processed_video_size(info, job.resolution),
-                options=options, crf=crf_for(job.mode), tracking=tracking_config(), start=segment.start,
-                stop=segment.stop, on_progress=on_progress,
+                get_pipeline(),
+                source,
+                target,
+                part,
+                size=processed_video_size(info, job.resolution),
+                options=options,
+                crf=crf_for(job.mode),
+                tracking=tracking_config(),
+                start=segment.start,
+                stop=segment.stop,
+                on_progress=on_progress,
             )
             _check_running(job_id, attempt)
-            storage.put_bytes(settings.S3_UPLOADS_BUCKET, _part_key(job, attempt, index), part.read_bytes(),
-                              RESULT_MEDIA_TYPE)
+            storage.put_bytes(
+                settings.S3_UPLOADS_BUCKET,
+                _part_key(job, attempt, index),
+                part.read_bytes(),
+                RESULT_MEDIA_TYPE,
+            )
             stats_key = _key(job_id, attempt, "stats")
-            redis.hset(stats_key, str(index), json.dumps(_stats(result).__dict__))
+            redis.hset(stats_key, str(index), json.dumps(_stats(result, source).__dict__))
             redis.expire(stats_key, PLAN_TTL_S)
     except JobCanceled:
         logger.info("video job %s segment %s stopped: the job is no longer running", job_id, index)
@@ -273,8 +300,11 @@ def segment_gave_up(job_id: uuid.UUID) -> None:
     job = Job.objects.filter(id=job_id).first()
     if job is None:
         return
-    _fail(job, code="internal_error",
-          message="Part of the video could not be processed after several attempts; no charge was made.")
+    _fail(
+        job,
+        code="internal_error",
+        message="Part of the video could not be processed after several attempts; no charge was made.",
+    )
 
 
 def finish_video_job(job_id: uuid.UUID, attempt: int) -> None:
@@ -298,7 +328,9 @@ def finish_video_job(job_id: uuid.UUID, attempt: int) -> None:
             parts = []
             for index in range(segments):
                 path = directory / f"part-{index:04d}.mp4"
-                path.write_bytes(storage.get_bytes(settings.S3_UPLOADS_BUCKET, _part_key(job, attempt, index)))
+                path.write_bytes(
+                    storage.get_bytes(settings.S3_UPLOADS_BUCKET, _part_key(job, attempt, index))
+                )
                 parts.append(path)
             target = _download_target(job, directory)
             info = video_io.probe(target)
@@ -331,7 +363,10 @@ def _finish(
 ) -> services.JobOutcome:
     output = directory / "result.mp4"
     frames = video_io.join_parts(
-        parts, output, fps=info.fps, audio_from=target if info.has_audio else None,
+        parts,
+        output,
+        fps=info.fps,
+        audio_from=target if info.has_audio else None,
         metadata={"comment": f"{LABEL} (job {job.id})", "description": LABEL},
     )
     services.job_heartbeat(job.id)
@@ -359,9 +394,17 @@ def _finish(
         "fps": float(info.fps),
     }
     return services.JobOutcome(
-        result_key=key, result_media_type=RESULT_MEDIA_TYPE, result_bytes=len(data), frames=frames,
-        width=width, height=height, gpu_seconds=sum(s.inference_ms for s in stats) / 1000,
-        wall_seconds=wall_seconds, stage_ms=stage_ms, engine_notes=notes, needs_review=review is not None,
+        result_key=key,
+        result_media_type=RESULT_MEDIA_TYPE,
+        result_bytes=len(data),
+        frames=frames,
+        width=width,
+        height=height,
+        gpu_seconds=sum(s.inference_ms for s in stats) / 1000,
+        wall_seconds=wall_seconds,
+        stage_ms=stage_ms,
+        engine_notes=notes,
+        needs_review=review is not None,
         review_message=review or "",
     )
 
@@ -383,7 +426,9 @@ def screen_video_inputs(job: Job, *, source: bytes, target: bytes):
     frames = [frame for _, frame in video_io.sample_frames(io.BytesIO(target))]
     # The source alone: screen_inputs needs a target, and with target_kind "video" it holds every
     # job for review (its frames are screened here instead), so the source stands in for the target.
-    first = moderation_services.screen_inputs(subject_id=job.id, source=source, target=source, target_kind="image")
+    first = moderation_services.screen_inputs(
+        subject_id=job.id, source=source, target=source, target_kind="image"
+    )
     if first.decision == "reject":
         return first
     second = moderation_services.screen_frames(subject_id=job.id, frames=frames)

@@ -81,11 +81,17 @@ def test_embedding_distance_is_half_one_minus_cosine():
 def test_swap_image_reports_stage_timings_and_inference_time(pipeline, astronaut, other_face):
     result = pipeline.swap_image(astronaut, other_face)
 
-    assert set(result.timings_ms) == STAGES
+    assert set(result.timings_ms) == STAGES | {"source"}
     assert all(v >= 0 for v in result.timings_ms.values())
     assert result.timings_ms["paste"] > 0 and result.timings_ms["detect"] > 0
     assert 0 < result.inference_ms < result.timings_ms["total"]
     assert result.swapper == "classical" and len(result.faces_used) == 1
+    # The source photo's analysis is billed work too: swap_image counts it, swap_frame alone does not.
+    identity = pipeline.prepare_source([astronaut])
+    assert identity.inference_ms > 0 and identity.prepare_ms >= identity.inference_ms
+    frame_only = pipeline.swap_frame(identity, other_face)
+    assert set(frame_only.timings_ms) == STAGES
+    assert result.timings_ms["source"] > 0
 
 
 def test_no_face_in_source_or_target(pipeline, astronaut):
