@@ -16,6 +16,7 @@ logger = logging.getLogger(__name__)
 
 # Transient faults (S3/Redis hiccups) are retried with backoff; everything else fails at once.
 GPU_RETRY = Retry(max=3, interval=[5, 30, 120])
+SCREENING_RETRY = Retry(max=3, interval=[2, 10, 60])
 
 
 def enqueue_screening(job_id: uuid.UUID) -> None:
@@ -23,7 +24,7 @@ def enqueue_screening(job_id: uuid.UUID) -> None:
 
     django_rq.get_queue(settings.MODERATION_QUEUE).enqueue(
         tasks.screen_job, str(job_id), job_id=f"screen-{job_id}", on_failure=tasks.on_screening_failure,
-        job_timeout=300, failure_ttl=7 * 86400,
+        job_timeout=300, failure_ttl=7 * 86400, retry=SCREENING_RETRY,
     )
 
 

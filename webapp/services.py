@@ -167,7 +167,12 @@ def _delete_objects(keys: Iterable[str]) -> None:
 
 
 def job_screen_start(job_id: uuid.UUID) -> bool:
-    return job_transition(job_id, from_states=[JobState.CREATED], to_state=JobState.SCREENING)
+    """Also from `screening`: RQ retries a screening that hit a transient fault (the verdict is
+    applied by guarded transitions, so a duplicate screening cannot move the job twice)."""
+    return (
+        job_transition(job_id, from_states=[JobState.CREATED], to_state=JobState.SCREENING)
+        or Job.objects.filter(id=job_id, state=JobState.SCREENING).exists()
+    )
 
 
 def job_enqueue_gpu(job_id: uuid.UUID, *, from_states: Iterable[str]) -> bool:

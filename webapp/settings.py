@@ -140,8 +140,14 @@ DATABASES = {
     )
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
-    # Workers and the web server share one SQLite file: wait for locks instead of failing.
-    DATABASES["default"].setdefault("OPTIONS", {})["timeout"] = 30
+    # Workers and the web server share one SQLite file: WAL lets readers run beside the writer,
+    # IMMEDIATE transactions take the write lock up front (a deferred one that later writes fails
+    # at once with "database is locked" instead of waiting), and the timeout waits for the lock.
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        timeout=30,
+        transaction_mode="IMMEDIATE",
+        init_command="PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+    )
     DATABASES["default"]["CONN_MAX_AGE"] = 0
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 

@@ -61,6 +61,8 @@ def on_run_failure(job, connection, exc_type, exc_value, traceback) -> None:
 
 
 def on_screening_failure(job, connection, exc_type, exc_value, traceback) -> None:
+    if job.retries_left:
+        return  # a transient fault (database lock, S3 hiccup): RQ runs the screening again
     job_id = uuid.UUID(job.id.removeprefix("screen-"))
     services.job_fail(
         job_id, code="screening_error", message="Content screening failed; no charge was made. Please try again.",

@@ -104,3 +104,33 @@ def test_models_load_once_across_jobs(api_a, astronaut_pair):
     drain()
     assert Job.objects.filter(state="succeeded").count() == 4
     assert model_load_counts() == after_first
+
+
+def test_transient_fault_during_screening_is_retried_not_failed(api_a, astronaut_pair, monkeypatch):
+    import django_rq
+    from django.conf import settings
+    from django.db import OperationalError
+
+    from moderation import services as moderation_services
+
+    real_screen = moderation_services.screen_inputs
+    calls = []
+
+    def flaky_screen(**kwargs):
+        calls.append(1)
+        if len(calls) == 1:
+            raise OperationalError("database is locked")
+        return real_screen(**kwargs)
+
+    monkeypatch.setattr(moderation_services, "screen_inputs", flaky_screen)
+    source, target, _ = astronaut_pair
+    job_id = post_job(api_a, source, target).json()["id"]
+    drain([settings.MODERATION_QUEUE])
+    assert Job.objects.get(id=job_id).state == "screening"  # not failed: a retry is scheduled
+    queue = django_rq.get_queue(settings.MODERATION_QUEUE)
+    (scheduled,) = queue.scheduled_job_registry.get_job_ids()
+    queue.scheduled_job_registry.remove(scheduled)
+    queue.enqueue_job(queue.fetch_job(scheduled))  # don't wait for the backoff
+    drain()
+    assert len(calls) == 2
+    assert Job.objects.get(id=job_id).state == "succeeded"
