@@ -8,6 +8,7 @@ supervisor (visage_run, systemd, Kubernetes) can recycle it and give memory back
 from __future__ import annotations
 
 import logging
+import os
 import time
 
 import django_rq
@@ -30,8 +31,12 @@ class Command(BaseCommand):
                             help="Exit after this many jobs so the supervisor can recycle the process.")
         parser.add_argument("--burst", action="store_true", help="Exit when the queues are empty.")
         parser.add_argument("--name", default=None)
+        parser.add_argument("--device", type=int, default=None,
+                            help="GPU index for this worker (run one worker per GPU); sets VISAGE_DEVICE_ID.")
 
-    def handle(self, *args, queues, max_jobs, burst, name, **options):
+    def handle(self, *args, queues, max_jobs, burst, name, device, **options):
+        if device is not None:
+            os.environ["VISAGE_DEVICE_ID"] = str(device)  # read when the pipeline is built below
         queue_names = [q.strip() for q in queues.split(",") if q.strip()]
         known = {settings.MODERATION_QUEUE, settings.WEBHOOK_QUEUE, *settings.GPU_QUEUES}
         unknown = [q for q in queue_names if q not in known]
@@ -40,7 +45,13 @@ class Command(BaseCommand):
         storage.ensure_buckets()
         started = time.perf_counter()
         if any(q in settings.GPU_QUEUES for q in queue_names):
+            from swap.runtime import onnxruntime_install_problem  # noqa: PLC0415
+
+            problem = onnxruntime_install_problem()
+            if problem:
+                self.stderr.write(self.style.WARNING(problem))
             engine.warm_up()
+            self.stdout.write(f"engine backends: {engine.get_pipeline().backends}")
         if settings.MODERATION_QUEUE in queue_names:
             from moderation import services as moderation_services  # noqa: PLC0415
 
