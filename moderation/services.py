@@ -78,12 +78,14 @@ class _Image:
 
 
 def screen_inputs(
-    *, subject_id: uuid.UUID, source: bytes, target: bytes, target_kind: str
+    *, subject_id: uuid.UUID, source: bytes, target: bytes | None, target_kind: str = "image"
 ) -> ScreeningOutcome:
+    """The source photo and an image target. `target=None` screens the source alone: a video
+    target's sampled frames go through `screen_frames` instead."""
     started = time.perf_counter()
     try:
         images = [_Image("source", _decode(source, "source"), hashes.sha256_hex(source))]
-        if target_kind == "image":
+        if target is not None and target_kind == "image":
             images.append(_Image("target", _decode(target, "target"), hashes.sha256_hex(target)))
     except InvalidImage as exc:
         finding = Finding(
@@ -91,7 +93,7 @@ def screen_inputs(
         )
         return _record(subject_id, Stage.INPUT, [], [finding], started)
     findings = _run_checks(images, with_faces=True)
-    if target_kind != "image" and not _rejected(findings):
+    if target is not None and target_kind != "image" and not _rejected(findings):
         # A video target's frames are screened by screen_frames (issue #6); until that runs in this
         # step, a moderator looks at it — never let unscreened frames reach a GPU.
         findings.append(

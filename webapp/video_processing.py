@@ -424,11 +424,7 @@ def screen_video_inputs(job: Job, *, source: bytes, target: bytes):
     from moderation import services as moderation_services  # noqa: PLC0415
 
     frames = [frame for _, frame in video_io.sample_frames(io.BytesIO(target))]
-    # The source alone: screen_inputs needs a target, and with target_kind "video" it holds every
-    # job for review (its frames are screened here instead), so the source stands in for the target.
-    first = moderation_services.screen_inputs(
-        subject_id=job.id, source=source, target=source, target_kind="image"
-    )
+    first = moderation_services.screen_inputs(subject_id=job.id, source=source, target=None)
     if first.decision == "reject":
         return first
     second = moderation_services.screen_frames(subject_id=job.id, frames=frames)
