@@ -134,3 +134,28 @@ def test_transient_fault_during_screening_is_retried_not_failed(api_a, astronaut
     drain()
     assert len(calls) == 2
     assert Job.objects.get(id=job_id).state == "succeeded"
+
+
+def test_vip_plan_jobs_run_on_the_vip_queue(api_a, funded_user, astronaut_pair):
+    import django_rq
+    from django.conf import settings
+
+    from billing.models import Account, PricePlan
+
+    default = PricePlan.objects.get(is_default=True)
+    vip = PricePlan.objects.create(
+        name="VIP", is_default=False, gpu_queue="vip", unit_price=default.unit_price,
+        coefficient_720p=default.coefficient_720p, coefficient_1080p=default.coefficient_1080p,
+        original_coefficient_tiers=default.original_coefficient_tiers, weight_fast=default.weight_fast,
+        weight_standard=default.weight_standard, weight_hq=default.weight_hq,
+        minimum_charge=default.minimum_charge, currency=default.currency,
+        minor_unit_exponent=default.minor_unit_exponent, hold_safety_factor=default.hold_safety_factor,
+    )
+    Account.objects.filter(user=funded_user).update(plan=vip)
+    source, target, _ = astronaut_pair
+    job_id = post_job(api_a, source, target).json()["id"]
+    drain([settings.MODERATION_QUEUE])
+    assert django_rq.get_queue("vip").get_job_ids() == [job_id]
+    assert django_rq.get_queue("default").count == 0
+    drain()
+    assert Job.objects.get(id=job_id).state == "succeeded"
