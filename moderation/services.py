@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 import time
 import uuid
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
@@ -78,13 +79,21 @@ class _Image:
 
 
 def screen_inputs(
-    *, subject_id: uuid.UUID, source: bytes, target: bytes | None, target_kind: str = "image"
+    *,
+    subject_id: uuid.UUID,
+    source: bytes,
+    target: bytes | None,
+    target_kind: str = "image",
+    extra_sources: Sequence[bytes] = (),
 ) -> ScreeningOutcome:
-    """The source photo and an image target. `target=None` screens the source alone: a video
-    target's sampled frames go through `screen_frames` instead."""
+    """The source photo(s) and an image target. `target=None` screens the sources alone: a video
+    target's sampled frames go through `screen_frames` instead. Every source photo gets every check
+    (each must show a usable face, none a protected person)."""
     started = time.perf_counter()
     try:
-        images = [_Image("source", _decode(source, "source"), hashes.sha256_hex(source))]
+        images = [
+            _Image("source", _decode(photo, "source"), hashes.sha256_hex(photo)) for photo in (source, *extra_sources)
+        ]
         if target is not None and target_kind == "image":
             images.append(_Image("target", _decode(target, "target"), hashes.sha256_hex(target)))
     except InvalidImage as exc:

@@ -298,10 +298,11 @@ class Pipeline:
         )
 
     def swap_image(
-        self, source: np.ndarray, target: np.ndarray, options: SwapOptions | None = None
+        self, source: np.ndarray | list[np.ndarray], target: np.ndarray, options: SwapOptions | None = None
     ) -> SwapResult:
-        """One source photo onto one target photo; timings and inference include the source's analysis."""
-        identity = self.prepare_source([source])
+        """A source photo (or several of one person) onto one target photo; timings and inference
+        include the source's analysis."""
+        identity = self.prepare_source(source if isinstance(source, list) else [source])
         result = self.swap_frame(identity, target, options)
         result.timings_ms["source"] = identity.prepare_ms
         result.timings_ms["total"] += identity.prepare_ms

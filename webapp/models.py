@@ -42,6 +42,8 @@ class Job(models.Model):
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="jobs")
     source = models.ForeignKey(Upload, on_delete=models.PROTECT, related_name="+")
     target = models.ForeignKey(Upload, on_delete=models.PROTECT, related_name="+")
+    # More photos of the same person: the engine averages the identity over all of them.
+    extra_sources = models.ManyToManyField(Upload, related_name="+", blank=True)
 
     # Options, echoed back in the API.
     mode = models.CharField(max_length=16, choices=Mode.choices, default=Mode.STANDARD)

@@ -73,7 +73,10 @@ def job_payload(job: Job, *, request=None) -> dict:
             "reference_face_index": job.reference_face_index,
             "webhook_url": job.webhook_url or None,
         },
-        "source": {"media_type": job.source.media_type, "width": job.source.width, "height": job.source.height},
+        "source": {
+            "media_type": job.source.media_type, "width": job.source.width, "height": job.source.height,
+            "photos": 1 + len(job.extra_sources.all()),
+        },
         "target": {
             "media_type": job.target.media_type, "kind": job.target.kind, "width": job.target.width,
             "height": job.target.height, "frames": job.target.frames,

@@ -50,7 +50,9 @@ def resize_for_resolution(image: np.ndarray, resolution: str) -> np.ndarray:
 
 def swap_options_for(job: Job) -> SwapOptions:
     return SwapOptions(
-        faces=job.faces, face_index=job.face_index, reference_index=job.reference_face_index,
+        faces=job.faces,
+        face_index=job.face_index,
+        reference_index=job.reference_face_index,
         enhance=job.mode == "hq",
     )
 
@@ -68,11 +70,11 @@ def run_job(job_id: uuid.UUID) -> None:
 
             run_video_job(job, started=started)
             return
-        source_bytes = storage.get_bytes(settings.S3_UPLOADS_BUCKET, job.source.s3_key)
+        sources = source_images(job)
         target_bytes = storage.get_bytes(settings.S3_UPLOADS_BUCKET, job.target.s3_key)
         _check_still_running(job_id)
         services.job_progress(job_id, 20)
-        outcome = _swap_image(job, source_bytes, target_bytes, started)
+        outcome = _swap_image(job, sources, target_bytes, started)
         _check_still_running(job_id)
         services.job_succeed(job_id, outcome)
     except JobCanceled:
@@ -93,12 +95,26 @@ def _fail(job_id: uuid.UUID, *, code: str, message: str) -> None:
     services.job_fail(job_id, code=code, message=message, from_states=[JobState.RUNNING])
 
 
-def _swap_image(job: Job, source_bytes: bytes, target_bytes: bytes, started: float) -> services.JobOutcome:
+def source_images(job: Job) -> list[np.ndarray]:
+    """The source photo and any extra photos of the same person, decoded (BGR)."""
+    uploads = [job.source, *job.extra_sources.order_by("created_at")]
+    return [
+        decode_image(
+            storage.get_bytes(settings.S3_UPLOADS_BUCKET, upload.s3_key),
+            which="source",
+            max_pixels=settings.MAX_IMAGE_PIXELS,
+        )
+        for upload in uploads
+    ]
+
+
+def _swap_image(
+    job: Job, sources: list[np.ndarray], target_bytes: bytes, started: float
+) -> services.JobOutcome:
     pipeline = get_pipeline()
-    source = decode_image(source_bytes, which="source", max_pixels=settings.MAX_IMAGE_PIXELS)
     target = decode_image(target_bytes, which="target", max_pixels=settings.MAX_IMAGE_PIXELS)
     target = resize_for_resolution(target, job.resolution)
-    result = pipeline.swap_image(source, target, swap_options_for(job))
+    result = pipeline.swap_image(sources, target, swap_options_for(job))
     services.job_progress(job.id, 80)
 
     extension, media_type = RESULT_FORMATS.get(job.target.media_type, ("jpg", "image/jpeg"))
@@ -111,14 +127,27 @@ def _swap_image(job: Job, source_bytes: bytes, target_bytes: bytes, started: flo
 
     review = _screen_output(job.id, encoded)
     height, width = result.image.shape[:2]
-    notes = {"swapper": result.swapper, "enhancer": result.enhancer, "faces_swapped": len(result.faces_used)}
+    notes = {
+        "swapper": result.swapper,
+        "enhancer": result.enhancer,
+        "faces_swapped": len(result.faces_used),
+        "source_photos": len(sources),
+    }
     if result.enhancer_skipped_reason:
         notes["enhancer_skipped"] = result.enhancer_skipped_reason
     return services.JobOutcome(
-        result_key=key, result_media_type=media_type, result_bytes=len(encoded), frames=1, width=width,
-        height=height, gpu_seconds=result.inference_ms / 1000, wall_seconds=time.perf_counter() - started,
-        stage_ms={k: round(v, 2) for k, v in result.timings_ms.items()}, engine_notes=notes,
-        needs_review=review is not None, review_message=review or "",
+        result_key=key,
+        result_media_type=media_type,
+        result_bytes=len(encoded),
+        frames=1,
+        width=width,
+        height=height,
+        gpu_seconds=result.inference_ms / 1000,
+        wall_seconds=time.perf_counter() - started,
+        stage_ms={k: round(v, 2) for k, v in result.timings_ms.items()},
+        engine_notes=notes,
+        needs_review=review is not None,
+        review_message=review or "",
     )
 
 

@@ -23,22 +23,36 @@ def screen_job(job_id: uuid.UUID) -> None:
     job = Job.objects.select_related("source", "target").get(id=job_id)
     try:
         source = storage.get_bytes(settings.S3_UPLOADS_BUCKET, job.source.s3_key)
+        extra_sources = [
+            storage.get_bytes(settings.S3_UPLOADS_BUCKET, upload.s3_key)
+            for upload in job.extra_sources.order_by("created_at")
+        ]
         target = storage.get_bytes(settings.S3_UPLOADS_BUCKET, job.target.s3_key)
     except storage.ObjectMissing:
-        services.job_fail(job_id, code="upload_missing", message="The uploaded files are no longer available.",
-                          from_states=[JobState.SCREENING])
+        services.job_fail(
+            job_id,
+            code="upload_missing",
+            message="The uploaded files are no longer available.",
+            from_states=[JobState.SCREENING],
+        )
         return
     if job.target.kind == MediaKind.VIDEO:
         from .video_processing import screen_video_inputs  # noqa: PLC0415 - PyAV only for videos
 
-        outcome = screen_video_inputs(job, source=source, target=target)
+        outcome = screen_video_inputs(job, source=source, target=target, extra_sources=extra_sources)
     else:
         outcome = moderation_services.screen_inputs(
-            subject_id=job_id, source=source, target=target, target_kind=job.target.kind,
+            subject_id=job_id,
+            source=source,
+            target=target,
+            target_kind=job.target.kind,
+            extra_sources=extra_sources,
         )
     if outcome.decision == "allow":
         services.job_enqueue_gpu(job_id, from_states=[JobState.SCREENING])
     elif outcome.decision == "review":
         services.job_hold_for_review(job_id, from_states=[JobState.SCREENING], message=outcome.message)
     else:
-        services.job_reject(job_id, from_states=[JobState.SCREENING], message=outcome.message, code=outcome.code)
+        services.job_reject(
+            job_id, from_states=[JobState.SCREENING], message=outcome.message, code=outcome.code
+        )

@@ -8,7 +8,12 @@ from .models import ApiToken, Job
 
 
 def jobs_for_user(*, user, state: str | None = None) -> QuerySet[Job]:
-    jobs = Job.objects.filter(owner=user).select_related("source", "target").order_by("-created_at")
+    jobs = (
+        Job.objects.filter(owner=user)
+        .select_related("source", "target")
+        .prefetch_related("extra_sources")
+        .order_by("-created_at")
+    )
     return jobs.filter(state=state) if state else jobs
 
 

@@ -12,7 +12,7 @@ import hashlib
 import logging
 import secrets
 import uuid
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from decimal import Decimal
@@ -43,9 +43,16 @@ class JobOptions:
     webhook_url: str = ""
 
 
-def request_fingerprint(*, source: MediaInfo, target: MediaInfo, options: JobOptions) -> str:
+def request_fingerprint(
+    *, source: MediaInfo, target: MediaInfo, options: JobOptions, extra_sources: Sequence[MediaInfo] = ()
+) -> str:
     """What makes two create requests 'the same' for Idempotency-Key purposes."""
-    parts = [source.sha256, target.sha256, *(f"{k}={v}" for k, v in sorted(options.__dict__.items()))]
+    parts = [
+        source.sha256,
+        target.sha256,
+        *(extra.sha256 for extra in extra_sources),
+        *(f"{k}={v}" for k, v in sorted(options.__dict__.items())),
+    ]
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()
 
 
@@ -62,7 +69,7 @@ def _purge_uploads(job: Job) -> None:
     """Delete the job's originals and any intermediate parts from S3 (idempotent) and record when."""
     for key in storage.list_keys(settings.S3_UPLOADS_BUCKET, prefix=f"{job.owner_id}/{job.id}/"):
         storage.delete(settings.S3_UPLOADS_BUCKET, key)
-    for upload in (job.source, job.target):
+    for upload in (job.source, job.target, *job.extra_sources.all()):
         if upload.deleted_at is None:
             storage.delete(settings.S3_UPLOADS_BUCKET, upload.s3_key)
             Upload.objects.filter(id=upload.id, deleted_at__isnull=True).update(deleted_at=timezone.now())
@@ -73,12 +80,18 @@ def _delete_result(job: Job) -> None:
     storage.delete(settings.S3_RESULTS_BUCKET, job.before_key)
 
 
-def _end_without_charge(job_id: uuid.UUID, *, from_states: Iterable[str], to_state: str, code: str, message: str) -> bool:
+def _end_without_charge(
+    job_id: uuid.UUID, *, from_states: Iterable[str], to_state: str, code: str, message: str
+) -> bool:
     """Any exit but success: move the job, release its hold, delete its uploads."""
     with transaction.atomic():
         moved = job_transition(
-            job_id, from_states=from_states, to_state=to_state,
-            error_code=code, error_message=message, completed_at=timezone.now(),
+            job_id,
+            from_states=from_states,
+            to_state=to_state,
+            error_code=code,
+            error_message=message,
+            completed_at=timezone.now(),
         )
         if moved:
             billing_services.hold_release(job_id=job_id, reason=f"job {to_state}: {code}")
@@ -95,43 +108,81 @@ def _end_without_charge(job_id: uuid.UUID, *, from_states: Iterable[str], to_sta
 
 
 def job_create(
-    *, user, source: MediaInfo, target: MediaInfo, options: JobOptions, idempotency_key: str = ""
+    *,
+    user,
+    source: MediaInfo,
+    target: MediaInfo,
+    options: JobOptions,
+    idempotency_key: str = "",
+    extra_sources: Sequence[MediaInfo] = (),
 ) -> tuple[Job, bool]:
     """Store the originals, record the job, hold its quoted credits, then screen it.
 
+    `extra_sources`: more photos of the same face (identity averaged over all of them).
     Returns (job, created). A repeated Idempotency-Key with the same request returns the first job.
     """
-    fingerprint = request_fingerprint(source=source, target=target, options=options)
+    fingerprint = request_fingerprint(
+        source=source, target=target, options=options, extra_sources=extra_sources
+    )
     if idempotency_key:
         existing = Job.objects.filter(owner=user, idempotency_key=idempotency_key).first()
         if existing is not None:
             return _replay(existing, fingerprint), False
 
     quote = billing_services.quote_job(
-        user=user, width=target.width, height=target.height, frames=target.frames,
-        mode=options.mode, resolution=options.resolution,
+        user=user,
+        width=target.width,
+        height=target.height,
+        frames=target.frames,
+        mode=options.mode,
+        resolution=options.resolution,
     )
     job_id = uuid.uuid4()
-    keys = {role: f"{user.pk}/{job_id}/{role}" for role in (UploadRole.SOURCE, UploadRole.TARGET)}
-    storage.put_bytes(settings.S3_UPLOADS_BUCKET, keys["source"], source.data, source.media_type)
+    files = {
+        "source": source,
+        "target": target,
+        **{f"source-{i}": extra for i, extra in enumerate(extra_sources, 2)},
+    }
+    keys = {name: f"{user.pk}/{job_id}/{name}" for name in files}
     try:
-        storage.put_bytes(settings.S3_UPLOADS_BUCKET, keys["target"], target.data, target.media_type)
+        for name, info in files.items():
+            storage.put_bytes(settings.S3_UPLOADS_BUCKET, keys[name], info.data, info.media_type)
         with transaction.atomic():
             uploads = {
-                role: Upload.objects.create(
-                    owner=user, role=role, s3_key=keys[role], sha256=info.sha256, media_type=info.media_type,
-                    kind=info.kind, width=info.width, height=info.height, frames=info.frames, fps=info.fps,
-                    duration_seconds=info.duration_seconds, has_audio=info.has_audio, size_bytes=info.size_bytes,
+                name: Upload.objects.create(
+                    owner=user,
+                    role=UploadRole.TARGET if name == "target" else UploadRole.SOURCE,
+                    s3_key=keys[name],
+                    sha256=info.sha256,
+                    media_type=info.media_type,
+                    kind=info.kind,
+                    width=info.width,
+                    height=info.height,
+                    frames=info.frames,
+                    fps=info.fps,
+                    duration_seconds=info.duration_seconds,
+                    has_audio=info.has_audio,
+                    size_bytes=info.size_bytes,
                 )
-                for role, info in (("source", source), ("target", target))
+                for name, info in files.items()
             }
             job = Job.objects.create(
-                id=job_id, owner=user, source=uploads["source"], target=uploads["target"],
-                mode=options.mode, resolution=options.resolution, faces=options.faces,
-                face_index=options.face_index, reference_face_index=options.reference_face_index,
-                webhook_url=options.webhook_url, queue=quote.queue, quote=quote.as_dict(),
-                idempotency_key=idempotency_key, request_hash=fingerprint,
+                id=job_id,
+                owner=user,
+                source=uploads["source"],
+                target=uploads["target"],
+                mode=options.mode,
+                resolution=options.resolution,
+                faces=options.faces,
+                face_index=options.face_index,
+                reference_face_index=options.reference_face_index,
+                webhook_url=options.webhook_url,
+                queue=quote.queue,
+                quote=quote.as_dict(),
+                idempotency_key=idempotency_key,
+                request_hash=fingerprint,
             )
+            job.extra_sources.set([upload for name, upload in uploads.items() if name.startswith("source-")])
             billing_services.hold_place(user=user, job_id=job_id, quote=quote)
             transaction.on_commit(lambda: queues.enqueue_screening(job_id))
     except IntegrityError:
@@ -178,7 +229,9 @@ def job_screen_start(job_id: uuid.UUID) -> bool:
 def job_enqueue_gpu(job_id: uuid.UUID, *, from_states: Iterable[str]) -> bool:
     """Content passed moderation: queue the GPU work on the queue the owner's plan allows."""
     with transaction.atomic():
-        moved = job_transition(job_id, from_states=from_states, to_state=JobState.QUEUED, queued_at=timezone.now())
+        moved = job_transition(
+            job_id, from_states=from_states, to_state=JobState.QUEUED, queued_at=timezone.now()
+        )
         if moved:
             queue_name = Job.objects.values_list("queue", flat=True).get(id=job_id)
             transaction.on_commit(lambda: queues.enqueue_gpu(job_id, queue_name))
@@ -189,8 +242,12 @@ def job_hold_for_review(job_id: uuid.UUID, *, from_states: Iterable[str], messag
     return job_transition(job_id, from_states=from_states, to_state=JobState.REVIEW, error_message=message)
 
 
-def job_reject(job_id: uuid.UUID, *, from_states: Iterable[str], message: str, code: str = "content_rejected") -> bool:
-    return _end_without_charge(job_id, from_states=from_states, to_state=JobState.REJECTED, code=code, message=message)
+def job_reject(
+    job_id: uuid.UUID, *, from_states: Iterable[str], message: str, code: str = "content_rejected"
+) -> bool:
+    return _end_without_charge(
+        job_id, from_states=from_states, to_state=JobState.REJECTED, code=code, message=message
+    )
 
 
 def job_review_approve(job_id: uuid.UUID) -> bool:
@@ -211,8 +268,13 @@ def job_review_reject(job_id: uuid.UUID, *, message: str) -> bool:
 def job_start(job_id: uuid.UUID) -> bool:
     now = timezone.now()
     return job_transition(
-        job_id, from_states=[JobState.QUEUED], to_state=JobState.RUNNING,
-        started_at=now, heartbeat_at=now, attempts=F("attempts") + 1, progress=5,
+        job_id,
+        from_states=[JobState.QUEUED],
+        to_state=JobState.RUNNING,
+        started_at=now,
+        heartbeat_at=now,
+        attempts=F("attempts") + 1,
+        progress=5,
     )
 
 
@@ -251,25 +313,38 @@ def job_succeed(job_id: uuid.UUID, outcome: JobOutcome) -> bool:
     """Record the result and capture the charge in one transaction; or hold the result for review."""
 
     fields = dict(
-        result_key=outcome.result_key, result_media_type=outcome.result_media_type,
-        result_bytes=outcome.result_bytes, frames_processed=outcome.frames,
-        processed_width=outcome.width, processed_height=outcome.height,
+        result_key=outcome.result_key,
+        result_media_type=outcome.result_media_type,
+        result_bytes=outcome.result_bytes,
+        frames_processed=outcome.frames,
+        processed_width=outcome.width,
+        processed_height=outcome.height,
         gpu_seconds=Decimal(str(round(outcome.gpu_seconds, 4))),
         wall_seconds=Decimal(str(round(outcome.wall_seconds, 4))),
-        stage_ms=outcome.stage_ms, engine_notes=outcome.engine_notes,
+        stage_ms=outcome.stage_ms,
+        engine_notes=outcome.engine_notes,
     )
     if outcome.needs_review:
         moved = job_transition(
-            job_id, from_states=[JobState.RUNNING], to_state=JobState.REVIEW, progress=100,
-            error_message=outcome.review_message, **fields,
+            job_id,
+            from_states=[JobState.RUNNING],
+            to_state=JobState.REVIEW,
+            progress=100,
+            error_message=outcome.review_message,
+            **fields,
         )
         if moved:
             _purge_uploads(Job.objects.select_related("source", "target").get(id=job_id))
         return moved
     with transaction.atomic():
         moved = job_transition(
-            job_id, from_states=[JobState.RUNNING], to_state=JobState.SUCCEEDED, progress=100,
-            result_visible=True, completed_at=timezone.now(), **fields,
+            job_id,
+            from_states=[JobState.RUNNING],
+            to_state=JobState.SUCCEEDED,
+            progress=100,
+            result_visible=True,
+            completed_at=timezone.now(),
+            **fields,
         )
         if moved:
             _capture(Job.objects.get(id=job_id))
@@ -284,9 +359,14 @@ def _capture(job: Job) -> None:
     charge = billing_services.hold_capture(
         job_id=job.id,
         usage=billing_services.Usage(
-            frames=job.frames_processed or 1, width=job.processed_width or 0, height=job.processed_height or 0,
-            mode=job.mode, resolution=job.resolution, gpu_seconds=job.gpu_seconds or Decimal("0"),
-            wall_seconds=job.wall_seconds or Decimal("0"), stage_seconds={k: v / 1000 for k, v in job.stage_ms.items()},
+            frames=job.frames_processed or 1,
+            width=job.processed_width or 0,
+            height=job.processed_height or 0,
+            mode=job.mode,
+            resolution=job.resolution,
+            gpu_seconds=job.gpu_seconds or Decimal("0"),
+            wall_seconds=job.wall_seconds or Decimal("0"),
+            stage_seconds={k: v / 1000 for k, v in job.stage_ms.items()},
         ),
     )
     Job.objects.filter(id=job.id).update(cost=charge.amount)
@@ -295,8 +375,12 @@ def _capture(job: Job) -> None:
 def _succeed_after_review(job: Job) -> bool:
     with transaction.atomic():
         moved = job_transition(
-            job.id, from_states=[JobState.REVIEW], to_state=JobState.SUCCEEDED, result_visible=True,
-            error_message="", completed_at=timezone.now(),
+            job.id,
+            from_states=[JobState.REVIEW],
+            to_state=JobState.SUCCEEDED,
+            result_visible=True,
+            error_message="",
+            completed_at=timezone.now(),
         )
         if moved:
             _capture(job)
@@ -307,7 +391,9 @@ def _succeed_after_review(job: Job) -> bool:
 
 def job_fail(job_id: uuid.UUID, *, code: str, message: str, from_states: Iterable[str] | None = None) -> bool:
     states = from_states or [JobState.CREATED, JobState.SCREENING, JobState.QUEUED, JobState.RUNNING]
-    return _end_without_charge(job_id, from_states=states, to_state=JobState.FAILED, code=code, message=message)
+    return _end_without_charge(
+        job_id, from_states=states, to_state=JobState.FAILED, code=code, message=message
+    )
 
 
 # --- user actions --------------------------------------------------------------------------------
@@ -317,8 +403,11 @@ def job_cancel(*, job: Job) -> Job:
     if job.state in TERMINAL_STATES:
         raise JobNotCancelable(f"The job is already {job.state} and cannot be canceled.")
     moved = _end_without_charge(
-        job.id, from_states=CANCELABLE_STATES, to_state=JobState.CANCELED,
-        code="canceled", message="Canceled by the user.",
+        job.id,
+        from_states=CANCELABLE_STATES,
+        to_state=JobState.CANCELED,
+        code="canceled",
+        message="Canceled by the user.",
     )
     if moved:
         queues.cancel_queued(job.id)
@@ -339,9 +428,9 @@ def job_delete(*, job: Job) -> None:
     if job.result_key:
         _delete_result(job)
     _purge_uploads(job)
-    source_id, target_id = job.source_id, job.target_id
+    upload_ids = [job.source_id, job.target_id, *job.extra_sources.values_list("id", flat=True)]
     job.delete()
-    Upload.objects.filter(id__in=[source_id, target_id]).delete()
+    Upload.objects.filter(id__in=upload_ids).delete()
 
 
 # --- maintenance ---------------------------------------------------------------------------------
@@ -363,12 +452,16 @@ def jobs_sweep_stale(*, now: datetime | None = None) -> dict[str, int]:
             if job_enqueue_gpu(job_id, from_states=[JobState.RUNNING]):
                 counts["requeued"] += 1
         elif job_fail(
-            job_id, code="worker_lost", message="The worker processing this job stopped responding; no charge was made.",
+            job_id,
+            code="worker_lost",
+            message="The worker processing this job stopped responding; no charge was made.",
             from_states=[JobState.RUNNING],
         ):
             counts["failed"] += 1
     # Screening that never finished (moderation worker died): screen again.
-    stale_screening = Job.objects.filter(state=JobState.SCREENING, created_at__lt=cutoff).values_list("id", flat=True)
+    stale_screening = Job.objects.filter(state=JobState.SCREENING, created_at__lt=cutoff).values_list(
+        "id", flat=True
+    )
     for job_id in stale_screening:
         if job_transition(job_id, from_states=[JobState.SCREENING], to_state=JobState.CREATED):
             queues.enqueue_screening(job_id)
@@ -381,7 +474,9 @@ def results_purge_expired(*, now: datetime | None = None) -> int:
     now = now or timezone.now()
     cutoff = now - timedelta(days=settings.RESULT_RETENTION_DAYS)
     purged = 0
-    for job in Job.objects.filter(completed_at__lt=cutoff, media_deleted_at__isnull=True).exclude(result_key=""):
+    for job in Job.objects.filter(completed_at__lt=cutoff, media_deleted_at__isnull=True).exclude(
+        result_key=""
+    ):
         _delete_result(job)
         purged += Job.objects.filter(id=job.id, media_deleted_at__isnull=True).update(media_deleted_at=now)
     return purged
@@ -394,7 +489,10 @@ def api_token_create(*, user, name: str) -> tuple[ApiToken, str]:
     """Returns the token row and the plain key, which is shown once and never stored."""
     key = f"vsg_{secrets.token_urlsafe(32)}"
     token = ApiToken.objects.create(
-        owner=user, name=name[:100] or "API token", key_sha256=hashlib.sha256(key.encode()).hexdigest(), prefix=key[:10]
+        owner=user,
+        name=name[:100] or "API token",
+        key_sha256=hashlib.sha256(key.encode()).hexdigest(),
+        prefix=key[:10],
     )
     return token, key
 

@@ -34,7 +34,6 @@ from django.utils import timezone
 
 from billing.pricing import processed_size
 from swap.errors import EngineError
-from swap.image_io import decode_image
 from swap.types import SourceIdentity
 from swap.video import io as video_io
 from swap.video.process import ClipResult, NoFaceInVideo, process_clip
@@ -83,11 +82,9 @@ def _download_target(job: Job, directory: Path) -> Path:
 
 
 def _prepare_source(job: Job):
-    from .processing import swap_options_for  # noqa: PLC0415 - processing imports this module lazily
+    from .processing import source_images, swap_options_for  # noqa: PLC0415 - processing imports this module lazily
 
-    data = storage.get_bytes(settings.S3_UPLOADS_BUCKET, job.source.s3_key)
-    image = decode_image(data, which="source", max_pixels=settings.MAX_IMAGE_PIXELS)
-    return get_pipeline().prepare_source([image]), swap_options_for(job)
+    return get_pipeline().prepare_source(source_images(job)), swap_options_for(job)
 
 
 def _require_a_face(path: Path, size: tuple[int, int]) -> None:
@@ -418,13 +415,15 @@ def _jpeg(frame: np.ndarray) -> bytes:
     return cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, 90])[1].tobytes()
 
 
-def screen_video_inputs(job: Job, *, source: bytes, target: bytes):
+def screen_video_inputs(job: Job, *, source: bytes, target: bytes, extra_sources: list[bytes] = ()):
     """Input moderation for a video target: the source photo, and ~1 frame/s (at least 8) of the clip
     through moderation's screen_frames (every image check per frame; a face in at least one)."""
     from moderation import services as moderation_services  # noqa: PLC0415
 
     frames = [frame for _, frame in video_io.sample_frames(io.BytesIO(target))]
-    first = moderation_services.screen_inputs(subject_id=job.id, source=source, target=None)
+    first = moderation_services.screen_inputs(
+        subject_id=job.id, source=source, target=None, extra_sources=extra_sources
+    )
     if first.decision == "reject":
         return first
     second = moderation_services.screen_frames(subject_id=job.id, frames=frames)

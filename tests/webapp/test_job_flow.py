@@ -159,3 +159,54 @@ def test_vip_plan_jobs_run_on_the_vip_queue(api_a, funded_user, astronaut_pair):
     assert django_rq.get_queue("default").count == 0
     drain()
     assert Job.objects.get(id=job_id).state == "succeeded"
+
+
+def test_several_source_photos_are_averaged_screened_and_purged(api_a, astronaut_pair, astronaut_rgb):
+    import cv2
+    from django.conf import settings
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from webapp import storage
+
+    from .conftest import encode
+
+    source, target, _ = astronaut_pair
+    second = encode(cv2.resize(astronaut_rgb, (420, 420)), "JPEG")
+    response = api_a.post("/api/v1/jobs", {
+        "source": [SimpleUploadedFile("a.png", source), SimpleUploadedFile("b.jpg", second)],
+        "target": SimpleUploadedFile("t.jpg", target),
+    }, format="multipart")
+    assert response.status_code == 201, response.content
+    assert response.json()["source"]["photos"] == 2
+    assert len(storage.list_keys(settings.S3_UPLOADS_BUCKET)) == 3
+    drain()
+    job = Job.objects.get(id=response.json()["id"])
+    assert job.state == "succeeded", job.error_message
+    assert job.engine_notes["source_photos"] == 2
+    assert storage.list_keys(settings.S3_UPLOADS_BUCKET) == []
+
+
+def test_too_many_or_faceless_source_photos(api_a, astronaut_pair, settings):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+    from skimage import data as skdata
+
+    from .conftest import encode
+
+    source, target, _ = astronaut_pair
+    settings.MAX_SOURCE_PHOTOS = 2
+    too_many = api_a.post("/api/v1/jobs", {
+        "source": [SimpleUploadedFile(f"{i}.png", source) for i in range(3)],
+        "target": SimpleUploadedFile("t.jpg", target),
+    }, format="multipart")
+    assert too_many.status_code == 400 and too_many.json()["errors"]["source"]
+    assert Job.objects.count() == 0
+
+    faceless = api_a.post("/api/v1/jobs", {
+        "source": [SimpleUploadedFile("a.png", source), SimpleUploadedFile("coffee.jpg", encode(skdata.coffee(), "JPEG"))],
+        "target": SimpleUploadedFile("t.jpg", target),
+    }, format="multipart")
+    assert faceless.status_code == 201
+    drain()
+    body = api_a.get(faceless.json()["urls"]["self"]).json()
+    assert body["state"] == "rejected" and body["error"]["code"] == "no_face_detected"
+    assert "source" in body["error"]["message"]

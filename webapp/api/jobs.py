@@ -34,13 +34,19 @@ class JobListCreateView(ThrottledView):
     parser_classes = [MultiPartParser, FormParser]
 
     class InputSerializer(serializers.Serializer):
-        source = serializers.FileField(required=False, help_text="Photo of the face to use (JPEG, PNG, WebP)")
+        source = serializers.FileField(
+            required=False,
+            help_text="Photo of the face to use (JPEG, PNG, WebP). Repeat the field (up to VISAGE_MAX_SOURCE_PHOTOS) "
+            "with more photos of the same person: the identity is averaged over all of them.",
+        )
         target = serializers.FileField(required=False, help_text="Photo to put the face into")
         mode = serializers.ChoiceField(choices=Mode.choices, default=Mode.STANDARD)
         resolution = serializers.ChoiceField(choices=Resolution.choices, default=Resolution.P720)
         faces = serializers.ChoiceField(choices=FaceSelection.choices, default=FaceSelection.ONE)
         face_index = serializers.IntegerField(required=False, min_value=0, max_value=63, allow_null=True)
-        reference_face_index = serializers.IntegerField(required=False, min_value=0, max_value=63, allow_null=True)
+        reference_face_index = serializers.IntegerField(
+            required=False, min_value=0, max_value=63, allow_null=True
+        )
         webhook_url = serializers.URLField(required=False, allow_blank=True, max_length=2000)
 
         class Meta:
@@ -49,7 +55,9 @@ class JobListCreateView(ThrottledView):
         def validate(self, attrs):
             if attrs.get("faces") == FaceSelection.REFERENCE and attrs.get("reference_face_index") is None:
                 raise serializers.ValidationError(
-                    {"reference_face_index": "Required when faces is 'reference': which target face to match."}
+                    {
+                        "reference_face_index": "Required when faces is 'reference': which target face to match."
+                    }
                 )
             return attrs
 
@@ -59,8 +67,15 @@ class JobListCreateView(ThrottledView):
     @extend_schema(
         operation_id="jobs_create",
         request={"multipart/form-data": InputSerializer},
-        parameters=[OpenApiParameter("Idempotency-Key", str, OpenApiParameter.HEADER, required=False,
-                                     description="Retry-safe creation: the same key returns the same job.")],
+        parameters=[
+            OpenApiParameter(
+                "Idempotency-Key",
+                str,
+                OpenApiParameter.HEADER,
+                required=False,
+                description="Retry-safe creation: the same key returns the same job.",
+            )
+        ],
         responses={201: JOB, 400: PROBLEM, 401: PROBLEM, 402: PROBLEM, 422: PROBLEM, 429: PROBLEM},
         summary="Create a face-swap job",
     )
@@ -68,16 +83,33 @@ class JobListCreateView(ThrottledView):
         serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
-        source = inspect_upload(request.FILES.get("source"), field="source", allow_video=False)
-        target = inspect_upload(request.FILES.get("target"), field="target", allow_video=settings.VIDEO_ENABLED)
+        sources = request.FILES.getlist("source") or [None]
+        if len(sources) > settings.MAX_SOURCE_PHOTOS:
+            raise serializers.ValidationError(
+                {
+                    "source": f"Send at most {settings.MAX_SOURCE_PHOTOS} photos of the face, not {len(sources)}."
+                }
+            )
+        source, *extra_sources = [inspect_upload(f, field="source", allow_video=False) for f in sources]
+        target = inspect_upload(
+            request.FILES.get("target"), field="target", allow_video=settings.VIDEO_ENABLED
+        )
         options = services.JobOptions(
-            mode=data["mode"], resolution=data["resolution"], faces=data["faces"],
-            face_index=data.get("face_index"), reference_face_index=data.get("reference_face_index"),
+            mode=data["mode"],
+            resolution=data["resolution"],
+            faces=data["faces"],
+            face_index=data.get("face_index"),
+            reference_face_index=data.get("reference_face_index"),
             webhook_url=data.get("webhook_url", ""),
         )
         key = request.headers.get("Idempotency-Key", "").strip()[:255]
         job, created = services.job_create(
-            user=request.user, source=source, target=target, options=options, idempotency_key=key
+            user=request.user,
+            source=source,
+            target=target,
+            options=options,
+            idempotency_key=key,
+            extra_sources=extra_sources,
         )
         payload = job_payload(job, request=request)
         headers = {"Location": payload["urls"]["self"]}
@@ -91,20 +123,33 @@ class JobListCreateView(ThrottledView):
             OpenApiParameter("state", str, enum=list(JobState.values), required=False),
             OpenApiParameter("page", int, required=False),
         ],
-        responses={200: inline_serializer("JobPage", {
-            "count": serializers.IntegerField(), "next": serializers.URLField(allow_null=True),
-            "previous": serializers.URLField(allow_null=True), "results": serializers.ListField(child=serializers.DictField()),
-        }), 400: PROBLEM, 401: PROBLEM},
+        responses={
+            200: inline_serializer(
+                "JobPage",
+                {
+                    "count": serializers.IntegerField(),
+                    "next": serializers.URLField(allow_null=True),
+                    "previous": serializers.URLField(allow_null=True),
+                    "results": serializers.ListField(child=serializers.DictField()),
+                },
+            ),
+            400: PROBLEM,
+            401: PROBLEM,
+        },
         summary="List your jobs, newest first",
     )
     def get(self, request):
         state = request.query_params.get("state")
         if state and state not in JobState.values:
-            raise serializers.ValidationError({"state": f"Unknown state {state!r}; one of {', '.join(JobState.values)}."})
+            raise serializers.ValidationError(
+                {"state": f"Unknown state {state!r}; one of {', '.join(JobState.values)}."}
+            )
         from rest_framework.pagination import PageNumberPagination  # noqa: PLC0415
 
         paginator = PageNumberPagination()
-        page = paginator.paginate_queryset(selectors.jobs_for_user(user=request.user, state=state), request, view=self)
+        page = paginator.paginate_queryset(
+            selectors.jobs_for_user(user=request.user, state=state), request, view=self
+        )
         return paginator.get_paginated_response([job_payload(job, request=request) for job in page])
 
 
@@ -112,15 +157,21 @@ class JobDetailView(ThrottledView):
     def get_throttles(self):
         return [ReadThrottle()]
 
-    @extend_schema(operation_id="jobs_retrieve", responses={200: JOB, 401: PROBLEM, 404: PROBLEM},
-                   summary="Get a job (poll this; honour Retry-After)")
+    @extend_schema(
+        operation_id="jobs_retrieve",
+        responses={200: JOB, 401: PROBLEM, 404: PROBLEM},
+        summary="Get a job (poll this; honour Retry-After)",
+    )
     def get(self, request, job_id):
         job = get_object_or_404(selectors.jobs_for_user(user=request.user), id=job_id)
         headers = {} if job.state in ("succeeded", "failed", "rejected", "canceled") else {"Retry-After": "2"}
         return Response(job_payload(job, request=request), headers=headers)
 
-    @extend_schema(operation_id="jobs_destroy", responses={204: None, 401: PROBLEM, 404: PROBLEM},
-                   summary="Delete a job and purge its stored media (cancels it first if running)")
+    @extend_schema(
+        operation_id="jobs_destroy",
+        responses={204: None, 401: PROBLEM, 404: PROBLEM},
+        summary="Delete a job and purge its stored media (cancels it first if running)",
+    )
     def delete(self, request, job_id):
         job = get_object_or_404(selectors.jobs_for_user(user=request.user), id=job_id)
         services.job_delete(job=job)
@@ -131,8 +182,12 @@ class JobCancelView(ThrottledView):
     def get_throttles(self):
         return [ReadThrottle()]
 
-    @extend_schema(operation_id="jobs_cancel", request=None, responses={200: JOB, 401: PROBLEM, 404: PROBLEM, 409: PROBLEM},
-                   summary="Cancel a job; held credits are released")
+    @extend_schema(
+        operation_id="jobs_cancel",
+        request=None,
+        responses={200: JOB, 401: PROBLEM, 404: PROBLEM, 409: PROBLEM},
+        summary="Cancel a job; held credits are released",
+    )
     def post(self, request, job_id):
         job = get_object_or_404(selectors.jobs_for_user(user=request.user), id=job_id)
         job = services.job_cancel(job=job)
