@@ -184,6 +184,10 @@ if PRODUCTION:
     SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", True)
     CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", True)
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    # Usually the TLS proxy redirects and sets HSTS; these are for deployments without one.
+    SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", False)
+    SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 0)
+    SILENCED_SYSTEM_CHECKS = env_list("SILENCED_SYSTEM_CHECKS", ["security.W004", "security.W008"])
 
 # --- Redis and queues -------------------------------------------------------------------------
 REDIS_URL = env_str("REDIS_URL", "redis://127.0.0.1:6390/0")
