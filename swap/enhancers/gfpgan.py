@@ -13,7 +13,8 @@ import cv2
 import numpy as np
 
 from swap.align import box_mask, paste_back_many, warp_faces
-from swap.runtime import RuntimeOptions, clock_stage, get_session, run_in_batches, warm_up
+from swap.onnx_adapter import OnnxAdapter
+from swap.runtime import RuntimeOptions, clock_stage, run_in_batches
 from swap.types import Face
 
 SIZE = 512
@@ -31,12 +32,8 @@ def postprocess(output: np.ndarray) -> np.ndarray:
     return np.round(rgb.transpose(0, 2, 3, 1) * 255.0).astype(np.uint8)[..., ::-1]
 
 
-class GfpganEnhancer:
+class GfpganEnhancer(OnnxAdapter):
     """FaceEnhancer for gfpgan_1.4 (and any model with the same single `input`)."""
-
-    # Only the model runs count as inference (swap.runtime.run_in_batches measures them), not
-    # the warping and pasting around them.
-    reports_inference_time = True
 
     def __init__(
         self,
@@ -47,14 +44,8 @@ class GfpganEnhancer:
         max_batch: int = 4,
         mask_blur: float = 0.3,
     ):
-        self.name = name
-        self.max_batch = max_batch
-        self.session = get_session(model_path, runtime or RuntimeOptions())
-        self.input_name = self.session.get_inputs()[0].name
+        super().__init__(model_path, runtime, name=name, max_batch=max_batch)
         self.mask = box_mask(SIZE, mask_blur)
-
-    def warm_up(self) -> None:
-        warm_up(self.session)
 
     def extra_inputs(self) -> dict[str, np.ndarray]:
         return {}

@@ -12,7 +12,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from swap.runtime import RuntimeOptions, get_session, run_in_batches, warm_up
+from swap.onnx_adapter import OnnxAdapter
+from swap.runtime import RuntimeOptions, run_in_batches
 from swap.types import Face
 
 
@@ -38,12 +39,8 @@ def nms(boxes: np.ndarray, scores: np.ndarray, score_threshold: float, iou_thres
     return [int(i) for i in np.asarray(keep).reshape(-1)]
 
 
-class YolofaceDetector:
+class YolofaceDetector(OnnxAdapter):
     """FaceDetector for yoloface_8n."""
-
-    # Only the model runs count as inference (swap.runtime.run_in_batches measures them), not
-    # the warping and pasting around them.
-    reports_inference_time = True
 
     def __init__(
         self,
@@ -56,15 +53,10 @@ class YolofaceDetector:
         iou_threshold: float = 0.4,
         max_batch: int = 1,  # accepted for a uniform adapter interface; one frame is one run
     ):
-        self.name = name
+        super().__init__(model_path, runtime, name=name, max_batch=max_batch)
         self.size = size
         self.score_threshold = score_threshold
         self.iou_threshold = iou_threshold
-        self.session = get_session(model_path, runtime or RuntimeOptions())
-        self.input_name = self.session.get_inputs()[0].name
-
-    def warm_up(self) -> None:
-        warm_up(self.session)
 
     def detect(self, frame: np.ndarray) -> list[Face]:
         tensor, ratio_w, ratio_h = letterbox(frame, self.size)

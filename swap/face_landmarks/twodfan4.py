@@ -8,13 +8,13 @@ the score is the mean heatmap peak mapped from [0, 0.9] to [0, 1].
 from __future__ import annotations
 
 import dataclasses
-from pathlib import Path
 
 import cv2
 import numpy as np
 
 from swap.align import transform_points
-from swap.runtime import RuntimeOptions, get_session, run_in_batches, warm_up
+from swap.onnx_adapter import OnnxAdapter
+from swap.runtime import run_in_batches
 from swap.types import Face
 
 SIZE = 256
@@ -44,28 +44,10 @@ def optimize_contrast(crop: np.ndarray) -> np.ndarray:
     return cv2.cvtColor(lab, cv2.COLOR_Lab2RGB)
 
 
-class TwoDFan4Landmarker:
+class TwoDFan4Landmarker(OnnxAdapter):
     """FaceLandmarker for 2dfan4."""
 
-    # Only the model runs count as inference (swap.runtime.run_in_batches measures them), not
-    # the warping and pasting around them.
-    reports_inference_time = True
-
-    def __init__(
-        self,
-        model_path: Path,
-        runtime: RuntimeOptions | None = None,
-        *,
-        name: str = "2dfan4",
-        max_batch: int = 16,
-    ):
-        self.name = name
-        self.max_batch = max_batch
-        self.session = get_session(model_path, runtime or RuntimeOptions())
-        self.input_name = self.session.get_inputs()[0].name
-
-    def warm_up(self) -> None:
-        warm_up(self.session)
+    default_name = "2dfan4"
 
     def refine(self, frame: np.ndarray, faces: list[Face]) -> list[Face]:
         if not faces:

@@ -6,12 +6,11 @@ unnormalised (inswapper's latent divides by the norm itself; selection uses cosi
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 
 from swap.align import warp_faces
-from swap.runtime import RuntimeOptions, get_session, run_in_batches, warm_up
+from swap.onnx_adapter import OnnxAdapter
+from swap.runtime import run_in_batches
 from swap.types import EmbeddingKind, Face
 
 SIZE = 112
@@ -24,30 +23,12 @@ def preprocess(crops_bgr: np.ndarray) -> np.ndarray:
     return (rgb / 127.5 - 1.0).transpose(0, 3, 1, 2).astype(np.float32)
 
 
-class ArcfaceRecognizer:
+class ArcfaceRecognizer(OnnxAdapter):
     """FaceRecognizer for arcface_w600k_r50."""
-
-    # Only the model runs count as inference (swap.runtime.run_in_batches measures them), not
-    # the warping and pasting around them.
-    reports_inference_time = True
 
     embedding_kind: EmbeddingKind = "arcface512"
 
-    def __init__(
-        self,
-        model_path: Path,
-        runtime: RuntimeOptions | None = None,
-        *,
-        name: str = "arcface_w600k_r50",
-        max_batch: int = 16,
-    ):
-        self.name = name
-        self.max_batch = max_batch
-        self.session = get_session(model_path, runtime or RuntimeOptions())
-        self.input_name = self.session.get_inputs()[0].name
-
-    def warm_up(self) -> None:
-        warm_up(self.session)
+    default_name = "arcface_w600k_r50"
 
     def embed(self, frame: np.ndarray, faces: list[Face]) -> list[np.ndarray]:
         if not faces:

@@ -16,7 +16,8 @@ from onnx import numpy_helper
 
 from swap.align import box_mask, paste_back_many, warp_faces
 from swap.errors import EngineError
-from swap.runtime import RuntimeOptions, clock_stage, get_session, input_dtype, run_in_batches, warm_up
+from swap.onnx_adapter import OnnxAdapter
+from swap.runtime import RuntimeOptions, clock_stage, input_dtype, run_in_batches
 from swap.types import EmbeddingKind, Face, SourceIdentity
 
 SIZE = 128
@@ -46,12 +47,8 @@ def postprocess(output: np.ndarray) -> np.ndarray:
     return output.astype(np.float32).transpose(0, 2, 3, 1).clip(0, 1)[..., ::-1] * 255.0
 
 
-class InswapperSwapper:
+class InswapperSwapper(OnnxAdapter):
     """FaceSwapper for inswapper_128 / inswapper_128_fp16."""
-
-    # Only the model runs count as inference (swap.runtime.run_in_batches measures them), not
-    # the warping and pasting around them.
-    reports_inference_time = True
 
     needs_embedding: EmbeddingKind | None = "arcface512"
 
@@ -65,16 +62,11 @@ class InswapperSwapper:
         mask_blur: float = 0.3,
         mask_padding: tuple[float, float, float, float] = (0, 0, 0, 0),
     ):
-        self.name = name
-        self.max_batch = max_batch
-        self.session = get_session(model_path, runtime or RuntimeOptions())
+        super().__init__(model_path, runtime, name=name, max_batch=max_batch)
         self.emap = read_emap(model_path)
         self.mask = box_mask(SIZE, mask_blur, mask_padding)
         self.target_dtype = input_dtype(self.session, "target")
         self.source_dtype = input_dtype(self.session, "source")
-
-    def warm_up(self) -> None:
-        warm_up(self.session)
 
     def swap_crops(self, latent: np.ndarray, crops_bgr: np.ndarray) -> np.ndarray:
         """Swapped crops (N, S, S, 3) BGR float32 0–255 for aligned crops (N, S, S, 3) BGR."""

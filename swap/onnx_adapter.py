@@ -1,0 +1,31 @@
+"""What every ONNX adapter shares: one cached session per model file, warm-up and a batch limit."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from swap.runtime import RuntimeOptions, get_session, warm_up
+
+
+class OnnxAdapter:
+    default_name = ""
+
+    # Only the model runs count as inference (swap.runtime.run_in_batches measures them), not
+    # the warping and pasting around them.
+    reports_inference_time = True
+
+    def __init__(
+        self,
+        model_path: Path,
+        runtime: RuntimeOptions | None = None,
+        *,
+        name: str | None = None,
+        max_batch: int = 16,
+    ):
+        self.name = name or self.default_name
+        self.max_batch = max_batch
+        self.session = get_session(model_path, runtime or RuntimeOptions())
+        self.input_name = self.session.get_inputs()[0].name
+
+    def warm_up(self) -> None:
+        warm_up(self.session)
