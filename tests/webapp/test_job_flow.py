@@ -60,8 +60,8 @@ def test_no_face_in_target_fails_clearly_and_charges_nothing(api_a, astronaut_pa
     assert body["error"]["code"] == "no_face_detected"
     assert "target" in body["error"]["message"]
     me = api_a.get("/api/v1/me").json()
-    assert me["held"] in ("0", "0.0000", "0.00") or float(me["held"]) == 0
-    assert float(me["available"]) == 1000
+    assert me["held"] == "0.00"  # amounts in the currency's minor unit
+    assert me["available"] == "1000.00"
 
 
 def test_cancel_before_processing_releases_hold_and_worker_skips_it(api_a, astronaut_pair):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 from django.contrib.auth import authenticate
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import exceptions, serializers, status
@@ -70,9 +72,9 @@ class MeView(APIView):
     class OutputSerializer(serializers.Serializer):
         username = serializers.CharField()
         email = serializers.EmailField(allow_blank=True)
-        balance = serializers.DecimalField(max_digits=14, decimal_places=4)
-        held = serializers.DecimalField(max_digits=14, decimal_places=4)
-        available = serializers.DecimalField(max_digits=14, decimal_places=4)
+        balance = serializers.CharField(help_text="Decimal string in the currency's minor unit, e.g. '499.95'")
+        held = serializers.CharField(help_text="Credits held for unfinished jobs")
+        available = serializers.CharField(help_text="balance − held: what a new job can hold")
         currency = serializers.CharField()
         plan = serializers.CharField()
 
@@ -84,8 +86,9 @@ class MeView(APIView):
     def get(self, request):
         balance = billing_selectors.account_balance(user=request.user)
         plan = billing_selectors.plan_for_user(user=request.user)
+        minor_unit = Decimal(1).scaleb(-plan.minor_unit_exponent)
         return Response(self.OutputSerializer({
             "username": request.user.get_username(), "email": request.user.email or "",
-            "balance": balance.balance, "held": balance.held, "available": balance.available,
-            "currency": balance.currency, "plan": plan.name,
+            "balance": str(balance.balance.quantize(minor_unit)), "held": str(balance.held.quantize(minor_unit)),
+            "available": str(balance.available.quantize(minor_unit)), "currency": balance.currency, "plan": plan.name,
         }).data)
