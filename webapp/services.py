@@ -445,9 +445,13 @@ def jobs_sweep_stale(*, now: datetime | None = None) -> dict[str, int]:
     now = now or timezone.now()
     cutoff = now - timedelta(seconds=settings.JOB_HEARTBEAT_TIMEOUT_S)
     counts = {"requeued": 0, "failed": 0, "rescreened": 0}
-    for job_id, attempts in Job.objects.filter(state=JobState.RUNNING, heartbeat_at__lt=cutoff).values_list(
-        "id", "attempts"
-    ):
+    stale = Job.objects.filter(state=JobState.RUNNING, heartbeat_at__lt=cutoff)
+    for job in stale.only("id", "attempts", "queue"):
+        from .video_processing import segments_pending  # noqa: PLC0415 - it imports this module
+
+        if segments_pending(job):
+            continue  # a segmented video whose segments wait in the queue: alive, not silent
+        job_id, attempts = job.id, job.attempts
         if attempts < settings.JOB_MAX_ATTEMPTS:
             if job_enqueue_gpu(job_id, from_states=[JobState.RUNNING]):
                 counts["requeued"] += 1

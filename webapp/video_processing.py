@@ -9,8 +9,10 @@ packets, muxes the ORIGINAL audio once over the whole result and records the out
 While segments run, the parent job stays `running`: each segment and the join keep its
 heartbeat fresh (a Heartbeat thread for the parent id) and report progress = frames done over
 all frames, summed in Redis. Segments are enqueued at the front of the queue so the worker that
-split the job picks them up next, and the stale-job sweeper does not see a silent parent. A
-segment checks the job's state and attempt number every few frames: a canceled job, or one the
+split the job picks them up next. When they still wait (every worker busy, or a failed segment
+waiting out its retry backoff) the parent is silent: the stale-job sweeper asks
+`segments_pending` and leaves it alone, and requeues it only when no task of its attempt is
+waiting and none started recently (a segment's worker died). A segment checks the job's state and attempt number every few frames: a canceled job, or one the
 sweeper requeued (a new attempt), stops its old segments. A failed segment is retried alone (RQ
 Retry); when its retries are spent the job fails.
 """
@@ -24,6 +26,7 @@ import tempfile
 import time
 import uuid
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import cv2
@@ -31,6 +34,7 @@ import django_rq
 import numpy as np
 from django.conf import settings
 from django.utils import timezone
+from rq.job import Job as RQJob
 
 from billing.pricing import processed_size
 from swap.errors import EngineError
@@ -186,6 +190,43 @@ def _part_key(job: Job, attempt: int, index: int) -> str:
     return f"{_parts_prefix(job)}{attempt}/{index:04d}.mp4"
 
 
+# RQ states of a segment/join task that will run later without anyone's help: the job is waiting.
+_WAITING = ("queued", "scheduled")
+
+
+def segments_pending(job: Job) -> bool:
+    """Is this running job a segmented video still waiting on segment/join tasks of its attempt?
+
+    The parent's heartbeat only flows while one of its segments (or the join) runs, so a job whose
+    segments wait in the queue behind other work, or whose failed segment waits out its retry
+    backoff, looks silent. The stale-job sweeper asks this first and leaves such a job alone.
+    Alive: a task of the current attempt is queued or scheduled (a retry), or was `started`
+    less than JOB_HEARTBEAT_TIMEOUT_S ago (its worker has not sent a heartbeat yet). A task
+    `started` longer ago under a stale parent heartbeat lost its worker: not pending, so the
+    sweeper requeues the job as a new attempt. A `deferred` join only waits on the segments.
+    """
+    redis = _redis(job)
+    segments = int(redis.hget(_key(job.id, job.attempts, "plan"), "segments") or 0)
+    if segments == 0:
+        return False  # not segmented (or the plan expired)
+    names = [f"segment-{index}" for index in range(segments)] + ["join"]
+    ids = [queues.video_task_id(job.id, job.attempts, name) for name in names]
+    recent = timezone.now() - timedelta(seconds=settings.JOB_HEARTBEAT_TIMEOUT_S)
+    for task in RQJob.fetch_many(ids, connection=redis):
+        if task is None:
+            continue
+        status = task.get_status(refresh=False)
+        if status in _WAITING:
+            return True
+        if status == "started" and task.started_at is not None and _aware(task.started_at) > recent:
+            return True
+    return False
+
+
+def _aware(moment: datetime) -> datetime:
+    return moment if timezone.is_aware(moment) else moment.replace(tzinfo=UTC)
+
+
 def delete_parts(job: Job) -> None:
     """Best effort: the segment parts are scratch data, never kept after the job ends."""
     try:
@@ -231,6 +272,7 @@ def run_segment(job_id: uuid.UUID, attempt: int, index: int) -> None:
     job = _load_job(job_id, attempt)
     if job is None:
         return
+    services.job_heartbeat(job_id)  # at once: the Heartbeat thread's first beat comes later
     redis = _redis(job)
     total = int(redis.hget(_key(job_id, attempt, "plan"), "total_frames") or 1)
     progress_key = _key(job_id, attempt, "progress")
@@ -311,6 +353,7 @@ def finish_video_job(job_id: uuid.UUID, attempt: int) -> None:
     job = _load_job(job_id, attempt)
     if job is None:
         return
+    services.job_heartbeat(job_id)  # at once: the Heartbeat thread's first beat comes later
     redis = _redis(job)
     segments = int(redis.hget(_key(job_id, attempt, "plan"), "segments") or 0)
     raw = redis.hgetall(_key(job_id, attempt, "stats"))
