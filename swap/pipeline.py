@@ -16,7 +16,7 @@ import numpy as np
 from swap import inference_clock, selection
 from swap.config import AUTO, PipelineConfig
 from swap.errors import EngineError, ModelMissing, NoFaceFound
-from swap.types import Face, SourceIdentity, SwapOptions, SwapResult
+from swap.types import Face, FaceDetector, SourceIdentity, SwapOptions, SwapResult
 
 # "auto" prefers these ONNX models, in order, when installed (see swap/models/manifest.json).
 ONNX_DETECTORS = ("yoloface_8n",)
@@ -60,18 +60,24 @@ def _registry():
     return registry
 
 
-class Pipeline:
-    def __init__(self, config: PipelineConfig | None = None) -> None:
-        self.config = config or PipelineConfig.from_env()
-        self.swapper = self._build_swapper()
-        self.detector = self._resolve(
-            self.config.detector, ONNX_DETECTORS, DLIB_DETECTOR, self._dlib_detector
-        )
-        self.landmarker = self._resolve(
-            self.config.landmarker, ONNX_LANDMARKERS, DLIB_LANDMARKER, self._dlib_landmarker
-        )
-        self.recognizer = self._build_recognizer()
-        self.enhancer, self.enhancer_missing_reason = self._build_enhancer()
+def build_detector(config: PipelineConfig | None = None) -> FaceDetector:
+    """The face detector the engine uses for `config`: the configured one, or for "auto" the first
+    installed ONNX detector, else dlib HOG with the config's detection settings.
+
+    Anything that numbers faces the way the engine's `face_index` does (the upload page's face
+    picker) must detect with this, not with a detector of its own choosing.
+    """
+    return _Backends(config or PipelineConfig.from_env())._build_detector()
+
+
+class _Backends:
+    """How a config's backend names become adapters (shared by Pipeline and build_detector)."""
+
+    def __init__(self, config: PipelineConfig) -> None:
+        self.config = config
+
+    def _build_detector(self) -> FaceDetector:
+        return self._resolve(self.config.detector, ONNX_DETECTORS, DLIB_DETECTOR, self._dlib_detector)
 
     # -- backend choice -------------------------------------------------------------------
 
@@ -109,6 +115,18 @@ class Pipeline:
             max_side=self.config.detect_max_side,
             score_threshold=self.config.detect_score_threshold,
         )
+
+
+class Pipeline(_Backends):
+    def __init__(self, config: PipelineConfig | None = None) -> None:
+        super().__init__(config or PipelineConfig.from_env())
+        self.swapper = self._build_swapper()
+        self.detector = self._build_detector()
+        self.landmarker = self._resolve(
+            self.config.landmarker, ONNX_LANDMARKERS, DLIB_LANDMARKER, self._dlib_landmarker
+        )
+        self.recognizer = self._build_recognizer()
+        self.enhancer, self.enhancer_missing_reason = self._build_enhancer()
 
     def _dlib_landmarker(self):
         from swap.face_landmarks.dlib_shape import DlibShapeLandmarker

@@ -298,7 +298,13 @@ def _upload_context(request: HttpRequest, *, errors: dict[str, str], form: JobOp
         "source_accept": ",".join(image_types),
         "target_accept": ",".join(target_types),
         "max_upload_bytes": settings.MAX_UPLOAD_BYTES,
-        "source_hint": f"A clear photo of one person’s face. JPEG, PNG or WebP, up to {limit}.",
+        "source_hint": f"A clear photo of one person’s face. JPEG, PNG or WebP, up to {limit} each.",
+        "source_more_hint": (
+            f"Add up to {settings.MAX_SOURCE_PHOTOS} photos of the same person for a better likeness."
+            if settings.MAX_SOURCE_PHOTOS > 1
+            else ""
+        ),
+        "max_source_photos": settings.MAX_SOURCE_PHOTOS,
         "target_label": "Photo or video to put it in" if settings.VIDEO_ENABLED else "Photo to put it in",
         "target_prompt": "Choose the photo or video" if settings.VIDEO_ENABLED else "Choose the photo",
         "target_hint": (
@@ -326,11 +332,26 @@ def upload(request: HttpRequest) -> HttpResponse:
                 face_index=data["face_index"] if data["faces"] == "one" else None,
             )
             try:
-                source = inspect_upload(request.FILES.get("source"), field="source", allow_video=False)
+                sources = request.FILES.getlist("source") or [None]
+                if len(sources) > settings.MAX_SOURCE_PHOTOS:
+                    raise UploadRejected(
+                        "too_many_sources",
+                        f"Choose at most {settings.MAX_SOURCE_PHOTOS} photos of the face, not {len(sources)}.",
+                        field="source",
+                    )
+                source, *extra_sources = [
+                    inspect_upload(f, field="source", allow_video=False) for f in sources
+                ]
                 target = inspect_upload(
                     request.FILES.get("target"), field="target", allow_video=settings.VIDEO_ENABLED
                 )
-                job, _ = services.job_create(user=request.user, source=source, target=target, options=options)
+                job, _ = services.job_create(
+                    user=request.user,
+                    source=source,
+                    target=target,
+                    options=options,
+                    extra_sources=extra_sources,
+                )
                 messages.success(request, "Your swap is on its way. This page updates by itself.")
                 return redirect("job-detail", job_id=job.id)
             except UploadRejected as exc:

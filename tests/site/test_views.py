@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import timedelta
 from decimal import Decimal
 
+import numpy as np
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
@@ -169,3 +170,116 @@ def test_queue_standing_counts_higher_priority_queues_first(funded_user, astrona
         standings[Job.objects.get(id=ids[1]).id].eta_seconds
         >= standings[Job.objects.get(id=ids[0]).id].eta_seconds
     )
+
+
+# --- several photos of the face ------------------------------------------------------------------
+
+
+def _upload_form(source_files: list, target: bytes) -> dict:
+    return {
+        "source": source_files,
+        "target": SimpleUploadedFile("photo.jpg", target),
+        "mode": "fast",
+        "resolution": "720p",
+        "faces": "one",
+        "face_index": "",
+    }
+
+
+def test_upload_without_javascript_takes_several_source_photos(client_a, astronaut_pair, astronaut_rgb):
+    source, target, _ = astronaut_pair
+    second = encode(astronaut_rgb[:, ::-1].copy())  # another photo of the same person
+    response = client_a.post(
+        "/jobs/new/",
+        _upload_form(
+            [SimpleUploadedFile("face-1.png", source), SimpleUploadedFile("face-2.png", second)], target
+        ),
+    )
+    job = Job.objects.get()
+    assert response.status_code == 302 and response["Location"] == f"/jobs/{job.id}/"
+    assert job.extra_sources.count() == 1
+    assert client_a.get(f"/api/v1/jobs/{job.id}").json()["source"]["photos"] == 2
+    assert "2 source photos" in client_a.get(f"/jobs/{job.id}/").content.decode()
+
+
+def test_upload_without_javascript_refuses_too_many_source_photos(client_a, astronaut_pair, settings):
+    settings.MAX_SOURCE_PHOTOS = 2
+    source, target, _ = astronaut_pair
+    photos = [SimpleUploadedFile(f"face-{i}.png", source) for i in range(3)]
+    response = client_a.post("/jobs/new/", _upload_form(photos, target))
+    assert response.status_code == 400
+    html = response.content.decode()
+    source_error = html.split('id="source-error"', 1)[1].split("</div>", 1)[0]
+    assert "at most 2 photos" in source_error and "not 3" in source_error
+    assert not Job.objects.exists()
+
+
+def test_upload_page_offers_several_source_photos(client_a, settings):
+    settings.MAX_SOURCE_PHOTOS = 4
+    html = client_a.get("/jobs/new/").content.decode()
+    source_input = html.split('id="id_source"', 1)[1].split(">", 1)[0]
+    assert " multiple" in source_input and 'data-max-files="4"' in source_input
+    assert "Add up to 4 photos of the same person for a better likeness." in html
+    target_input = html.split('id="id_target"', 1)[1].split(">", 1)[0]
+    assert "multiple" not in target_input
+    settings.MAX_SOURCE_PHOTOS = 1
+    html = client_a.get("/jobs/new/").content.decode()
+    assert "multiple" not in html.split('id="id_source"', 1)[1].split(">", 1)[0]
+    assert "for a better likeness" not in html
+
+
+# --- the faces endpoint detects with the engine's detector ---------------------------------------
+
+
+@pytest.fixture
+def engine_detector_reset():
+    from swap.runtime import clear_sessions
+    from webapp.api.faces import reset_face_detector
+
+    reset_face_detector()
+    clear_sessions()
+    yield
+    reset_face_detector()
+    clear_sessions()
+
+
+@pytest.mark.parametrize("requested", ["yoloface_8n", "auto"])
+def test_faces_endpoint_uses_the_engines_detector(
+    client_a, tmp_path, monkeypatch, engine_detector_reset, requested
+):
+    pytest.importorskip("onnxruntime")
+    from swap.pipeline import build_detector
+    from tests.swap import onnx_fixtures as fx
+
+    kps = [(300, 180), (340, 180), (320, 200), (305, 225), (335, 225)]
+    rows = [
+        dict(anchor=0, cx=500, cy=300, w=50, h=50, score=0.9, kps=[(500, 300)] * 5),  # smaller, surer
+        dict(anchor=1, cx=320, cy=200, w=100, h=120, score=0.7, kps=kps),
+    ]
+    fx.make_yoloface(tmp_path / "yoloface_8n.onnx", fx.yoloface_table(rows), score_from_input_anchor=None)
+    monkeypatch.setenv("VISAGE_MODELS_DIR", str(tmp_path))
+    monkeypatch.setenv("VISAGE_DETECTOR", requested)
+    assert build_detector().name == "yoloface_8n"  # what the engine's Pipeline would pick
+
+    # A plain image: dlib HOG finds no face in it; the stand-in model always "finds" its two boxes.
+    image = encode(np.full((480, 640, 3), (20, 100, 230), np.uint8))
+    response = client_a.post("/api/v1/faces", {"image": SimpleUploadedFile("plain.png", image)})
+    assert response.status_code == 200, response.content
+    faces = response.json()["faces"]
+    assert [f["index"] for f in faces] == [0, 1]
+    assert faces[0]["box"] == [270.0, 140.0, 370.0, 260.0]  # largest first, whatever the model's order
+    assert faces[1]["box"] == [475.0, 275.0, 525.0, 325.0]
+    assert faces[0]["score"] == 0.7
+
+
+def test_faces_endpoint_falls_back_to_dlib_like_the_engine(tmp_path, monkeypatch, engine_detector_reset):
+    from swap.pipeline import build_detector
+    from webapp.api.faces import face_detector
+
+    monkeypatch.setenv("VISAGE_MODELS_DIR", str(tmp_path))  # nothing installed
+    monkeypatch.setenv("VISAGE_DETECTOR", "auto")
+    monkeypatch.setenv("VISAGE_DETECT_MAX_SIDE", "777")
+    detector = face_detector()
+    assert detector is face_detector()  # one per process
+    assert detector.name == build_detector().name == "dlib_hog"
+    assert detector.max_side == 777

@@ -23,20 +23,23 @@ _detector_lock = threading.Lock()
 
 
 def face_detector():
-    """The engine's dlib HOG detector, built once per process with the engine's detection settings."""
+    """The engine's own detector (swap.pipeline.build_detector: VISAGE_DETECTOR, or "auto" = the installed
+    ONNX detector, else dlib HOG with the engine's detection settings), built once per process, so the
+    boxes are numbered as the engine's `face_index` numbers them."""
     global _detector
     with _detector_lock:
         if _detector is None:
-            from swap.config import PipelineConfig  # noqa: PLC0415 - dlib is heavy; load on first use
-            from swap.face_detection.dlib_hog import DlibHogDetector  # noqa: PLC0415
+            from swap.pipeline import build_detector  # noqa: PLC0415 - models are heavy; load on first use
 
-            config = PipelineConfig.from_env()
-            _detector = DlibHogDetector(
-                upsample=config.detect_upsample,
-                max_side=config.detect_max_side,
-                score_threshold=config.detect_score_threshold,
-            )
+            _detector = build_detector()
         return _detector
+
+
+def reset_face_detector() -> None:
+    """Forget the detector (tests that change VISAGE_DETECTOR or the models directory)."""
+    global _detector
+    with _detector_lock:
+        _detector = None
 
 
 class FaceDetectView(APIView):

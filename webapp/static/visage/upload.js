@@ -1,4 +1,4 @@
-/* The upload page: pick or drop two files, preview them, find the target's faces, price the job live,
+/* The upload page: pick or drop the files (one or more photos of the face, one target), preview them, find the target's faces, price the job live,
    and submit to /api/v1/jobs so a 400's per-field `errors` show next to the field while both chosen
    files stay selected. Without JavaScript the form posts to the site view instead. */
 "use strict";
@@ -40,10 +40,17 @@
       fileName: root.querySelector('[data-role="file-name"]'),
       error: root.querySelector('[data-role="error"]'),
       boxes: root.querySelector('[data-role="boxes"]'),
+      thumbs: root.querySelector('[data-role="thumbs"]'),
+      change: root.querySelector('[data-role="change"]'),
       url: null,
     };
   }
   var fields = { source: field("source"), target: field("target") };
+  // Several photos of the same face: kept here (the input's own list is replaced by each pick) and
+  // copied back into the input, so the no-JS form post and FormData see them all.
+  var maxSources = Number(fields.source.input.dataset.maxFiles || 1);
+  var sourceFiles = [];
+  var thumbUrls = [];
 
   function setError(name, message) {
     var f = fields[name];
@@ -54,12 +61,28 @@
 
   function accepted(input) { return input.accept.split(",").map(function (t) { return t.trim(); }); }
 
-  /* Client-side checks (type and size); the server checks everything again. */
+  /* Client-side checks (type, size, how many); the server checks everything again. */
   function checkFile(name) {
-    var f = fields[name];
-    var file = f.input.files[0];
-    if (!file) return name === "source" ? "Choose a photo of the face to use." : "Choose the photo to put the face in.";
-    var types = accepted(f.input);
+    if (name === "source") {
+      if (!sourceFiles.length) return "Choose a photo of the face to use.";
+      if (sourceFiles.length > maxSources) return tooMany(sourceFiles.length);
+      for (var i = 0; i < sourceFiles.length; i++) {
+        var problem = checkOne(name, sourceFiles[i]);
+        if (problem) return problem;
+      }
+      return "";
+    }
+    var file = fields[name].input.files[0];
+    if (!file) return "Choose the photo to put the face in.";
+    return checkOne(name, file);
+  }
+
+  function tooMany(count) {
+    return "Choose at most " + maxSources + " photos of the face" + (count ? ", not " + count : "") + ".";
+  }
+
+  function checkOne(name, file) {
+    var types = accepted(fields[name].input);
     if (types.indexOf(file.type) === -1) {
       var allowed = types.some(function (t) { return t.indexOf("video/") === 0; })
         ? "a JPEG, PNG or WebP photo, or an MP4, MOV or WebM video" : "a JPEG, PNG or WebP photo";
@@ -112,7 +135,95 @@
     f.preview.hidden = false;
   }
 
+  // --- several photos of the face ------------------------------------------------------------------
+  function sameFile(a, b) { return a.name === b.name && a.size === b.size && a.lastModified === b.lastModified; }
+
+  /* Adds picked or dropped photos to the chosen ones: each is checked, duplicates are skipped, and
+     the count stops at maxSources; what was left out is said next to the field. */
+  function addSources(files) {
+    var problems = [];
+    var over = 0;
+    Array.prototype.forEach.call(files, function (file) {
+      if (sourceFiles.some(function (kept) { return sameFile(kept, file); })) return;
+      var problem = checkOne("source", file);
+      if (problem) { problems.push(problem); return; }
+      if (sourceFiles.length >= maxSources) { over++; return; }
+      sourceFiles.push(file);
+    });
+    if (over) problems.push("You can add up to " + maxSources + " photos of the same person; " + over
+      + (over === 1 ? " was" : " were") + " left out.");
+    return problems.join(" ");
+  }
+
+  function syncSourceInput() {
+    var list = new DataTransfer();
+    sourceFiles.forEach(function (file) { list.items.add(file); });
+    fields.source.input.files = list.files;
+  }
+
+  function removeSource(index) {
+    sourceFiles.splice(index, 1);
+    syncSourceInput();
+    setError("source", "");
+    renderSources();
+    var next = fields.source.thumbs && fields.source.thumbs.querySelector(".thumb-remove");
+    (next || fields.source.input).focus();
+  }
+
+  function renderSources() {
+    var f = fields.source;
+    thumbUrls.forEach(function (url) { URL.revokeObjectURL(url); });
+    thumbUrls = [];
+    if (!sourceFiles.length) { showEmpty("source"); return; }
+    showPreview("source", sourceFiles[0]);
+    if (sourceFiles.length > 1) {
+      var bytes = sourceFiles.reduce(function (sum, file) { return sum + file.size; }, 0);
+      f.fileName.textContent = sourceFiles.length + " photos of the face · " + mb(bytes);
+    }
+    if (f.change) f.change.textContent = maxSources > 1 && sourceFiles.length < maxSources ? "Add photos" : "Change";
+    if (f.change) f.change.hidden = maxSources > 1 && sourceFiles.length >= maxSources;
+    if (!f.thumbs) return;
+    f.thumbs.innerHTML = "";
+    f.thumbs.hidden = maxSources < 2;
+    sourceFiles.forEach(function (file, index) {
+      var url = URL.createObjectURL(file);
+      thumbUrls.push(url);
+      var item = document.createElement("li");
+      item.className = "thumb" + (index === 0 ? " thumb-main" : "");
+      var img = document.createElement("img");
+      img.alt = "Face photo " + (index + 1) + ": " + file.name;
+      img.src = url;
+      var remove = document.createElement("button");
+      remove.type = "button";
+      remove.className = "thumb-remove";
+      remove.setAttribute("aria-label", "Remove face photo " + (index + 1) + " (" + file.name + ")");
+      remove.innerHTML = '<span aria-hidden="true">✕</span>';
+      remove.addEventListener("click", function () { removeSource(index); });
+      item.appendChild(img);
+      item.appendChild(remove);
+      f.thumbs.appendChild(item);
+    });
+    if (sourceFiles.length < maxSources) {
+      var add = document.createElement("li");
+      add.className = "thumb thumb-add";
+      add.innerHTML = '<label for="id_source"><span aria-hidden="true">+</span><span class="visually-hidden">Add another photo of the same person</span></label>';
+      f.thumbs.appendChild(add);
+    }
+  }
+
+  /* The source input changed (picked, dropped, or restored): add its files to the chosen ones. */
+  function sourcesChosen(files) {
+    setError("source", "");
+    formError.hidden = true;
+    if (maxSources < 2 && files.length) sourceFiles = []; // one photo only: a new pick replaces it
+    var problem = addSources(files);
+    syncSourceInput();
+    renderSources();
+    if (problem) setError("source", problem);
+  }
+
   function chosen(name) {
+    if (name === "source") { sourcesChosen(fields.source.input.files); return; }
     var f = fields[name];
     var file = f.input.files[0];
     setError(name, "");
@@ -141,6 +252,7 @@
       depth = 0;
       f.root.classList.remove("is-dragging");
       if (!e.dataTransfer.files.length) return;
+      if (name === "source") { sourcesChosen(e.dataTransfer.files); return; }
       var list = new DataTransfer();
       list.items.add(e.dataTransfer.files[0]);
       f.input.files = list.files;
@@ -334,6 +446,8 @@
 
     var data = new FormData(form);
     data.delete("csrfmiddlewaretoken");
+    data.delete("source");
+    sourceFiles.forEach(function (file) { data.append("source", file); }); // the API takes `source` repeated
     if (!faceIndex.value) data.delete("face_index");
     busy(true);
     try {
