@@ -12,8 +12,9 @@ all frames, summed in Redis. Segments are enqueued at the front of the queue so 
 split the job picks them up next. When they still wait (every worker busy, or a failed segment
 waiting out its retry backoff) the parent is silent: the stale-job sweeper asks
 `segments_pending` and leaves it alone, and requeues it only when no task of its attempt is
-waiting and none started recently (a segment's worker died). A segment checks the job's state and attempt number every few frames: a canceled job, or one the
-sweeper requeued (a new attempt), stops its old segments. A failed segment is retried alone (RQ
+waiting and none started recently (a segment's worker died). A segment checks the job's state
+and attempt number every few frames: a canceled job, or one the sweeper requeued (a new
+attempt), stops its old segments. A failed segment is retried alone (RQ
 Retry); when its retries are spent the job fails.
 """
 
