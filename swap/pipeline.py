@@ -244,8 +244,12 @@ class Pipeline(_Backends):
         embedding = np.mean([face.embedding for _, face in chosen], axis=0).astype(np.float32)
         image, face = chosen[0]
         return SourceIdentity(
-            image=image, face=face, embedding=embedding, embedding_kind=self.recognizer.embedding_kind,
-            prepare_ms=(time.perf_counter() - start) * 1000.0, inference_ms=clock.inference_ms,
+            image=image,
+            face=face,
+            embedding=embedding,
+            embedding_kind=self.recognizer.embedding_kind,
+            prepare_ms=(time.perf_counter() - start) * 1000.0,
+            inference_ms=clock.inference_ms,
         )
 
     def swap_frame(
