@@ -13,6 +13,8 @@ from PIL import Image
 from rest_framework.test import APIClient
 from skimage import data as skdata
 
+from swap.video import synthetic
+from swap.video.synthetic import ClipSpec
 from webapp import services, storage
 from webapp.worker import VisageWorker
 
@@ -93,3 +95,22 @@ def _upload(name: str, content: bytes):
     from django.core.files.uploadedfile import SimpleUploadedFile
 
     return SimpleUploadedFile(name, content)
+
+
+# --- video clips (issue #6) -------------------------------------------------------------------------
+
+# A 2 s 256×256 12 fps clip of the astronaut moving across a background, with a sine tone.
+VIDEO_SPEC = ClipSpec(width=256, height=256, fps=12, seconds=2.0, audio=True)
+
+
+@pytest.fixture(scope="module")
+def source_png() -> bytes:
+    """The mirrored astronaut, so a swap visibly changes the astronaut in the clip."""
+    return encode(skdata.astronaut()[:, ::-1].copy())
+
+
+@pytest.fixture(scope="module")
+def clip(tmp_path_factory) -> bytes:
+    path = tmp_path_factory.mktemp("video") / "clip.mp4"
+    synthetic.write_clip(path, VIDEO_SPEC, skdata.astronaut())
+    return path.read_bytes()

@@ -8,18 +8,17 @@ from pathlib import Path
 import pytest
 import requests
 from django.core.files.uploadedfile import SimpleUploadedFile
-from skimage import data as skdata
 
 from swap.video import io as video_io
 from swap.video import synthetic
 from swap.video.synthetic import ClipSpec
 from webapp.models import Job
 
-from .conftest import drain, encode
+from .conftest import VIDEO_SPEC as SPEC
+from .conftest import drain
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-SPEC = ClipSpec(width=256, height=256, fps=12, seconds=2.0, audio=True)
 
 
 @pytest.fixture(autouse=True)
@@ -27,19 +26,6 @@ def video_enabled(settings):
     settings.VIDEO_ENABLED = True
     settings.VIDEO_SEGMENT_SECONDS = 10.0
     return settings
-
-
-@pytest.fixture(scope="module")
-def source_png() -> bytes:
-    # The mirrored astronaut, so the swap visibly changes the astronaut in the clip.
-    return encode(skdata.astronaut()[:, ::-1].copy())
-
-
-@pytest.fixture(scope="module")
-def clip(tmp_path_factory) -> bytes:
-    path = tmp_path_factory.mktemp("video") / "clip.mp4"
-    synthetic.write_clip(path, SPEC, skdata.astronaut())
-    return path.read_bytes()
 
 
 def post_video_job(client, source: bytes, target: bytes, *, filename: str = "clip.mp4", **fields):

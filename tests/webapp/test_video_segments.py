@@ -19,8 +19,9 @@ from webapp import queues, services, storage, video_processing
 from webapp.models import Job
 from webapp.worker import VisageWorker
 
+from .conftest import VIDEO_SPEC as SPEC
 from .conftest import drain
-from .test_video_jobs import SPEC, _download, post_video_job
+from .test_video_jobs import _download, post_video_job
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -32,24 +33,6 @@ def segmented(settings):
     settings.VIDEO_ENABLED = True
     settings.VIDEO_SEGMENT_SECONDS = 0.7
     return settings
-
-
-@pytest.fixture(scope="module")
-def source_png() -> bytes:
-    from skimage import data as skdata
-
-    from .conftest import encode
-
-    return encode(skdata.astronaut()[:, ::-1].copy())
-
-
-@pytest.fixture(scope="module")
-def clip(tmp_path_factory) -> bytes:
-    from skimage import data as skdata
-
-    path = tmp_path_factory.mktemp("video") / "clip.mp4"
-    synthetic.write_clip(path, SPEC, skdata.astronaut())
-    return path.read_bytes()
 
 
 @pytest.fixture
