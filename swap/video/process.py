@@ -16,6 +16,7 @@ from swap import inference_clock
 from swap.errors import FaceIndexOutOfRange, NoFaceFound
 from swap.types import SourceIdentity, SwapOptions
 from swap.video import io
+from swap.video.overlap import WriteBehind, read_ahead
 from swap.video.tracking import FaceTracker, TrackingConfig
 
 
@@ -69,31 +70,38 @@ def process_clip(
     result = ClipResult(frames=0, swapped_frames=0, width=width, height=height, fps=fps)
     stage_ms: dict[str, float] = {}
     with io.PartWriter(part, width=width, height=height, fps=fps, crf=crf) as writer:
-        for frame in io.read_frames(video, start=start, stop=stop, size=size):
-            with inference_clock.session() as clock:
-                track_start = time.perf_counter()
-                faces = tracker.faces(frame)
-                stage_ms["track"] = stage_ms.get("track", 0.0) + (time.perf_counter() - track_start) * 1000
-            result.inference_ms += clock.inference_ms
-            output = frame
-            if faces:
-                try:
-                    swapped = pipeline.swap_frame(source, frame, options, faces=faces)
-                except (NoFaceFound, FaceIndexOutOfRange):
-                    swapped = None  # e.g. face_index 1 in a shot with one face: keep the frame
-                if swapped is not None:
-                    output = swapped.image
-                    result.swapped_frames += 1
-                    result.inference_ms += swapped.inference_ms
-                    for name, ms in swapped.timings_ms.items():
-                        if name != "total":
-                            stage_ms[name] = stage_ms.get(name, 0.0) + ms
-            encode_start = time.perf_counter()
-            writer.write(output)
-            stage_ms["encode"] = stage_ms.get("encode", 0.0) + (time.perf_counter() - encode_start) * 1000
-            result.frames += 1
-            if on_progress is not None and result.frames % progress_every == 0:
-                on_progress(result.frames)
+        frames = read_ahead(io.read_frames(video, start=start, stop=stop, size=size))
+        encoder = WriteBehind(writer.write)
+        try:
+            for frame in frames:
+                with inference_clock.session() as clock:
+                    track_start = time.perf_counter()
+                    faces = tracker.faces(frame)
+                    stage_ms["track"] = (
+                        stage_ms.get("track", 0.0) + (time.perf_counter() - track_start) * 1000
+                    )
+                result.inference_ms += clock.inference_ms
+                output = frame
+                if faces:
+                    try:
+                        swapped = pipeline.swap_frame(source, frame, options, faces=faces)
+                    except (NoFaceFound, FaceIndexOutOfRange):
+                        swapped = None  # e.g. face_index 1 in a shot with one face: keep the frame
+                    if swapped is not None:
+                        output = swapped.image
+                        result.swapped_frames += 1
+                        result.inference_ms += swapped.inference_ms
+                        for name, ms in swapped.timings_ms.items():
+                            if name != "total":
+                                stage_ms[name] = stage_ms.get(name, 0.0) + ms
+                encoder.submit(output)
+                result.frames += 1
+                if on_progress is not None and result.frames % progress_every == 0:
+                    on_progress(result.frames)
+        finally:
+            frames.close()  # stops the reader thread if we stopped early (a canceled job)
+            encoder.close()  # waits for the backlog, so the part is complete when the writer closes
+        stage_ms["encode"] = encoder.seconds * 1000  # in the writer thread, overlapping the swaps
     if on_progress is not None:
         on_progress(result.frames)
     result.stage_ms = {name: round(ms, 2) for name, ms in stage_ms.items()}

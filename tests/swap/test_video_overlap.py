@@ -1,0 +1,83 @@
+"""Read-ahead / write-behind threads of the video loop: order kept, errors surface, early stop is clean."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from swap.video.overlap import WriteBehind, read_ahead
+
+
+def test_read_ahead_keeps_order_and_reads_ahead():
+    produced = []
+
+    def items():
+        for i in range(50):
+            produced.append(i)
+            yield i
+
+    frames = read_ahead(items(), depth=4)
+    assert next(frames) == 0
+    time.sleep(0.2)
+    assert len(produced) > 1  # the producer ran ahead while we waited
+    assert [0, *frames] == list(range(50))
+
+
+def test_read_ahead_raises_the_producers_error_after_the_good_items():
+    def items():
+        yield 1
+        yield 2
+        raise ValueError("truncated stream")
+
+    got = []
+    with pytest.raises(ValueError, match="truncated stream"):
+        for item in read_ahead(items()):
+            got.append(item)
+    assert got == [1, 2]
+
+
+def test_stopping_early_stops_the_producer():
+    finished = threading.Event()
+
+    def endless():
+        try:
+            i = 0
+            while True:
+                yield i
+                i += 1
+        finally:
+            finished.set()
+
+    frames = read_ahead(endless(), depth=2)
+    assert [next(frames) for _ in range(3)] == [0, 1, 2]
+    frames.close()
+    assert finished.wait(2), "the producer thread kept running after the consumer stopped"
+
+
+def test_write_behind_writes_everything_in_order_before_close_returns():
+    written = []
+
+    def slow_write(item):
+        time.sleep(0.002)
+        written.append(item)
+
+    encoder = WriteBehind(slow_write, depth=3)
+    for i in range(40):
+        encoder.submit(i)
+    encoder.close()
+    assert written == list(range(40))
+    assert encoder.seconds > 0
+
+
+def test_write_behind_surfaces_the_writers_error():
+    def failing_write(item):
+        if item == 3:
+            raise OSError("disk full")
+
+    encoder = WriteBehind(failing_write, depth=2)
+    with pytest.raises(OSError, match="disk full"):
+        for i in range(100):
+            encoder.submit(i)
+        encoder.close()
