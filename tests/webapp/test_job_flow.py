@@ -210,3 +210,23 @@ def test_too_many_or_faceless_source_photos(api_a, astronaut_pair, settings):
     body = api_a.get(faceless.json()["urls"]["self"]).json()
     assert body["state"] == "rejected" and body["error"]["code"] == "no_face_detected"
     assert "source" in body["error"]["message"]
+
+
+def test_healthz_and_metrics_report_the_real_stack(api_a, astronaut_pair):
+    from django.test import Client
+
+    source, target, _ = astronaut_pair
+    post_job(api_a, source, target)
+    client = Client()
+    metrics = client.get("/metrics").content.decode()
+    assert 'visage_queue_length{queue="moderation"} 1.0' in metrics
+    assert 'visage_jobs{state="created"} 1.0' in metrics
+    drain()
+    metrics = client.get("/metrics").content.decode()
+    assert 'visage_jobs{state="succeeded"} 1.0' in metrics
+    assert 'visage_jobs_finished_last_hour{state="succeeded"} 1.0' in metrics
+    gpu_line = next(line for line in metrics.splitlines() if line.startswith("visage_gpu_seconds "))
+    assert float(gpu_line.split()[1]) > 0
+    health = client.get("/healthz").json()
+    assert health["status"] == "ok"
+    assert health["checks"]["database"] == health["checks"]["redis"] == health["checks"]["s3"] == "ok"
