@@ -75,8 +75,8 @@ def run_job(job_id: uuid.UUID) -> None:
         _check_still_running(job_id)
         services.job_progress(job_id, 20)
         outcome = _swap_image(job, sources, target_bytes, started)
-        _check_still_running(job_id)
-        services.job_succeed(job_id, outcome)
+        if not services.job_succeed(job_id, outcome):
+            logger.info("job %s was canceled while running; its result was discarded", job_id)
     except JobCanceled:
         logger.info("job %s was canceled while running", job_id)
     except storage.ObjectMissing:

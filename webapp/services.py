@@ -27,7 +27,7 @@ from billing import services as billing_services
 from . import queues, storage
 from .choices import CANCELABLE_STATES, TERMINAL_STATES, JobState, UploadRole
 from .errors import IdempotencyKeyMismatch, JobNotCancelable
-from .models import ApiToken, Job, Upload
+from .models import ApiToken, Job, Upload, before_key_for
 from .validation import MediaInfo
 
 logger = logging.getLogger(__name__)
@@ -310,8 +310,23 @@ class JobOutcome:
 
 
 def job_succeed(job_id: uuid.UUID, outcome: JobOutcome) -> bool:
-    """Record the result and capture the charge in one transaction; or hold the result for review."""
+    """Record the result and capture the charge in one transaction; or hold the result for review.
 
+    False when the job is no longer running (canceled meanwhile): the stored result is deleted.
+    """
+    moved = _record_outcome(job_id, outcome)
+    if not moved:
+        result_discard(result_key=outcome.result_key)
+    return moved
+
+
+def result_discard(*, result_key: str) -> None:
+    """Delete a stored result that no job will show (canceled, or superseded by a newer attempt)."""
+    storage.delete(settings.S3_RESULTS_BUCKET, result_key)
+    storage.delete(settings.S3_RESULTS_BUCKET, before_key_for(result_key))
+
+
+def _record_outcome(job_id: uuid.UUID, outcome: JobOutcome) -> bool:
     fields = dict(
         result_key=outcome.result_key,
         result_media_type=outcome.result_media_type,

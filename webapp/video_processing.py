@@ -161,6 +161,7 @@ def run_video_job(job: Job, *, started: float) -> None:
             job, directory, [part], [_stats(result, source)], target, info, time.perf_counter() - started
         )
         if _job_state(job.id) != (JobState.RUNNING, job.attempts):
+            services.result_discard(result_key=outcome.result_key)
             raise RunCanceled()
         services.job_succeed(job.id, outcome)
 
@@ -377,7 +378,11 @@ def finish_video_job(job_id: uuid.UUID, attempt: int) -> None:
             info = video_io.probe(target)
             wall = (timezone.now() - job.started_at).total_seconds() if job.started_at else 0.0
             outcome = _finish(job, directory, parts, [stats[i] for i in range(segments)], target, info, wall)
-            _check_running(job_id, attempt)
+            try:
+                _check_running(job_id, attempt)
+            except JobCanceled:
+                services.result_discard(result_key=outcome.result_key)
+                raise
             services.job_succeed(job_id, outcome)
     except JobCanceled:
         logger.info("video job %s was canceled before its segments were joined", job_id)

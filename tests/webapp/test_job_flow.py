@@ -230,3 +230,27 @@ def test_healthz_and_metrics_report_the_real_stack(api_a, astronaut_pair):
     health = client.get("/healthz").json()
     assert health["status"] == "ok"
     assert health["checks"]["database"] == health["checks"]["redis"] == health["checks"]["s3"] == "ok"
+
+
+def test_cancel_while_running_leaves_no_result_and_no_charge(api_a, astronaut_pair, monkeypatch):
+    """The user cancels after the swap finished but before the job recorded it: nothing is kept."""
+    from django.conf import settings
+
+    from billing.models import LedgerEntry
+    from webapp import processing, services, storage
+
+    real_screen_output = processing._screen_output
+
+    def cancel_then_screen(job_id, encoded):
+        services.job_cancel(job=Job.objects.get(id=job_id))
+        return real_screen_output(job_id, encoded)
+
+    monkeypatch.setattr(processing, "_screen_output", cancel_then_screen)
+    source, target, _ = astronaut_pair
+    job_id = post_job(api_a, source, target).json()["id"]
+    drain()
+    assert Job.objects.get(id=job_id).state == "canceled"
+    assert storage.list_keys(settings.S3_RESULTS_BUCKET) == []
+    assert storage.list_keys(settings.S3_UPLOADS_BUCKET) == []
+    assert not LedgerEntry.objects.filter(job_id=job_id, kind="capture").exists()
+    assert LedgerEntry.objects.filter(job_id=job_id, kind="release").count() == 1
