@@ -33,6 +33,9 @@ class PipelineConfig:
     # dlib HOG scores real faces ~1-3; the astronaut's mission patch scores ~0.02.
     detect_score_threshold: float = 0.2
     max_pixels: int = 40_000_000  # uploads above this are refused before decoding
+    # inswapper works at 128 px; 256/512 align the face larger and swap it as 4/16 interleaved
+    # 128-px tiles in one batch (FaceFusion's "pixel boost"): sharper faces, 4/16× the model time.
+    pixel_boost: int = 128
 
     @classmethod
     def from_env(cls, environ: dict[str, str] | None = None) -> PipelineConfig:
@@ -44,7 +47,7 @@ class PipelineConfig:
             value = env.get(f"VISAGE_{name.upper()}")
             if value:
                 setattr(cfg, name, value.strip())
-        for name in ("max_batch", "detect_max_side", "detect_upsample", "max_pixels"):
+        for name in ("max_batch", "detect_max_side", "detect_upsample", "max_pixels", "pixel_boost"):
             value = env.get(f"VISAGE_{name.upper()}")
             if value:
                 try:

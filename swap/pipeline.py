@@ -85,17 +85,17 @@ class _Backends:
         registry = _registry()
         return bool(registry and registry.is_installed(name, self.config.models_dir))
 
-    def _load_onnx(self, name: str) -> object:
+    def _load_onnx(self, name: str, **options) -> object:
         registry = _registry()
         if registry is None or not registry.is_installed(name, self.config.models_dir):
             raise ModelMissing(name, str(self.config.models_dir))
-        return registry.load_adapter(name, self.config.models_dir, self.config.runtime)
+        return registry.load_adapter(name, self.config.models_dir, self.config.runtime, **options)
 
-    def _first_installed(self, candidates: tuple[str, ...]) -> object | None:
+    def _first_installed(self, candidates: tuple[str, ...], **options) -> object | None:
         for name in candidates:
             if self._installed(name):
                 try:
-                    return self._load_onnx(name)
+                    return self._load_onnx(name, **options)
                 except EngineError:  # e.g. refused by licence policy: fall back to the next
                     continue
         return None
@@ -149,13 +149,13 @@ class Pipeline(_Backends):
             # An ONNX swapper is only useful with the recogniser that feeds it.
             for name in ONNX_SWAPPERS:
                 if self._installed(name) and all(self._installed(r) for r in ONNX_RECOGNIZERS[:1]):
-                    swapper = self._first_installed((name,))
+                    swapper = self._first_installed((name,), pixel_boost=self.config.pixel_boost)
                     if swapper is not None:
                         return swapper
             return self._classical()
         if requested == CLASSICAL:
             return self._classical()
-        return self._load_onnx(requested)
+        return self._load_onnx(requested, pixel_boost=self.config.pixel_boost)
 
     def _build_recognizer(self):
         needed = getattr(self.swapper, "needs_embedding", None)

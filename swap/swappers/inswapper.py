@@ -4,6 +4,11 @@ Inputs: `target` [N, 3, 128, 128] RGB / 255 and `source` [N, 512], the latent
 (e @ emap) / ‖e‖ where e is the raw ArcFace embedding and `emap` the graph's last initializer.
 Output [N, 3, 128, 128] RGB in [0, 1]. All faces of a frame go through one run (up to
 `max_batch`), then each is pasted back through the box mask.
+
+Pixel boost (FaceFusion's answer to "higher resolution than 128 px"): the face is aligned at
+k·128 px and split into k² interleaved 128-px sub-images (pixel (y, x) goes to sub-image
+(y mod k, x mod k)); each runs through the model — all of them in the same batch — and the
+outputs are interleaved back into one k·128 crop, which keeps k² times the detail.
 """
 
 from __future__ import annotations
@@ -37,6 +42,22 @@ def source_latent(embedding: np.ndarray, emap: np.ndarray) -> np.ndarray:
     return (e @ emap) / np.linalg.norm(e)
 
 
+def implode_pixel_boost(crops: np.ndarray, factor: int) -> np.ndarray:
+    """(N, k·S, k·S, C) → (N·k², S, S, C): sub-image (i, j) holds pixels [i::k, j::k]."""
+    n, size, _, channels = crops.shape
+    s = size // factor
+    tiles = crops.reshape(n, s, factor, s, factor, channels).transpose(0, 2, 4, 1, 3, 5)
+    return tiles.reshape(n * factor * factor, s, s, channels)
+
+
+def explode_pixel_boost(tiles: np.ndarray, factor: int) -> np.ndarray:
+    """Inverse of implode_pixel_boost: (N·k², S, S, C) → (N, k·S, k·S, C)."""
+    _, s, _, channels = tiles.shape
+    n = len(tiles) // (factor * factor)
+    crops = tiles.reshape(n, factor, factor, s, s, channels).transpose(0, 3, 1, 4, 2, 5)
+    return crops.reshape(n, s * factor, s * factor, channels)
+
+
 def preprocess(crops_bgr: np.ndarray) -> np.ndarray:
     """(N, S, S, 3) BGR uint8 → (N, 3, S, S) RGB float32 in [0, 1]."""
     return (crops_bgr[..., ::-1].astype(np.float32) / 255.0).transpose(0, 3, 1, 2).astype(np.float32)
@@ -61,15 +82,31 @@ class InswapperSwapper(OnnxAdapter):
         max_batch: int = 16,
         mask_blur: float = 0.3,
         mask_padding: tuple[float, float, float, float] = (0, 0, 0, 0),
+        pixel_boost: int = SIZE,
     ):
+        if pixel_boost < SIZE or pixel_boost % SIZE:
+            raise ValueError(
+                f"pixel_boost must be a multiple of {SIZE} (128, 256, 384, 512…), not {pixel_boost}"
+            )
         super().__init__(model_path, runtime, name=name, max_batch=max_batch)
         self.emap = read_emap(model_path)
-        self.mask = box_mask(SIZE, mask_blur, mask_padding)
+        self.crop_size = pixel_boost
+        self.boost = pixel_boost // SIZE
+        self.mask = box_mask(self.crop_size, mask_blur, mask_padding)
         self.target_dtype = input_dtype(self.session, "target")
         self.source_dtype = input_dtype(self.session, "source")
 
     def swap_crops(self, latent: np.ndarray, crops_bgr: np.ndarray) -> np.ndarray:
-        """Swapped crops (N, S, S, 3) BGR float32 0–255 for aligned crops (N, S, S, 3) BGR."""
+        """Swapped crops (N, B, B, 3) BGR float32 0–255 for aligned crops (N, B, B, 3) BGR, B = pixel boost.
+
+        Every sub-image of every face goes into the same batched run(s)."""
+        if self.boost > 1:
+            return explode_pixel_boost(
+                self._run(latent, implode_pixel_boost(crops_bgr, self.boost)), self.boost
+            )
+        return self._run(latent, crops_bgr)
+
+    def _run(self, latent: np.ndarray, crops_bgr: np.ndarray) -> np.ndarray:
         target = preprocess(crops_bgr).astype(self.target_dtype)
         source = np.repeat(latent, len(crops_bgr), axis=0).astype(self.source_dtype)
         (output,) = run_in_batches(
@@ -84,7 +121,7 @@ class InswapperSwapper(OnnxAdapter):
             )
         if not faces:
             return frame.copy()
-        crops, matrices = warp_faces(frame, [face.landmarks_5 for face in faces], TEMPLATE, SIZE)
+        crops, matrices = warp_faces(frame, [face.landmarks_5 for face in faces], TEMPLATE, self.crop_size)
         swapped = self.swap_crops(source_latent(source.embedding, self.emap), crops)
         with clock_stage("paste"):
             return paste_back_many(frame, swapped, [self.mask] * len(faces), matrices)

@@ -416,3 +416,12 @@ def test_pipeline_picks_the_installed_onnx_models_and_loads_each_once(tmp_path, 
     assert len(result.faces_used) == 1
     assert (result.image != image).any()
     np.testing.assert_array_equal(result.image[420:, 560:], image[420:, 560:])  # far from the face
+
+    # Pixel boost through the pipeline's config: the same models, the face swapped at 256 px.
+    from dataclasses import replace
+
+    boosted = Pipeline(replace(config, pixel_boost=256))
+    assert boosted.swapper.crop_size == 256
+    boosted_result = boosted.swap_frame(boosted.prepare_source([image]), image, SwapOptions())
+    assert (boosted_result.image != image).any()
+    np.testing.assert_array_equal(boosted_result.image[420:, 560:], image[420:, 560:])
