@@ -79,7 +79,8 @@ def job_payload(job: Job, *, request=None) -> dict:
         },
         "target": {
             "media_type": job.target.media_type, "kind": job.target.kind, "width": job.target.width,
-            "height": job.target.height, "frames": job.target.frames,
+            "height": job.target.height, "frames": job.target.frames, "fps": job.target.fps,
+            "duration_seconds": job.target.duration_seconds, "has_audio": job.target.has_audio,
         },
         "result_url": result["url"] if result else None,
         "result": result,

@@ -56,6 +56,8 @@ def test_video_job_succeeds_with_same_frames_and_audio(api_a, source_png, clip, 
     job = response.json()
     assert job["target"]["kind"] == "video"
     assert job["target"]["frames"] == SPEC.frames
+    assert job["target"]["fps"] == SPEC.fps and job["target"]["has_audio"] is True
+    assert abs(job["target"]["duration_seconds"] - SPEC.seconds) < 1 / SPEC.fps
 
     drain()
 
