@@ -15,7 +15,7 @@ import numpy as np
 
 from swap import inference_clock, selection
 from swap.config import AUTO, PipelineConfig
-from swap.errors import EngineError, ModelMissing, NoFaceFound
+from swap.errors import EngineError, FaceIndexOutOfRange, ModelMissing, NoFaceFound
 from swap.types import Face, FaceDetector, SourceIdentity, SwapOptions, SwapResult
 
 # "auto" prefers these ONNX models, in order, when installed (see swap/models/manifest.json).
@@ -263,11 +263,34 @@ class Pipeline(_Backends):
         """Swap the faces of one frame. `faces` (with landmarks, largest first) skips detection:
         a video tracker passes the faces it followed from the previous frame."""
         options = options or SwapOptions()
-        if source.embedding_kind != self.recognizer.embedding_kind:
-            raise BackendMismatch(
-                f"The source was prepared with {source.embedding_kind} embeddings; this pipeline uses "
-                f"{self.recognizer.embedding_kind}."
-            )
+        return self._swap(
+            frame, options, faces, lambda found: [(source, selection.select_faces(found, options))]
+        )
+
+    def swap_assigned(
+        self,
+        sources: list[SourceIdentity],
+        frame: np.ndarray,
+        assignments: list[tuple[int, int]],
+        options: SwapOptions | None = None,
+    ) -> SwapResult:
+        """Different people into different faces: `assignments` pairs a target face index (largest
+        first, as `face_index`) with an index into `sources`. Faces of one source share a batch."""
+        options = options or SwapOptions()
+
+        def assign(found: list[Face]) -> list[tuple[SourceIdentity, list[Face]]]:
+            groups: dict[int, list[Face]] = {}
+            for face_index, source_index in assignments:
+                if not 0 <= face_index < len(found):
+                    raise FaceIndexOutOfRange(face_index, len(found), what="face")
+                groups.setdefault(source_index, []).append(found[face_index])
+            return [(sources[index], chosen) for index, chosen in groups.items()]
+
+        return self._swap(frame, options, None, assign)
+
+    def _swap(self, frame, options: SwapOptions, faces: list[Face] | None, assign) -> SwapResult:
+        """Detect (unless given), let `assign` pair source identities with target faces, swap each
+        group in batches, enhance, and report timings and inference time."""
         timer = StageTimer()
         start = time.perf_counter()
         with inference_clock.session() as clock:
@@ -279,17 +302,25 @@ class Pipeline(_Backends):
                     self._embed(frame, faces)
             if not faces:
                 raise NoFaceFound("target")
-            chosen = selection.select_faces(faces, options)
-            if not chosen:
+            groups = [(source, chosen) for source, chosen in assign(faces) if chosen]
+            if not groups:
                 raise NoFaceFound("target")
+            for source, _ in groups:
+                if source.embedding_kind != self.recognizer.embedding_kind:
+                    raise BackendMismatch(
+                        f"The source was prepared with {source.embedding_kind} embeddings; this pipeline "
+                        f"uses {self.recognizer.embedding_kind}."
+                    )
 
             image = frame
             with timer.stage("swap"):
-                for i in range(0, len(chosen), max(1, self.config.max_batch)):
-                    batch = chosen[i : i + self.config.max_batch]
-                    image = self._timed(
-                        self.swapper, lambda b=batch, im=image: self.swapper.swap(source, im, b)
-                    )
+                for source, chosen in groups:
+                    for i in range(0, len(chosen), max(1, self.config.max_batch)):
+                        batch = chosen[i : i + self.config.max_batch]
+                        image = self._timed(
+                            self.swapper, lambda s=source, b=batch, im=image: self.swapper.swap(s, im, b)
+                        )
+            used = [face for _, chosen in groups for face in chosen]
 
             enhancer_name, skipped = None, None
             if options.enhance:
@@ -299,7 +330,7 @@ class Pipeline(_Backends):
                     with timer.stage("enhance"):
                         image = self._timed(
                             self.enhancer,
-                            lambda im=image: self.enhancer.enhance(im, chosen, options.enhancer_blend),
+                            lambda im=image: self.enhancer.enhance(im, used, options.enhancer_blend),
                         )
                     enhancer_name = self.enhancer.name
 
@@ -311,7 +342,7 @@ class Pipeline(_Backends):
         timings["total"] = (time.perf_counter() - start) * 1000.0
         return SwapResult(
             image=image,
-            faces_used=chosen,
+            faces_used=used,
             timings_ms=timings,
             swapper=self.swapper.name,
             enhancer=enhancer_name,

@@ -51,6 +51,9 @@ class Job(models.Model):
     faces = models.CharField(max_length=16, choices=FaceSelection.choices, default=FaceSelection.ONE)
     face_index = models.PositiveSmallIntegerField(null=True, blank=True)
     reference_face_index = models.PositiveSmallIntegerField(null=True, blank=True)
+    # Different people into different faces: [{"face": target face index, "source": source photo index}].
+    # When set, the source photos are different people (not averaged).
+    face_sources = models.JSONField(default=list, blank=True)
     webhook_url = models.URLField(max_length=2000, blank=True)
 
     state = models.CharField(max_length=16, choices=JobState.choices, default=JobState.CREATED, db_index=True)

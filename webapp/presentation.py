@@ -71,6 +71,7 @@ def job_payload(job: Job, *, request=None) -> dict:
             "faces": job.faces,
             "face_index": job.face_index,
             "reference_face_index": job.reference_face_index,
+            "face_sources": job.face_sources or None,
             "webhook_url": job.webhook_url or None,
         },
         "source": {

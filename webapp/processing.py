@@ -114,7 +114,15 @@ def _swap_image(
     pipeline = get_pipeline()
     target = decode_image(target_bytes, which="target", max_pixels=settings.MAX_IMAGE_PIXELS)
     target = resize_for_resolution(target, job.resolution)
-    result = pipeline.swap_image(sources, target, swap_options_for(job))
+    if job.face_sources:  # different people into different faces: one identity per photo
+        identities = [pipeline.prepare_source([image]) for image in sources]
+        pairs = [(item["face"], item["source"]) for item in job.face_sources]
+        result = pipeline.swap_assigned(identities, target, pairs, swap_options_for(job))
+        result.timings_ms["source"] = sum(identity.prepare_ms for identity in identities)
+        result.timings_ms["total"] += result.timings_ms["source"]
+        result.inference_ms += sum(identity.inference_ms for identity in identities)
+    else:
+        result = pipeline.swap_image(sources, target, swap_options_for(job))
     services.job_progress(job.id, 80)
 
     extension, media_type = RESULT_FORMATS.get(job.target.media_type, ("jpg", "image/jpeg"))

@@ -41,6 +41,7 @@ class JobOptions:
     face_index: int | None = None
     reference_face_index: int | None = None
     webhook_url: str = ""
+    face_sources: tuple[tuple[int, int], ...] = ()  # (target face index, source photo index) pairs
 
 
 def request_fingerprint(
@@ -176,6 +177,7 @@ def job_create(
                 faces=options.faces,
                 face_index=options.face_index,
                 reference_face_index=options.reference_face_index,
+                face_sources=[{"face": face, "source": source} for face, source in options.face_sources],
                 webhook_url=options.webhook_url,
                 queue=quote.queue,
                 quote=quote.as_dict(),

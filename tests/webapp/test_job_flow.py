@@ -254,3 +254,83 @@ def test_cancel_while_running_leaves_no_result_and_no_charge(api_a, astronaut_pa
     assert storage.list_keys(settings.S3_UPLOADS_BUCKET) == []
     assert not LedgerEntry.objects.filter(job_id=job_id, kind="capture").exists()
     assert LedgerEntry.objects.filter(job_id=job_id, kind="release").count() == 1
+
+
+def two_face_target(astronaut_rgb) -> bytes:
+    """The astronaut twice, side by side at two sizes: face 0 (largest) left, face 1 right."""
+    import cv2
+    import numpy as np
+
+    from .conftest import encode
+
+    canvas = np.full((512, 900, 3), 235, np.uint8)
+    canvas[:, :512] = astronaut_rgb
+    small = cv2.resize(astronaut_rgb[:, ::-1], (384, 384))
+    canvas[64:448, 516:900] = small
+    return encode(canvas, "JPEG")
+
+
+def test_different_people_into_different_faces(api_a, astronaut_pair, astronaut_rgb):
+    import json
+
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from .conftest import encode
+
+    source, _, _ = astronaut_pair
+    other = encode(astronaut_rgb[:, ::-1].copy(), "PNG")
+    response = api_a.post("/api/v1/jobs", {
+        "source": [SimpleUploadedFile("a.png", source), SimpleUploadedFile("b.png", other)],
+        "target": SimpleUploadedFile("two.jpg", two_face_target(astronaut_rgb)),
+        "face_sources": json.dumps([{"face": 0, "source": 1}, {"face": 1, "source": 0}]),
+    }, format="multipart")
+    assert response.status_code == 201, response.content
+    assert response.json()["options"]["face_sources"] == [{"face": 0, "source": 1}, {"face": 1, "source": 0}]
+    drain()
+    job = Job.objects.get(id=response.json()["id"])
+    assert job.state == "succeeded", job.error_message
+    assert job.engine_notes["faces_swapped"] == 2
+
+
+@pytest.mark.parametrize(
+    "face_sources, message",
+    [
+        ('[{"face": 0, "source": 2}]', "names source photo 2"),
+        ('[{"face": 0, "source": 0}, {"face": 0, "source": 1}]', "only one source"),
+        ('[{"face": -1, "source": 0}]', "whole numbers"),
+        ("not json", "JSON"),
+        ("[]", "1 to 16"),
+    ],
+)
+def test_face_sources_validation(api_a, astronaut_pair, face_sources, message):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    source, target, _ = astronaut_pair
+    response = api_a.post("/api/v1/jobs", {
+        "source": [SimpleUploadedFile("a.png", source), SimpleUploadedFile("b.png", source)],
+        "target": SimpleUploadedFile("t.jpg", target),
+        "face_sources": face_sources,
+    }, format="multipart")
+    assert response.status_code == 400, response.content
+    body = response.json()
+    assert body["code"] == "validation_error" and message in " ".join(body["errors"]["face_sources"])
+    assert Job.objects.count() == 0
+
+
+def test_face_index_out_of_range_in_face_sources_fails_clearly(api_a, astronaut_pair):
+    import json
+
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    source, target, _ = astronaut_pair
+    response = api_a.post("/api/v1/jobs", {
+        "source": SimpleUploadedFile("a.png", source),
+        "target": SimpleUploadedFile("t.jpg", target),
+        "face_sources": json.dumps([{"face": 3, "source": 0}]),
+    }, format="multipart")
+    assert response.status_code == 201
+    drain()
+    body = api_a.get(response.json()["urls"]["self"]).json()
+    assert body["state"] == "failed" and body["error"]["code"] == "face_index_out_of_range"
+    assert "face 3 is out of range" in body["error"]["message"]
+    assert api_a.get("/api/v1/me").json()["held"] == "0.00"

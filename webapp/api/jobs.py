@@ -48,11 +48,37 @@ class JobListCreateView(ThrottledView):
             required=False, min_value=0, max_value=63, allow_null=True
         )
         webhook_url = serializers.URLField(required=False, allow_blank=True, max_length=2000)
+        face_sources = serializers.JSONField(
+            required=False,
+            binary=True,
+            help_text="Different people into different faces of a photo: a JSON list like "
+            '[{"face": 0, "source": 1}, {"face": 1, "source": 0}] pairing target faces (largest first) with '
+            "source photos (in upload order). The source photos are then different people, not averaged.",
+        )
 
         class Meta:
             ref_name = "JobCreate"
 
+        def validate_face_sources(self, value):
+            if not isinstance(value, list) or not value or len(value) > 16:
+                raise serializers.ValidationError('A list of 1 to 16 {"face": N, "source": M} pairs.')
+            pairs = []
+            for item in value:
+                face, source = (item.get("face"), item.get("source")) if isinstance(item, dict) else (None, None)
+                if not (isinstance(face, int) and isinstance(source, int) and face >= 0 and source >= 0):
+                    raise serializers.ValidationError(
+                        'Each item must be {"face": N, "source": M} with whole numbers 0 or more.'
+                    )
+                pairs.append((face, source))
+            if len({face for face, _ in pairs}) != len(pairs):
+                raise serializers.ValidationError("Each target face can get only one source.")
+            return tuple(pairs)
+
         def validate(self, attrs):
+            if attrs.get("face_sources") and (attrs.get("face_index") is not None or attrs.get("faces") != "one"):
+                raise serializers.ValidationError(
+                    {"face_sources": "Use face_sources alone: it already says which faces to swap."}
+                )
             if attrs.get("faces") == FaceSelection.REFERENCE and attrs.get("reference_face_index") is None:
                 raise serializers.ValidationError(
                     {
@@ -90,10 +116,20 @@ class JobListCreateView(ThrottledView):
                     "source": f"Send at most {settings.MAX_SOURCE_PHOTOS} photos of the face, not {len(sources)}."
                 }
             )
+        face_sources = data.get("face_sources") or ()
+        if face_sources and max(source for _, source in face_sources) >= len(sources):
+            raise serializers.ValidationError(
+                {
+                    "face_sources": f"It names source photo {max(s for _, s in face_sources)}, but {len(sources)} "
+                    "were sent (numbered from 0 in upload order)."
+                }
+            )
         source, *extra_sources = [inspect_upload(f, field="source", allow_video=False) for f in sources]
         target = inspect_upload(
             request.FILES.get("target"), field="target", allow_video=settings.VIDEO_ENABLED
         )
+        if face_sources and target.kind != "image":
+            raise serializers.ValidationError({"face_sources": "face_sources works with photo targets only."})
         options = services.JobOptions(
             mode=data["mode"],
             resolution=data["resolution"],
@@ -101,6 +137,7 @@ class JobListCreateView(ThrottledView):
             face_index=data.get("face_index"),
             reference_face_index=data.get("reference_face_index"),
             webhook_url=data.get("webhook_url", ""),
+            face_sources=face_sources,
         )
         key = request.headers.get("Idempotency-Key", "").strip()[:255]
         job, created = services.job_create(
