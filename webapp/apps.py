@@ -1,7 +1,21 @@
+from __future__ import annotations
+
+import logging
+
 from django.apps import AppConfig
+
+logger = logging.getLogger(__name__)
 
 
 class WebappConfig(AppConfig):
     name = "webapp"
     verbose_name = "Visage"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from django.conf import settings  # noqa: PLC0415
+
+        if getattr(settings, "PRODUCTION", False) and not settings.EMAIL_HOST:
+            logger.warning(
+                "EMAIL_HOST is not set: password-reset emails are printed to this log instead of sent."
+            )

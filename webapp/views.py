@@ -15,6 +15,7 @@ from decimal import Decimal
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import login
+from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.db import transaction
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
@@ -196,6 +197,43 @@ def signup(request: HttpRequest) -> HttpResponse:
             )
         return redirect("upload")
     return render(request, "registration/signup.html", {"form": form})
+
+
+def reset_link_lifetime() -> str:
+    """How long a password-reset link works, in words ("24 hours", "3 days")."""
+    seconds = int(settings.PASSWORD_RESET_TIMEOUT)
+    if seconds < 2 * 3600:
+        minutes = max(1, round(seconds / 60))
+        return f"{minutes} minute{'s' if minutes != 1 else ''}"
+    if seconds <= 48 * 3600:
+        return f"{round(seconds / 3600)} hours"
+    return f"{round(seconds / 86400)} days"
+
+
+class PasswordResetView(auth_views.PasswordResetView):
+    """Django's view; the email and the page also say how long the link works."""
+
+    template_name = "registration/password_reset_form.html"
+    email_template_name = "registration/password_reset_email.html"
+    subject_template_name = "registration/password_reset_subject.txt"
+
+    @property
+    def extra_email_context(self) -> dict:  # read by form_valid; a property so tests can change the setting
+        return {"link_lifetime": reset_link_lifetime()}
+
+
+class PasswordResetDoneView(auth_views.PasswordResetDoneView):
+    template_name = "registration/password_reset_done.html"
+
+    def get_context_data(self, **kwargs):
+        return {**super().get_context_data(**kwargs), "link_lifetime": reset_link_lifetime()}
+
+
+class PasswordResetConfirmView(auth_views.PasswordResetConfirmView):
+    template_name = "registration/password_reset_confirm.html"
+
+    def get_context_data(self, **kwargs):
+        return {**super().get_context_data(**kwargs), "link_lifetime": reset_link_lifetime()}
 
 
 @login_required
