@@ -238,17 +238,18 @@ class PasswordResetConfirmView(auth_views.PasswordResetConfirmView):
 
 @login_required
 def account(request: HttpRequest) -> HttpResponse:
-    return render(
-        request,
-        "webapp/account.html",
-        {
-            "balance": billing_selectors.account_balance(user=request.user),
-            "ledger": billing_selectors.ledger_for_user(user=request.user)[:LEDGER_LIMIT],
-            "tokens": selectors.api_tokens_for_user(user=request.user),
-            "token_form": ApiTokenForm(),
-            "new_token": request.session.pop(NEW_TOKEN_SESSION_KEY, None),  # shown once, then gone
-        },
-    )
+    new_token = request.session.pop(NEW_TOKEN_SESSION_KEY, None)  # shown once, then gone
+    return render(request, "webapp/account.html", _account_context(request, ApiTokenForm(), new_token=new_token))
+
+
+def _account_context(request: HttpRequest, token_form: ApiTokenForm, *, new_token: dict | None = None) -> dict:
+    return {
+        "balance": billing_selectors.account_balance(user=request.user),
+        "ledger": billing_selectors.ledger_for_user(user=request.user)[:LEDGER_LIMIT],
+        "tokens": selectors.api_tokens_for_user(user=request.user),
+        "token_form": token_form,
+        "new_token": new_token,
+    }
 
 
 @login_required
@@ -259,12 +260,7 @@ def token_create(request: HttpRequest) -> HttpResponse:
         return render(
             request,
             "webapp/account.html",
-            {
-                "balance": billing_selectors.account_balance(user=request.user),
-                "ledger": billing_selectors.ledger_for_user(user=request.user)[:LEDGER_LIMIT],
-                "tokens": selectors.api_tokens_for_user(user=request.user),
-                "token_form": form,
-            },
+            _account_context(request, form),
             status=400,
         )
     token, key = services.api_token_create(user=request.user, name=form.cleaned_data["name"])

@@ -10,19 +10,11 @@ from swap import align
 from swap.config import PipelineConfig
 from swap.errors import FaceIndexOutOfRange
 from swap.pipeline import Pipeline
-from swap.runtime import clear_sessions
 
 from . import onnx_fixtures as fx
 from .test_onnx_adapters import CPU, identity, points_64, textured_frame
 
 LATENT_A, LATENT_B = 0.2, 0.8
-
-
-@pytest.fixture(autouse=True)
-def _fresh_sessions():
-    clear_sessions()
-    yield
-    clear_sessions()
 
 
 @pytest.fixture

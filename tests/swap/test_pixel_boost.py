@@ -7,18 +7,10 @@ import pytest
 
 from swap.config import PipelineConfig
 from swap.models import registry
-from swap.runtime import clear_sessions
 from swap.swappers.inswapper import explode_pixel_boost, implode_pixel_boost, source_latent
 
 from . import onnx_fixtures as fx
 from .test_onnx_adapters import CPU, LATENT_0, CountingSession, emap_for, face_at, identity
-
-
-@pytest.fixture(autouse=True)
-def _fresh_sessions():
-    clear_sessions()
-    yield
-    clear_sessions()
 
 
 @pytest.fixture

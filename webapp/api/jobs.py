@@ -13,7 +13,7 @@ from rest_framework.views import APIView
 from billing.choices import Mode, Resolution
 
 from .. import selectors, services
-from ..choices import FaceSelection, JobState
+from ..choices import TERMINAL_STATES, FaceSelection, JobState
 from ..presentation import job_payload
 from ..validation import inspect_upload
 from .throttles import JobCreateThrottle, ReadThrottle
@@ -201,7 +201,7 @@ class JobDetailView(ThrottledView):
     )
     def get(self, request, job_id):
         job = get_object_or_404(selectors.jobs_for_user(user=request.user), id=job_id)
-        headers = {} if job.state in ("succeeded", "failed", "rejected", "canceled") else {"Retry-After": "2"}
+        headers = {} if job.state in TERMINAL_STATES else {"Retry-After": "2"}
         return Response(job_payload(job, request=request), headers=headers)
 
     @extend_schema(
