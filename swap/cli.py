@@ -56,6 +56,12 @@ def build_parser() -> argparse.ArgumentParser:
         pass
     else:
         add_subparser(subparsers)
+    try:
+        from swap.serve.launcher import add_subparser as add_serve
+    except ImportError:
+        pass
+    else:
+        add_serve(subparsers)
     return parser
 
 

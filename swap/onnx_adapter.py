@@ -24,7 +24,7 @@ class OnnxAdapter:
     ):
         self.name = name or self.default_name
         self.max_batch = max_batch
-        self.session = get_session(model_path, runtime or RuntimeOptions())
+        self.session = get_session(model_path, runtime or RuntimeOptions(), model_name=self.name)
         self.input_name = self.session.get_inputs()[0].name
 
     def warm_up(self) -> None:

@@ -83,11 +83,11 @@ class _Backends:
 
     def _installed(self, name: str) -> bool:
         registry = _registry()
-        return bool(registry and registry.is_installed(name, self.config.models_dir))
+        return bool(registry and registry.is_available(name, self.config.models_dir, self.config.runtime))
 
     def _load_onnx(self, name: str, **options) -> object:
         registry = _registry()
-        if registry is None or not registry.is_installed(name, self.config.models_dir):
+        if registry is None or not registry.is_available(name, self.config.models_dir, self.config.runtime):
             raise ModelMissing(name, str(self.config.models_dir))
         return registry.load_adapter(name, self.config.models_dir, self.config.runtime, **options)
 

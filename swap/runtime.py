@@ -42,9 +42,20 @@ class RuntimeOptions:
     device_id: int = 0
     intra_op_threads: int = 0  # 0 = onnxruntime's default (all cores)
     inter_op_threads: int = 0
+    # "local": onnxruntime in this process. "triton": the models run in the Triton service at
+    # triton_url (grpc://host:8001 or http://host:8000), see swap.serve.
+    inference: str = "local"
+    triton_url: str = ""
 
     def key(self) -> tuple:
-        return (tuple(self.providers), self.device_id, self.intra_op_threads, self.inter_op_threads)
+        return (
+            tuple(self.providers),
+            self.device_id,
+            self.intra_op_threads,
+            self.inter_op_threads,
+            self.inference,
+            self.triton_url,
+        )
 
     def __hash__(self) -> int:  # providers may be a list; hash the normalised key
         return hash(self.key())
@@ -114,9 +125,21 @@ def _warn_if_cuda_missing(options: RuntimeOptions) -> None:
         )
 
 
-def get_session(path: Path, options: RuntimeOptions | None = None) -> ort.InferenceSession:
-    """The process-wide session for this model file and options (created on first use)."""
+def get_session(
+    path: Path, options: RuntimeOptions | None = None, *, model_name: str | None = None
+) -> ort.InferenceSession:
+    """The process-wide session for this model file and options (created on first use).
+
+    With `options.inference == "triton"` it is a `swap.serve.client.TritonSession` for
+    `model_name` instead: the same `get_inputs`/`run` surface, the model runs in Triton.
+    """
     options = options or RuntimeOptions()
+    if options.inference == "triton":
+        from swap.serve.client import triton_session
+
+        return triton_session(model_name or Path(path).stem, options.triton_url)
+    if options.inference != "local":
+        raise ValueError(f"inference must be 'local' or 'triton', not {options.inference!r}")
     path = Path(path).resolve()
     key = (str(path), options.key())
     with _lock:

@@ -50,6 +50,7 @@ class ModelSpec:
     licence: str
     non_commercial: bool
     notes: str = ""
+    version: int = 1  # the version this entry's file and sha256 are (see swap.models.versions)
 
     @property
     def verified(self) -> bool:
@@ -101,10 +102,24 @@ def is_installed(name: str, models_dir: Path) -> bool:
     return path.is_file() and path.stat().st_size > 0
 
 
-def model_path(name: str, models_dir: Path) -> Path:
-    if not is_installed(name, models_dir):
+def is_available(name: str, models_dir: Path, runtime: RuntimeOptions | None = None) -> bool:
+    """Installed here, or (VISAGE_INFERENCE=triton) served by the Triton service."""
+    if runtime is not None and getattr(runtime, "inference", "local") == "triton":
+        from swap.serve.client import served_models
+
+        return name in served_models(runtime.triton_url)
+    return is_installed(name, models_dir)
+
+
+def model_path(name: str, models_dir: Path, version: int | None = None) -> Path:
+    """The file of `version` (default: the stable version, see swap.models.versions)."""
+    from swap.models import versions
+
+    version = versions.stable_version(name, models_dir) if version is None else version
+    path = versions.version_path(name, version, models_dir)
+    if not (path.is_file() and path.stat().st_size > 0):
         raise ModelMissing(name, str(models_dir))
-    return Path(models_dir) / get_spec(name).file
+    return path
 
 
 def sha256_of(path: Path, chunk_bytes: int = 1 << 20) -> str:
@@ -136,7 +151,15 @@ def load_adapter(
     """
     spec = get_spec(name)
     refuse_non_commercial(spec)
-    path = model_path(name, models_dir)
+    runtime = runtime or RuntimeOptions()
+    if getattr(runtime, "inference", "local") == "triton":
+        # The model runs in the Triton service; this process only needs its name (and, for
+        # inswapper, the emap the service hands out), not the file.
+        if not is_available(name, models_dir, runtime):
+            raise ModelMissing(name, f"the Triton service at {runtime.triton_url}")
+        path = Path(models_dir) / spec.file
+    else:
+        path = model_path(name, models_dir)
     module_name, class_name = ADAPTERS[spec.adapter]
     adapter_class = getattr(importlib.import_module(module_name), class_name)
-    return adapter_class(path, runtime or RuntimeOptions(), name=spec.name, **adapter_options)
+    return adapter_class(path, runtime, name=spec.name, **adapter_options)
