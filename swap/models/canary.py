@@ -91,3 +91,26 @@ def record(name: str, version: int) -> None:
     routing = _current.get()
     if routing is not None:
         routing.used[name] = int(version)
+
+
+def versions_ran(
+    routing: Routing | None, backends: dict[str, str | None], models_dir: Path
+) -> dict[str, int]:
+    """{model: version} a finished job ran, for its record.
+
+    Triton sessions record what they ran on the routing; a model run in-process (local
+    inference, which always runs the stable version: canaries are a Triton feature) reports
+    its stable version. dlib/classical backends have no versions and are left out.
+    """
+    from swap.models import registry
+
+    ran = dict(routing.used) if routing is not None else {}
+    for name in backends.values():
+        if not name or name in ran:
+            continue
+        try:
+            registry.get_spec(name)
+        except KeyError:
+            continue
+        ran[name] = versions.stable_version(name, models_dir)
+    return ran

@@ -135,3 +135,21 @@ def test_models_cli_rollout_commands(tmp_path, capsys):
     assert "stable version 1" in capsys.readouterr().out
     assert main([*base, "promote", "inswapper_128"]) == 1
     assert "no canary to promote" in capsys.readouterr().err
+
+
+def test_versions_ran_reports_recorded_and_stable_versions(tmp_path):
+    install(tmp_path)
+    install(tmp_path, 2)
+    versions.start_canary("inswapper_128", 2, tmp_path)
+    versions.promote("inswapper_128", tmp_path)  # stable 2 now
+    backends = {
+        "detector": "dlib_hog",
+        "swapper": "inswapper_128",
+        "enhancer": "gfpgan_1.4",
+        "recognizer": None,
+    }
+    # Local inference: nothing recorded, every versioned backend ran its stable version.
+    assert canary.versions_ran(None, backends, tmp_path) == {"inswapper_128": 2, "gfpgan_1.4": 1}
+    with canary.job_routing("job-1", models_dir=tmp_path, percent=0) as routing:
+        canary.record("inswapper_128", 1)  # what a Triton session actually ran wins
+    assert canary.versions_ran(routing, backends, tmp_path) == {"inswapper_128": 1, "gfpgan_1.4": 1}
