@@ -243,6 +243,7 @@ def main() -> int:
     parser.add_argument("--threads", type=int, default=0, help="onnxruntime intra-op threads (0 = all cores)")
     parser.add_argument("--venv", type=Path, default=launcher.DEFAULT_VENV)
     parser.add_argument("--protocols", default="grpc,http")
+    parser.add_argument("--modes", default="a,b,c", help="which of (a) local, (b) batching, (c) no batching")
     args = parser.parse_args()
     if not launcher.venv_ready(args.venv):
         print(f"no Triton venv at {args.venv}: run `make triton-venv` first", file=sys.stderr)
@@ -260,13 +261,16 @@ def main() -> int:
     local = RuntimeOptions(
         providers=["CUDAExecutionProvider", "CPUExecutionProvider"], intra_op_threads=args.threads
     )
-    rows = run_mode("(a) local, in-worker", local, 1, models_dir, args)
+    modes = set(args.modes.split(","))
+    rows = run_mode("(a) local, in-worker", local, 1, models_dir, args) if "a" in modes else []
 
     batched = launcher.BatchingSettings(
         max_batch_size=16, preferred_batch_sizes=[4, 8, 16], max_queue_delay_us=5000
     )
     unbatched = launcher.BatchingSettings(batching=False)
     for label, batching in (("(b) triton dyn. batching", batched), ("(c) triton no batching", unbatched)):
+        if label[1] not in modes:
+            continue
         work = tmp / label[1]
         triton = start_triton(models_dir, work, args.venv, batching, args.threads)
         try:

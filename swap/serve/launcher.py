@@ -230,15 +230,19 @@ class TritonProcess:
             return "(no log)"
 
     def stop(self, timeout_s: float = 30.0) -> None:
-        if self.process.poll() is not None:
-            return
-        # Triton and its Python-backend stubs are children of the server process: its own group.
-        os.killpg(self.process.pid, signal.SIGTERM)
+        if self.process.poll() is None:
+            # SIGINT: PyTriton's own shutdown (Triton drains in-flight requests, exit_timeout_s).
+            self.process.send_signal(signal.SIGINT)
+            try:
+                self.process.wait(timeout_s)
+            except subprocess.TimeoutExpired:
+                pass
+        # Triton and its Python-backend stubs run in the server's process group: nothing outlives it.
         try:
-            self.process.wait(timeout_s)
-        except subprocess.TimeoutExpired:
             os.killpg(self.process.pid, signal.SIGKILL)
-            self.process.wait(timeout_s)
+        except ProcessLookupError:
+            pass
+        self.process.wait(timeout_s)
 
 
 def start(plan: dict, *, venv: Path = DEFAULT_VENV, work_dir: Path) -> TritonProcess:
@@ -312,9 +316,24 @@ def _serve(args) -> int:
     served = ", ".join(
         f"{m['name']} v{'/'.join(str(v['version']) for v in m['versions'])}" for m in plan["models"]
     )
-    print(f"Triton ready: {triton.grpc_url} (HTTP {triton.http_url}, metrics {triton.metrics_url}); {served}")
+    print(
+        f"Triton ready: {triton.grpc_url} (HTTP {triton.http_url}, metrics {triton.metrics_url}); {served}",
+        flush=True,
+    )
+
+    # Triton runs in its own process group (so a stop reaches its Python-backend stubs); a
+    # SIGTERM/SIGINT to this command stops it too (compose/Kubernetes stop the container this way).
+    # The handler only forwards the signal: waiting inside it would contend with the wait below.
+    stopping = []
+
+    def _stop(signum, frame):
+        stopping.append(signum)
+        triton.process.send_signal(signal.SIGINT)
+
+    signal.signal(signal.SIGTERM, _stop)
+    signal.signal(signal.SIGINT, _stop)
     try:
-        return triton.process.wait()
-    except KeyboardInterrupt:
+        code = triton.process.wait()
+    finally:
         triton.stop()
-        return 0
+    return 0 if stopping else code

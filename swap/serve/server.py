@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import signal
 import threading
 from collections import Counter
 from pathlib import Path
@@ -219,6 +220,8 @@ def serve(plan: dict) -> None:
         grpc_port=int(plan["grpc_port"]),
         metrics_port=int(plan["metrics_port"]),
         log_verbose=0,
+        # In-flight requests get this long at shutdown; clients retry anything cut off.
+        exit_timeout_secs=int(plan.get("exit_timeout_s", 5)),
     )
     with Triton(config=config) as triton:
         for model in plan["models"]:
@@ -291,6 +294,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--plan", type=Path, required=True)
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+
+    def _terminate(signum, frame):  # SIGTERM (Kubernetes, compose): PyTriton's graceful SIGINT path
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, _terminate)
+    # A parent started from a non-interactive shell in the background passes SIGINT on ignored;
+    # PyTriton stops on KeyboardInterrupt, so take SIGINT back.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     serve(json.loads(args.plan.read_text()))
     return 0
 

@@ -247,3 +247,37 @@ def test_triton_down_is_a_transient_inference_error(tmp_path):
     with pytest.raises(InferenceUnavailable) as caught:
         registry.load_adapter("inswapper_128", tmp_path, options)
     assert caught.value.transient
+
+
+def test_swap_serve_command_starts_triton_and_stops_it_on_sigterm(triton, tmp_path):
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    models_dir, _ = triton
+    http, grpc, metrics = launcher.free_port(), launcher.free_port(), launcher.free_port()
+    command = [
+        sys.executable, "-m", "swap", "serve", "--models-dir", str(models_dir), "--models", "gfpgan_1.4",
+        "--work-dir", str(tmp_path / "work"), "--venv", str(_venv()),
+        "--http-port", str(http), "--grpc-port", str(grpc), "--metrics-port", str(metrics),
+    ]  # fmt: skip
+    serve = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        line = serve.stdout.readline()
+        assert line.startswith("Triton ready:"), line + serve.stdout.read()
+        assert "gfpgan_1.4 v1" in line
+        state = client.readiness(f"grpc://127.0.0.1:{grpc}")
+        assert state["ready"] and set(state["models"]) == {"gfpgan_1.4"}
+        import urllib.request
+
+        with urllib.request.urlopen(f"http://127.0.0.1:{metrics}/metrics", timeout=5) as response:
+            assert 'nv_inference_count{model="gfpgan_1_4-v1",version="1"}' in response.read().decode()
+    finally:
+        serve.send_signal(signal.SIGTERM)
+        assert serve.wait(60) == 0
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and client.server_ready(f"grpc://127.0.0.1:{grpc}"):
+        time.sleep(0.5)
+    client.clear()
+    assert not client.server_ready(f"grpc://127.0.0.1:{grpc}")  # Triton went down with the command
