@@ -38,6 +38,7 @@ bench-triton: $(STAMP) triton-venv
 	$(PY) bench/triton.py --venv $(TRITON_VENV)
 
 test: $(STAMP)
+	$(VENV)/bin/lint-imports
 	$(PY) -m pytest
 
 lint: $(STAMP)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from swap.runtime import RuntimeOptions, get_session, warm_up
+from swap.serve.client import triton_session
 
 
 class OnnxAdapter:
@@ -24,7 +25,15 @@ class OnnxAdapter:
     ):
         self.name = name or self.default_name
         self.max_batch = max_batch
-        self.session = get_session(model_path, runtime or RuntimeOptions(), model_name=self.name)
+        runtime = runtime or RuntimeOptions()
+        if runtime.inference == "triton":
+            # The same get_inputs/run surface; the model runs in Triton (swap.serve), so the
+            # adapter's own pre/post-processing is unchanged and results are bit-identical.
+            self.session = triton_session(self.name, runtime.triton_url)
+        elif runtime.inference == "local":
+            self.session = get_session(model_path, runtime)
+        else:
+            raise ValueError(f"inference must be 'local' or 'triton', not {runtime.inference!r}")
         self.input_name = self.session.get_inputs()[0].name
 
     def warm_up(self) -> None:

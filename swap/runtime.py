@@ -19,6 +19,8 @@ from typing import Any
 import numpy as np
 import onnxruntime as ort
 
+from swap import inference_clock
+
 log = logging.getLogger(__name__)
 
 PREFERRED_PROVIDERS = ("TensorrtExecutionProvider", "CUDAExecutionProvider", "CPUExecutionProvider")
@@ -43,7 +45,7 @@ class RuntimeOptions:
     intra_op_threads: int = 0  # 0 = onnxruntime's default (all cores)
     inter_op_threads: int = 0
     # "local": onnxruntime in this process. "triton": the models run in the Triton service at
-    # triton_url (grpc://host:8001 or http://host:8000), see swap.serve.
+    # triton_url (grpc://host:8001 or http://host:8000); OnnxAdapter opens a swap.serve session.
     inference: str = "local"
     triton_url: str = ""
 
@@ -125,21 +127,9 @@ def _warn_if_cuda_missing(options: RuntimeOptions) -> None:
         )
 
 
-def get_session(
-    path: Path, options: RuntimeOptions | None = None, *, model_name: str | None = None
-) -> ort.InferenceSession:
-    """The process-wide session for this model file and options (created on first use).
-
-    With `options.inference == "triton"` it is a `swap.serve.client.TritonSession` for
-    `model_name` instead: the same `get_inputs`/`run` surface, the model runs in Triton.
-    """
+def get_session(path: Path, options: RuntimeOptions | None = None) -> ort.InferenceSession:
+    """The process-wide session for this model file and options (created on first use)."""
     options = options or RuntimeOptions()
-    if options.inference == "triton":
-        from swap.serve.client import triton_session
-
-        return triton_session(model_name or Path(path).stem, options.triton_url)
-    if options.inference != "local":
-        raise ValueError(f"inference must be 'local' or 'triton', not {options.inference!r}")
     path = Path(path).resolve()
     key = (str(path), options.key())
     with _lock:
@@ -162,15 +152,16 @@ def get_session(
     return session
 
 
-def clear_sessions() -> None:
-    """Drop cached sessions (tests; releasing VRAM before a worker recycles)."""
+def clear_sessions(under: Path | None = None) -> None:
+    """Drop cached sessions (releasing VRAM before a worker recycles), or only those of model
+    files inside `under` (a test's own models directory), leaving everyone else's loaded."""
     with _lock:
-        _sessions.clear()
-
-
-def reset_model_load_counts() -> None:
-    with _lock:
-        _load_counts.clear()
+        if under is None:
+            _sessions.clear()
+            return
+        root = Path(under).resolve()
+        for key in [key for key in _sessions if Path(key[0]).is_relative_to(root)]:
+            del _sessions[key]
 
 
 _ORT_TO_NUMPY = {
@@ -245,21 +236,9 @@ def run_in_batches(
 
 def _measure():
     """Inference time counts as billed device time (swap.inference_clock, owned by the pipeline)."""
-    try:
-        from swap.inference_clock import measure
-    except ImportError:  # the clock is optional for the ONNX side
-        import contextlib
-
-        return contextlib.nullcontext()
-    return measure()
+    return inference_clock.measure()
 
 
 def clock_stage(name: str):
     """Count a non-inference sub-stage (e.g. "paste") on the pipeline's frame clock, if present."""
-    try:
-        from swap.inference_clock import stage
-    except ImportError:
-        import contextlib
-
-        return contextlib.nullcontext()
-    return stage(name)
+    return inference_clock.stage(name)

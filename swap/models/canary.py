@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from swap.models import versions
+from swap.models import registry, versions
 
 SALT = b"visage-canary:"
 
@@ -102,8 +102,6 @@ def versions_ran(
     inference, which always runs the stable version: canaries are a Triton feature) reports
     its stable version. dlib/classical backends have no versions and are left out.
     """
-    from swap.models import registry
-
     ran = dict(routing.used) if routing is not None else {}
     for name in backends.values():
         if not name or name in ran:

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import requests
 
+from swap.models import versions
 from swap.models.registry import ModelSpec, default_models_dir, manifest, sha256_of
 
 CONNECT_TIMEOUT_S = 10
@@ -134,8 +135,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _rollout(args: argparse.Namespace, models: dict[str, ModelSpec], models_dir: Path) -> int:
-    from swap.models import versions
-
     try:
         if args.models_action == "versions":
             state = versions.load_state(models_dir)

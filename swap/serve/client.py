@@ -21,7 +21,7 @@ from urllib.parse import urlparse
 
 import numpy as np
 
-from swap.errors import EngineError, InferenceUnavailable
+from swap.errors import EngineError, InferenceUnavailable, ModelMissing
 from swap.models import canary
 
 CATALOG_MODEL = "visage_catalog"
@@ -71,10 +71,11 @@ class _Connection:
 
     @property
     def module(self):
+        # grpc (and gevent, for HTTP) load only in workers that use Triton.
         if self.protocol == "grpc":
-            import tritonclient.grpc as module
+            import tritonclient.grpc as module  # noqa: PLC0415 - see above
         else:
-            import tritonclient.http as module
+            import tritonclient.http as module  # noqa: PLC0415 - see above
         return module
 
     def client(self):
@@ -90,7 +91,7 @@ class _Connection:
         return client
 
     def infer(self, model: str, version: int | None, arrays: dict[str, np.ndarray], outputs: list[str]):
-        from tritonclient.utils import np_to_triton_dtype
+        from tritonclient.utils import np_to_triton_dtype  # noqa: PLC0415 - with the client modules
 
         module = self.module
         inputs = []
@@ -242,7 +243,7 @@ class TritonSession:
     def _entry(self) -> dict:
         models = served_models(self.url)
         if self.name not in models:
-            raise InferenceUnavailable(f"The inference service at {self.url} does not serve {self.name}.")
+            raise ModelMissing(self.name, f"the Triton service at {self.url}")
         return models[self.name]
 
     # -- onnxruntime.InferenceSession surface -------------------------------------------------

@@ -25,6 +25,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+import onnx
+from onnx import numpy_helper
+
+from swap.models import registry, versions
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_VENV = Path("var/triton-venv")
@@ -75,6 +79,13 @@ def ensure_venv(venv: Path = DEFAULT_VENV, *, python: str | None = None, gpu: bo
 
 
 # -- the serve plan -------------------------------------------------------------------------------
+
+
+def read_emap(model_path: Path) -> np.ndarray:
+    """inswapper's emap, the graph's LAST initializer (as swap.swappers.inswapper.read_emap; not
+    imported from there: the adapters import swap.serve, and swap's modules import one way)."""
+    model = onnx.load(str(model_path))
+    return numpy_helper.to_array(model.graph.initializer[-1]).astype(np.float32)
 
 
 def triton_name(name: str) -> str:
@@ -132,8 +143,6 @@ def build_plan(
     intra_op_threads: int = 0,
 ) -> dict:
     """Every installed version of every (or each named) manifest model, with its batching."""
-    from swap.models import registry, versions
-
     batching = batching or BatchingSettings.from_env()
     work_dir = Path(work_dir)
     work_dir.mkdir(parents=True, exist_ok=True)
@@ -151,8 +160,6 @@ def build_plan(
             path = versions.version_path(spec.name, version, models_dir)
             entry = {"version": version, "path": str(path.resolve())}
             if spec.adapter == "inswapper":
-                from swap.swappers.inswapper import read_emap
-
                 emap_file = work_dir / f"{triton_name(spec.name)}.{version}.emap.npy"
                 np.save(emap_file, read_emap(path))
                 entry["emap"] = str(emap_file.resolve())
@@ -291,8 +298,6 @@ def add_subparser(subparsers) -> None:
 
 
 def _serve(args) -> int:
-    from swap.models.registry import default_models_dir
-
     try:
         ensure_venv(args.venv, gpu=args.gpu)
         if args.setup:
@@ -300,7 +305,7 @@ def _serve(args) -> int:
             return 0
         names = [n.strip() for n in args.models.split(",")] if args.models else None
         plan = build_plan(
-            args.models_dir or default_models_dir(),
+            args.models_dir or registry.default_models_dir(),
             args.work_dir,
             names=names,
             ports=(args.http_port, args.grpc_port, args.metrics_port),

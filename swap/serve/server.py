@@ -33,6 +33,11 @@ from pathlib import Path
 import numpy as np
 import onnxruntime as ort
 
+# Installed only in the Triton venv (swap.serve.launcher); nothing in Visage's venv imports this module.
+from pytriton.decorators import batch
+from pytriton.model_config import DynamicBatcher, ModelConfig, Tensor
+from pytriton.triton import Triton, TritonConfig
+
 log = logging.getLogger("visage.triton")
 
 CATALOG_MODEL = "visage_catalog"
@@ -178,10 +183,6 @@ def _catalog_response(plan: dict, runners: dict[tuple[str, int], VersionRunner])
 
 
 def serve(plan: dict) -> None:
-    from pytriton.decorators import batch
-    from pytriton.model_config import DynamicBatcher, ModelConfig, Tensor
-    from pytriton.triton import Triton, TritonConfig
-
     available = set(ort.get_available_providers())
     providers: list = [p for p in plan.get("providers") or [] if p in available] or ["CPUExecutionProvider"]
     if "CUDAExecutionProvider" in providers:
