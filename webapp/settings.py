@@ -243,6 +243,18 @@ VISAGE_MODERATION_THREADS = env_int("VISAGE_MODERATION_THREADS", 0)
 
 # --- Engine -----------------------------------------------------------------------------------
 VISAGE_MODELS_DIR = Path(env_str("VISAGE_MODELS_DIR", str(DATA_DIR / "models")))
+# "local": onnxruntime inside each GPU worker. "triton": the models run in Triton Inference Server
+# (`python -m swap serve`) with dynamic batching across jobs; workers are its clients (swap.serve).
+VISAGE_INFERENCE = env_str("VISAGE_INFERENCE", "local").strip().lower()
+if VISAGE_INFERENCE not in ("local", "triton"):
+    raise ImproperlyConfigured(f"VISAGE_INFERENCE must be 'local' or 'triton', not {VISAGE_INFERENCE!r}")
+VISAGE_TRITON_URL = env_str("VISAGE_TRITON_URL", "grpc://127.0.0.1:8001")  # or http://host:8000
+# Share of jobs (stable hash of the job id) that run canary model versions (python -m swap models canary).
+VISAGE_CANARY_PERCENT = env_float("VISAGE_CANARY_PERCENT", 0.0)
+if not 0.0 <= VISAGE_CANARY_PERCENT <= 100.0:
+    raise ImproperlyConfigured(
+        f"VISAGE_CANARY_PERCENT must be between 0 and 100, not {VISAGE_CANARY_PERCENT}"
+    )
 
 # --- Webhooks ---------------------------------------------------------------------------------
 # Deliveries to private/loopback addresses are refused in production (SSRF); allow for development.

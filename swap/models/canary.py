@@ -94,13 +94,15 @@ def record(name: str, version: int) -> None:
 
 
 def versions_ran(
-    routing: Routing | None, backends: dict[str, str | None], models_dir: Path
+    routing: Routing | None, backends: dict[str, str | None], models_dir: Path, *, routed: bool = False
 ) -> dict[str, int]:
     """{model: version} a finished job ran, for its record.
 
-    Triton sessions record what they ran on the routing; a model run in-process (local
-    inference, which always runs the stable version: canaries are a Triton feature) reports
-    its stable version. dlib/classical backends have no versions and are left out.
+    Triton sessions record what they ran on the routing. A model that recorded nothing in this
+    process (a video job's join runs no model; local inference) reports the router's choice when
+    the deployment honours it (`routed`: VISAGE_INFERENCE=triton), else its stable version: local
+    inference always runs the stable version, canaries are a Triton feature. dlib/classical
+    backends have no versions and are left out.
     """
     ran = dict(routing.used) if routing is not None else {}
     for name in backends.values():
@@ -110,5 +112,6 @@ def versions_ran(
             registry.get_spec(name)
         except KeyError:
             continue
-        ran[name] = versions.stable_version(name, models_dir)
+        stable = registry.stable_version(name, models_dir)
+        ran[name] = routing.versions.get(name, stable) if (routed and routing is not None) else stable
     return ran

@@ -27,6 +27,7 @@ from swap.models import canary
 CATALOG_MODEL = "visage_catalog"
 CATALOG_TTL_S = 10.0  # roll-out changes (promote/rollback) reach workers within this
 TIMEOUT_S = 60.0
+READY_TIMEOUT_S = 2.0  # a health check must answer quickly even when Triton's host is gone
 
 _ONNX_TO_NUMPY = {
     "tensor(float)": np.float32,
@@ -146,6 +147,8 @@ class _Connection:
 
     def ready(self) -> bool:
         try:
+            if self.protocol == "grpc":
+                return bool(self.client().is_server_ready(client_timeout=READY_TIMEOUT_S))
             return bool(self.client().is_server_ready())
         except Exception:  # noqa: BLE001 - any failure means "not ready"
             return False

@@ -153,3 +153,15 @@ def test_versions_ran_reports_recorded_and_stable_versions(tmp_path):
     with canary.job_routing("job-1", models_dir=tmp_path, percent=0) as routing:
         canary.record("inswapper_128", 1)  # what a Triton session actually ran wins
     assert canary.versions_ran(routing, backends, tmp_path) == {"inswapper_128": 1, "gfpgan_1.4": 1}
+
+
+def test_versions_ran_without_records_reports_the_routed_version_only_under_triton(tmp_path):
+    install(tmp_path)
+    install(tmp_path, 2)
+    versions.start_canary("inswapper_128", 2, tmp_path)
+    job = next(j for j in job_ids(100) if canary.is_canary(j, 50))
+    backends = {"swapper": "inswapper_128"}
+    with canary.job_routing(job, models_dir=tmp_path, percent=50) as routing:
+        pass  # e.g. a video join: no model ran in this task
+    assert canary.versions_ran(routing, backends, tmp_path, routed=True) == {"inswapper_128": 2}
+    assert canary.versions_ran(routing, backends, tmp_path, routed=False) == {"inswapper_128": 1}

@@ -13,6 +13,7 @@ from django.utils import timezone
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Gauge, generate_latest
 
 from moderation import selectors as moderation_selectors
+from swap.serve import client as triton_client
 from webapp.jobs.choices import JobState
 from webapp.jobs.models import Job
 from webapp.media import storage
@@ -36,10 +37,20 @@ def healthz(request):
     except Exception as exc:  # noqa: BLE001
         checks["s3"] = f"error: {exc}"
     checks["moderation"] = moderation_selectors.readiness_report()
+    checks["inference"] = inference_report()
     healthy = all(v == "ok" for k, v in checks.items() if k in ("database", "redis", "s3"))
     return JsonResponse(
         {"status": "ok" if healthy else "degraded", "checks": checks}, status=200 if healthy else 503
     )
+
+
+def inference_report() -> dict:
+    """Where the models run. With Triton: is it ready, which models and versions it serves, and any
+    model that failed to load, by name. Reported, not part of `status`: the web tier keeps taking
+    jobs while Triton is down (they wait in the queue and are retried, never charged)."""
+    if settings.VISAGE_INFERENCE != "triton":
+        return {"backend": "local"}
+    return {"backend": "triton", **triton_client.readiness(settings.VISAGE_TRITON_URL)}
 
 
 def metrics(request):
