@@ -252,8 +252,8 @@ def main() -> int:
     import onnxruntime as ort
 
     print(
-        f"machine: {os.cpu_count()} CPUs, onnxruntime {ort.__version__} {ort.get_available_providers()}; "
-        f"{args.faces_per_job} faces/job, {args.jobs_per_client} jobs per client"
+        f"machine: {os.cpu_count()} CPUs (load average {os.getloadavg()[0]:.1f}), onnxruntime {ort.__version__} "
+        f"{ort.get_available_providers()}; {args.faces_per_job} faces/job, {args.jobs_per_client} jobs per client"
     )
     tmp = Path(tempfile.mkdtemp(prefix="visage-bench-triton-"))
     models_dir = tmp / "models"
@@ -282,7 +282,7 @@ def main() -> int:
                 rows += run_mode(f"{label} {protocol}", options, args.workers, models_dir, args, triton)
         finally:
             triton.stop()
-    print("\nsummary (faces/s | p50 ms | p99 ms):")
+    print(f"\nsummary (load average now {os.getloadavg()[0]:.1f}; other processes share these CPUs):")
     for row in rows:
         print("  " + format_row(row))
     return 0
