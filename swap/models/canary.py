@@ -94,15 +94,14 @@ def record(name: str, version: int) -> None:
 
 
 def versions_ran(
-    routing: Routing | None, backends: dict[str, str | None], models_dir: Path, *, routed: bool = False
+    routing: Routing | None, backends: dict[str, str | None], models_dir: Path
 ) -> dict[str, int]:
     """{model: version} a finished job ran, for its record.
 
-    Triton sessions record what they ran on the routing. A model that recorded nothing in this
-    process (a video job's join runs no model; local inference) reports the router's choice when
-    the deployment honours it (`routed`: VISAGE_INFERENCE=triton), else its stable version: local
-    inference always runs the stable version, canaries are a Triton feature. dlib/classical
-    backends have no versions and are left out.
+    Sessions record what they ran on the routing (Triton's, and local ones while a canary runs).
+    A model that recorded nothing in this task (a video job's join runs no model; a local model
+    without a canary) reports the router's choice, which is its stable version unless the job is
+    routed to a canary. dlib/classical backends have no versions and are left out.
     """
     ran = dict(routing.used) if routing is not None else {}
     for name in backends.values():
@@ -113,5 +112,5 @@ def versions_ran(
         except KeyError:
             continue
         stable = registry.stable_version(name, models_dir)
-        ran[name] = routing.versions.get(name, stable) if (routed and routing is not None) else stable
+        ran[name] = routing.versions.get(name, stable) if routing is not None else stable
     return ran

@@ -261,12 +261,17 @@ class TritonSession:
         return ["Triton"]
 
     def version(self) -> int:
-        """The version this call runs: the job's routed version, else the current stable one."""
-        return canary.version_for(self.name, int(self._entry()["stable"]))
+        """The version this call runs: the job's routed version if Triton serves it (a canary
+        started for a version Triton has not loaded yet runs the stable one, and is recorded so),
+        else the current stable one."""
+        entry = self._entry()
+        stable = int(entry["stable"])
+        routed = canary.version_for(self.name, stable)
+        return routed if str(routed) in entry["triton_models"] else stable
 
     def _triton_model(self, version: int) -> str:
         name = self._served_names.get(str(version))
-        if name is None:  # a version installed after this session was made: ask again
+        if name is None:  # a version served after this session was made: ask again
             name = self._entry()["triton_models"].get(str(version))
             if name is None:
                 raise InferenceUnavailable(

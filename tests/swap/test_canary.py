@@ -155,13 +155,55 @@ def test_versions_ran_reports_recorded_and_stable_versions(tmp_path):
     assert canary.versions_ran(routing, backends, tmp_path) == {"inswapper_128": 1, "gfpgan_1.4": 1}
 
 
-def test_versions_ran_without_records_reports_the_routed_version_only_under_triton(tmp_path):
+def test_versions_ran_without_records_reports_the_routed_version(tmp_path):
     install(tmp_path)
     install(tmp_path, 2)
     versions.start_canary("inswapper_128", 2, tmp_path)
-    job = next(j for j in job_ids(100) if canary.is_canary(j, 50))
+    ids = job_ids(100)
     backends = {"swapper": "inswapper_128"}
-    with canary.job_routing(job, models_dir=tmp_path, percent=50) as routing:
-        pass  # e.g. a video join: no model ran in this task
-    assert canary.versions_ran(routing, backends, tmp_path, routed=True) == {"inswapper_128": 2}
-    assert canary.versions_ran(routing, backends, tmp_path, routed=False) == {"inswapper_128": 1}
+    for job, expected in ((next(j for j in ids if canary.is_canary(j, 50)), 2),
+                          (next(j for j in ids if not canary.is_canary(j, 50)), 1)):  # fmt: skip
+        with canary.job_routing(job, models_dir=tmp_path, percent=50) as routing:
+            pass  # e.g. a video join: no model ran in this task
+        assert canary.versions_ran(routing, backends, tmp_path) == {"inswapper_128": expected}
+
+
+def test_local_inference_runs_the_canary_for_canary_jobs(tmp_path):
+    """Local inference: a model with a canary running gets both versions loaded; each job runs
+    the version its id routes to (inswapper: that version's model and emap), and records it."""
+    import numpy as np
+
+    from swap.models import registry
+    from swap.runtime import RuntimeOptions, clear_sessions
+    from swap.serve.local import VersionedLocalSession
+    from tests.swap import onnx_fixtures as fx
+    from tests.swap.test_onnx_adapters import LATENT_0, emap_for, face_at, identity, textured_frame
+
+    embedding = np.random.default_rng(7).standard_normal(512).astype(np.float32) * 3
+    emap_v2 = emap_for(embedding)
+    emap_v2[:, 0] = 0.8 * embedding / np.linalg.norm(embedding)
+    fx.make_inswapper(tmp_path / "inswapper_128.onnx", emap=emap_for(embedding))
+    fx.make_inswapper(tmp_path / "inswapper_128" / "2" / "inswapper_128.onnx", emap=emap_v2)
+    cpu = RuntimeOptions(providers=["CPUExecutionProvider"], intra_op_threads=1)
+    frame, face = textured_frame(), [face_at("arcface_128", 128, 10, 10)]
+    clear_sessions()
+
+    plain = registry.load_adapter("inswapper_128", tmp_path, cpu)  # no canary: the plain session
+    assert not isinstance(plain.session, VersionedLocalSession)
+
+    versions.start_canary("inswapper_128", 2, tmp_path)
+    swapper = registry.load_adapter("inswapper_128", tmp_path, cpu)
+    assert isinstance(swapper.session, VersionedLocalSession)
+    ids = job_ids(100)
+    on_canary = next(j for j in ids if canary.is_canary(j, 50))
+    on_stable = next(j for j in ids if not canary.is_canary(j, 50))
+    with canary.job_routing(on_canary, models_dir=tmp_path, percent=50) as routing:
+        result = swapper.swap(identity(embedding), frame, face)
+    assert routing.used == {"inswapper_128": 2}
+    assert result[74, 74, 0] == round(0.8 * 255)
+    with canary.job_routing(on_stable, models_dir=tmp_path, percent=50) as routing:
+        result = swapper.swap(identity(embedding), frame, face)
+    assert routing.used == {"inswapper_128": 1}
+    assert result[74, 74, 0] == round(LATENT_0 * 255)
+    np.testing.assert_array_equal(swapper.swap(identity(embedding), frame, face), result)  # no job: stable
+    clear_sessions()

@@ -56,9 +56,4 @@ def job_routing(job_id: uuid.UUID) -> Iterator[canary.Routing]:
 
 def model_versions() -> dict[str, int]:
     """{model: version} the current job ran, for its record (engine_notes["model_versions"])."""
-    return canary.versions_ran(
-        canary.current(),
-        get_pipeline().backends,
-        settings.VISAGE_MODELS_DIR,
-        routed=settings.VISAGE_INFERENCE == "triton",
-    )
+    return canary.versions_ran(canary.current(), get_pipeline().backends, settings.VISAGE_MODELS_DIR)
