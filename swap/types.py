@@ -43,9 +43,7 @@ class SwapOptions:
 class SwapResult:
     image: np.ndarray  # BGR uint8, same shape as the target
     faces_used: list[Face]
-    timings_ms: dict[str, float] = field(
-        default_factory=dict
-    )  # per stage: detect, landmarks, embed, swap, enhance, paste, total
+    timings_ms: dict[str, float] = field(default_factory=dict)  # per stage: detect, landmarks, embed, swap, enhance, paste, total
     swapper: str = ""
     enhancer: str | None = None
     enhancer_skipped_reason: str | None = None  # e.g. "gfpgan_1.4 is not installed"

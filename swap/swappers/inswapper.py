@@ -89,7 +89,8 @@ class InswapperSwapper(OnnxAdapter):
                 f"pixel_boost must be a multiple of {SIZE} (128, 256, 384, 512…), not {pixel_boost}"
             )
         super().__init__(model_path, runtime, name=name, max_batch=max_batch)
-        # Served by Triton (swap.serve.client), the emap comes from the service, per version.
+        # A versioned session (Triton, or local while a canary runs) gives the emap of the version
+        # each job runs; the plain session: this file's.
         self._served_emap = getattr(self.session, "emap", None)
         self.emap = None if self._served_emap else read_emap(model_path)
         self.crop_size = pixel_boost
