@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from django.contrib.auth import authenticate
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import exceptions, serializers, status
 from rest_framework.permissions import AllowAny
@@ -13,11 +12,18 @@ from rest_framework.views import APIView
 
 from billing import selectors as billing_selectors
 from webapp.accounts import services
+from webapp.accounts.login_limits import LoginLocked, authenticate_limited
 
 from .authentication import BearerTokenAuthentication
 from .throttles import AuthThrottle, ReadThrottle
 
 PROBLEM = OpenApiResponse(description="RFC 9457 application/problem+json")
+
+
+class TooManyFailedLogins(exceptions.Throttled):
+    """429 with Retry-After: the username or the client address is locked out for a while."""
+
+    default_code = "too_many_failed_logins"
 
 
 class TokenView(APIView):
@@ -41,16 +47,21 @@ class TokenView(APIView):
         return [AllowAny()] if self.request.method == "POST" else super().get_permissions()
 
     def get_throttles(self):
-        return [AuthThrottle()] if self.request.method == "POST" else []
+        return [AuthThrottle()] if self.request.method == "POST" else [ReadThrottle()]
 
     @extend_schema(operation_id="auth_token_create", request=InputSerializer,
                    responses={201: OutputSerializer, 400: PROBLEM, 401: PROBLEM, 429: PROBLEM},
-                   summary="Exchange username and password for an API token")
+                   summary="Exchange username and password for an API token",
+                   description="Failed attempts are limited per username and per client address; past the limit the "
+                   "answer is 429 `too_many_failed_logins` with Retry-After, without checking the password.")
     def post(self, request):
         serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        user = authenticate(request, username=serializer.validated_data["username"],
-                            password=serializer.validated_data["password"])
+        try:
+            user = authenticate_limited(request, username=serializer.validated_data["username"],
+                                        password=serializer.validated_data["password"])
+        except LoginLocked as exc:
+            raise TooManyFailedLogins(wait=exc.retry_after_s, detail=exc.message) from None
         if user is None:
             raise exceptions.AuthenticationFailed("Wrong username or password.")
         token, key = services.api_token_create(user=user, name=serializer.validated_data["name"])

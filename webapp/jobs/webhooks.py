@@ -23,10 +23,9 @@ from standardwebhooks import Webhook
 
 from .models import Job
 from .payload import job_payload
+from .webhook_urls import WebhookRefused, check_webhook_url_shape
 
-
-class WebhookRefused(Exception):
-    """The URL points somewhere we never deliver to (private network in production)."""
+__all__ = ["WebhookRefused", "check_destination", "deliver", "sign", "signing_secrets"]
 
 
 def signing_secrets() -> list[str]:
@@ -46,9 +45,8 @@ def sign(*, message_id: str, timestamp: datetime, body: str) -> str:
 
 
 def check_destination(url: str) -> None:
+    check_webhook_url_shape(url)  # the same rule as at submit (webhook_urls.py)
     parsed = urlparse(url)
-    if parsed.scheme not in ("http", "https") or not parsed.hostname:
-        raise WebhookRefused(f"Unsupported webhook URL {url!r}")
     if settings.WEBHOOK_ALLOW_PRIVATE:
         return
     for info in socket.getaddrinfo(parsed.hostname, parsed.port or 443, proto=socket.IPPROTO_TCP):
