@@ -67,6 +67,8 @@ def decode_image(
                 image.draft("RGB", (max_side, max_side))
             image.load()
             if max_side and max(image.size) > max_side:
+                if image.mode.startswith("I;16"):
+                    image = image.convert("I")  # Pillow reduces 32-bit integers, not 16-bit
                 image = image.reduce(-(-max(image.size) // max_side))
             image = ImageOps.exif_transpose(image)
     except (OSError, ValueError, SyntaxError) as exc:

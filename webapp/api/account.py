@@ -100,6 +100,13 @@ class MeView(APIView):
         minor_unit = Decimal(1).scaleb(-plan.minor_unit_exponent)
         return Response(self.OutputSerializer({
             "username": request.user.get_username(), "email": request.user.email or "",
-            "balance": str(balance.balance.quantize(minor_unit)), "held": str(balance.held.quantize(minor_unit)),
-            "available": str(balance.available.quantize(minor_unit)), "currency": balance.currency, "plan": plan.name,
+            "balance": money_text(balance.balance, minor_unit), "held": money_text(balance.held, minor_unit),
+            "available": money_text(balance.available, minor_unit), "currency": balance.currency, "plan": plan.name,
         }).data)
+
+
+def money_text(amount: Decimal, minor_unit: Decimal) -> str:
+    """The amount in the currency's minor unit, never "-0.00": SQLite sums decimals as floats, so
+    0.30 − 0.10 − 0.20 comes back as −2.8e-17 (issue 15)."""
+    rounded = amount.quantize(minor_unit)
+    return str(rounded.copy_abs() if rounded.is_zero() else rounded)
