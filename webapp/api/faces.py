@@ -12,8 +12,8 @@ from dataclasses import replace
 
 import numpy as np
 from django.conf import settings
-from PIL import Image, UnidentifiedImageError
 from drf_spectacular.utils import OpenApiResponse, extend_schema
+from PIL import Image, UnidentifiedImageError
 from rest_framework import serializers
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
