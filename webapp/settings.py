@@ -183,6 +183,9 @@ RQ_SHOW_ADMIN_LINK = True
 # attempts are spent) by the sweeper: RQ alone notices a dead worker only much later.
 JOB_HEARTBEAT_TIMEOUT_S = env_int("VISAGE_JOB_HEARTBEAT_TIMEOUT_S", 60)
 JOB_MAX_ATTEMPTS = env_int("VISAGE_JOB_MAX_ATTEMPTS", 3)
+# A job committed as `created` or `queued` whose RQ task is still missing after this long (Redis
+# was down when it was enqueued) is enqueued again by the sweeper.
+ENQUEUE_GRACE_S = env_int("VISAGE_ENQUEUE_GRACE_S", 30)
 WORKER_MAX_JOBS = env_int("VISAGE_WORKER_MAX_JOBS", 500)
 # Chaos testing only: keep each GPU run in `running` this long so a test can kill its worker.
 FAULT_PAUSE_S = env_float("VISAGE_FAULT_PAUSE_S", 0.0)
@@ -196,6 +199,9 @@ S3_REGION = env_str("S3_REGION", "us-east-1")
 S3_UPLOADS_BUCKET = env_str("S3_UPLOADS_BUCKET", "visage-uploads")
 S3_RESULTS_BUCKET = env_str("S3_RESULTS_BUCKET", "visage-results")
 S3_PRESIGN_EXPIRY_S = env_int("S3_PRESIGN_EXPIRY_S", 3600)
+S3_CONNECT_TIMEOUT_S = env_float("S3_CONNECT_TIMEOUT_S", 3.0)
+S3_READ_TIMEOUT_S = env_float("S3_READ_TIMEOUT_S", 15.0)  # between bytes, not for a whole upload
+S3_RETRIES = env_int("S3_RETRIES", 1)
 RESULT_RETENTION_DAYS = env_int("VISAGE_RESULT_RETENTION_DAYS", 7)
 if PRODUCTION and S3_ACCESS_KEY == "visage-dev":
     raise ImproperlyConfigured("S3_ACCESS_KEY and S3_SECRET_KEY are required when VISAGE_PRODUCTION=1")
@@ -309,7 +315,12 @@ SPECTACULAR_SETTINGS = {
 }
 
 CACHES = {
-    "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}
+    "default": {
+        "BACKEND": "webapp.ops.cache.FailOpenRedisCache",
+        "LOCATION": REDIS_URL,
+        # Fail fast when Redis is down: a request must not wait out the OS's TCP timeouts.
+        "OPTIONS": {"socket_connect_timeout": 2, "socket_timeout": 2},
+    }
 }
 
 LOGGING = {

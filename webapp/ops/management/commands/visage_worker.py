@@ -61,6 +61,8 @@ class Command(BaseCommand):
         connection = django_rq.get_connection(queue_names[0])
         worker = VisageWorker([django_rq.get_queue(q) for q in queue_names], connection=connection, name=name)
         try:
-            worker.work(burst=burst, max_jobs=max_jobs, with_scheduler=True)
+            # The scheduler is its own process (visage_scheduler): a forked child per worker is
+            # orphaned when the worker is SIGKILLed.
+            worker.work(burst=burst, max_jobs=max_jobs, with_scheduler=False)
         finally:
             sweeper.stop()
