@@ -23,9 +23,14 @@ DEFAULT_MAX_PIXELS = 40_000_000
 ImageFile.LOAD_TRUNCATED_IMAGES = False
 
 
-def decode_image(data: bytes, *, which: str = "input", max_pixels: int = DEFAULT_MAX_PIXELS) -> np.ndarray:
+def decode_image(
+    data: bytes, *, which: str = "input", max_pixels: int = DEFAULT_MAX_PIXELS, max_side: int | None = None
+) -> np.ndarray:
     """Return the image as BGR uint8 (H, W, 3), EXIF orientation applied.
 
+    `max_side`: return at most about this many pixels on the longer side, cheaply: a JPEG is decoded
+    at 1/2, 1/4 or 1/8 scale by libjpeg itself (never below max_side), other formats are box-reduced
+    by a whole factor right after decoding, before any conversion to 8-bit BGR.
     Raises InvalidImage (with `which` = "source", "target", ...) for anything unusable.
     """
     if not data:
@@ -58,7 +63,13 @@ def decode_image(data: bytes, *, which: str = "input", max_pixels: int = DEFAULT
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+            if max_side and image.format == "JPEG":
+                image.draft("RGB", (max_side, max_side))
             image.load()
+            if max_side and max(image.size) > max_side:
+                if image.mode.startswith("I;16"):
+                    image = image.convert("I")  # Pillow reduces 32-bit integers, not 16-bit
+                image = image.reduce(-(-max(image.size) // max_side))
             image = ImageOps.exif_transpose(image)
     except (OSError, ValueError, SyntaxError) as exc:
         raise InvalidImage(f"The {which} image is damaged or truncated.", which=which) from exc

@@ -37,7 +37,9 @@ def _secret_key() -> str:
 
 
 SECRET_KEY = _secret_key()
-DEBUG = env_bool("DEBUG", not PRODUCTION)
+# Off unless asked for (DEBUG=1): debug pages list every route and setting (issue 15). WhiteNoise
+# still serves static files in development (WHITENOISE_USE_FINDERS below).
+DEBUG = env_bool("DEBUG", False)
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["*"] if not PRODUCTION else [])
 if PRODUCTION and not ALLOWED_HOSTS:
     raise ImproperlyConfigured("ALLOWED_HOSTS is required when VISAGE_PRODUCTION=1")
@@ -64,6 +66,7 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "webapp.ops.request_id.RequestIdMiddleware",
+    "webapp.api.middleware.ProblemJsonMiddleware",  # /api/ errors as problem+json, also Django's own
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -109,9 +112,23 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
-    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {
+        "NAME": "django.contrib.auth.password_validation.MinimumLengthValidator",
+        "OPTIONS": {"min_length": env_int("VISAGE_PASSWORD_MIN_LENGTH", 8)},
+    },
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
+
+# --- Sign-in limits (webapp/accounts/login_limits.py) -------------------------------------------
+# Reverse proxies in front of the web server that append to X-Forwarded-For (0: ignore the header,
+# the socket's address is the client). The API throttles (DRF NUM_PROXIES) and the login limits agree.
+TRUSTED_PROXIES = env_int("VISAGE_TRUSTED_PROXIES", 0)
+# Failed sign-ins (API token, site, admin) allowed per username and per client address within a
+# window that starts at the first failure; then refused until the window ends.
+LOGIN_MAX_FAILURES_PER_USERNAME = env_int("VISAGE_LOGIN_MAX_FAILURES_PER_USERNAME", 10)
+LOGIN_MAX_FAILURES_PER_IP = env_int("VISAGE_LOGIN_MAX_FAILURES_PER_IP", 50)
+LOGIN_FAILURE_WINDOW_S = env_int("VISAGE_LOGIN_FAILURE_WINDOW_S", 900)
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "dashboard"
 LOGOUT_REDIRECT_URL = "login"
@@ -136,6 +153,12 @@ STORAGES = {
     },
 }
 
+# Cookies: never readable by scripts (the site's JS takes the CSRF token from a <meta> tag), not sent
+# on cross-site sub-requests; HTTPS-only in production.
+SESSION_COOKIE_HTTPONLY = True
+CSRF_COOKIE_HTTPONLY = True
+SESSION_COOKIE_SAMESITE = "Lax"
+CSRF_COOKIE_SAMESITE = "Lax"
 if PRODUCTION:
     SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", True)
     CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", True)
@@ -278,13 +301,17 @@ REST_FRAMEWORK = {
     "EXCEPTION_HANDLER": "webapp.api.problems.problem_exception_handler",
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 20,
-    "DEFAULT_THROTTLE_CLASSES": [],
+    # Every view is throttled (issue 15); views with their own budgets replace these.
+    "DEFAULT_THROTTLE_CLASSES": ["webapp.api.throttles.ReadThrottle", "webapp.api.throttles.ScopedThrottle"],
     "DEFAULT_THROTTLE_RATES": {
         "job_create": env_str("VISAGE_THROTTLE_CREATE", "30/min"),
         "read": env_str("VISAGE_THROTTLE_READ", "600/min"),
         "auth": env_str("VISAGE_THROTTLE_AUTH", "20/min"),
+        "faces": env_str("VISAGE_THROTTLE_FACES", "60/min"),
+        "export": env_str("VISAGE_THROTTLE_EXPORT", "10/min"),
     },
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
+    "NUM_PROXIES": TRUSTED_PROXIES,
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Visage API",
@@ -292,6 +319,11 @@ SPECTACULAR_SETTINGS = {
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "COMPONENT_SPLIT_REQUEST": True,
+    # Every operation documents the problem+json errors it can answer (429, 401, 503, 400/413, 404).
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "webapp.api.schema.add_problem_responses",
+    ],
 }
 
 CACHES = {

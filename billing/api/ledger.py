@@ -63,6 +63,7 @@ class CsvRenderer(BaseRenderer):
 class LedgerExportCsvApi(APIView):
     permission_classes = [IsAuthenticated]
     renderer_classes = [CsvRenderer]
+    throttle_scope = "export"  # a dearer budget than reads, where the platform configures one
 
     @extend_schema(
         operation_id="ledger_export_csv",

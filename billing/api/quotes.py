@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_serializer
 from rest_framework import serializers
+from rest_framework.parsers import JSONParser
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -20,6 +21,8 @@ _MONEY = {"max_digits": None, "decimal_places": None, "coerce_to_string": True}
 
 class QuoteCreateApi(APIView):
     permission_classes = [IsAuthenticated]
+    # JSON only: in a form body an empty `frames=` reads as "absent" and became 1 frame (issue 15).
+    parser_classes = [JSONParser]
 
     @extend_schema_serializer(component_name="QuoteRequest")
     class InputSerializer(serializers.Serializer):

@@ -80,7 +80,7 @@ def probe(source: Source, *, decode_first: bool = True) -> VideoInfo:
         if not container.streams.video:
             raise NoVideoStream("The file has no video stream.")
         stream = container.streams.video[0]
-        codec = stream.codec_context.name
+        codec = stream.codec_context.codec.canonical_name  # the format (av1), not the decoder (libdav1d)
         fps = _fps(stream)
         duration = _duration_seconds(container, stream)
         frames = stream.frames or int(round(duration * fps))

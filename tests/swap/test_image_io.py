@@ -100,3 +100,22 @@ def test_converts_grey_16bit_and_transparent_images_to_bgr():
 
     grey = Image.new("L", (100, 100), 77)
     assert tuple(decode_image(_pil_bytes(grey, "PNG"))[5, 5]) == (77, 77, 77)
+
+
+@pytest.mark.parametrize("fmt", ["JPEG", "PNG", "WEBP"])
+def test_max_side_decodes_a_bounded_frame_with_orientation(fmt):
+    image = Image.new("RGB", (3000, 1000), (200, 30, 30))
+    image.paste((30, 200, 30), (0, 0, 1500, 1000))  # green left half
+    exif = Image.Exif()
+    exif[0x0112] = 6  # displayed rotated: 1000 wide, 3000 tall, green on top
+    decoded = decode_image(_pil_bytes(image, fmt, exif=exif), which="target", max_side=1024)
+    height, width = decoded.shape[:2]
+    assert 512 <= height <= 1024 and abs(width / height - 1 / 3) < 0.01
+    assert decoded[height // 4, width // 2, 1] > 150 and decoded[3 * height // 4, width // 2, 2] > 150
+
+
+def test_max_side_keeps_16bit_grey_scaled_not_clipped():
+    grey16 = Image.fromarray((np.linspace(0, 65535, 3000 * 100).reshape(100, 3000)).astype(np.uint16))
+    decoded = decode_image(_pil_bytes(grey16, "PNG"), which="source", max_side=1000)
+    assert decoded.shape[1] <= 1000 and decoded.dtype == np.uint8
+    assert 100 < decoded[decoded.shape[0] // 2, decoded.shape[1] // 2, 0] < 160  # mid-grey stays mid-grey

@@ -1,10 +1,13 @@
-"""API tokens in the Django admin: shown and revoked, never created or edited."""
+"""API tokens in the Django admin: shown and revoked, never created or edited; users with a sign-in unlock."""
 
 from __future__ import annotations
 
 from django.contrib import admin, messages
+from django.contrib.auth import get_user_model
+from django.contrib.auth.admin import UserAdmin
 
-from . import services
+from . import login_limits, services
+from .forms import AdminLoginForm
 from .models import ApiToken
 
 
@@ -26,3 +29,25 @@ class ApiTokenAdmin(admin.ModelAdmin):
         for token in queryset.filter(revoked_at__isnull=True):
             services.api_token_revoke(token=token)
         self.message_user(request, "Revoked.", messages.SUCCESS)
+
+
+# --- sign-in limits (issue 15): the admin login is limited like the site's, and staff can unlock ---
+
+admin.site.login_form = AdminLoginForm
+
+User = get_user_model()
+if admin.site.is_registered(User):
+    admin.site.unregister(User)
+
+
+@admin.register(User)
+class VisageUserAdmin(UserAdmin):
+    actions = ["unlock_sign_in"]
+
+    @admin.action(description="Unlock sign-in (clear failed attempts)")
+    def unlock_sign_in(self, request, queryset) -> None:
+        for user in queryset:
+            cleared = login_limits.login_unlock(username=user.get_username())
+            self.message_user(
+                request, f"{user.get_username()}: {cleared} failed sign-in attempts cleared.", messages.SUCCESS
+            )

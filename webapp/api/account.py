@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from django.contrib.auth import authenticate
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import exceptions, serializers, status
 from rest_framework.permissions import AllowAny
@@ -13,11 +12,18 @@ from rest_framework.views import APIView
 
 from billing import selectors as billing_selectors
 from webapp.accounts import services
+from webapp.accounts.login_limits import LoginLocked, authenticate_limited
 
 from .authentication import BearerTokenAuthentication
 from .throttles import AuthThrottle, ReadThrottle
 
 PROBLEM = OpenApiResponse(description="RFC 9457 application/problem+json")
+
+
+class TooManyFailedLogins(exceptions.Throttled):
+    """429 with Retry-After: the username or the client address is locked out for a while."""
+
+    default_code = "too_many_failed_logins"
 
 
 class TokenView(APIView):
@@ -41,16 +47,21 @@ class TokenView(APIView):
         return [AllowAny()] if self.request.method == "POST" else super().get_permissions()
 
     def get_throttles(self):
-        return [AuthThrottle()] if self.request.method == "POST" else []
+        return [AuthThrottle()] if self.request.method == "POST" else [ReadThrottle()]
 
     @extend_schema(operation_id="auth_token_create", request=InputSerializer,
                    responses={201: OutputSerializer, 400: PROBLEM, 401: PROBLEM, 429: PROBLEM},
-                   summary="Exchange username and password for an API token")
+                   summary="Exchange username and password for an API token",
+                   description="Failed attempts are limited per username and per client address; past the limit the "
+                   "answer is 429 `too_many_failed_logins` with Retry-After, without checking the password.")
     def post(self, request):
         serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        user = authenticate(request, username=serializer.validated_data["username"],
-                            password=serializer.validated_data["password"])
+        try:
+            user = authenticate_limited(request, username=serializer.validated_data["username"],
+                                        password=serializer.validated_data["password"])
+        except LoginLocked as exc:
+            raise TooManyFailedLogins(wait=exc.retry_after_s, detail=exc.message) from None
         if user is None:
             raise exceptions.AuthenticationFailed("Wrong username or password.")
         token, key = services.api_token_create(user=user, name=serializer.validated_data["name"])
@@ -89,6 +100,13 @@ class MeView(APIView):
         minor_unit = Decimal(1).scaleb(-plan.minor_unit_exponent)
         return Response(self.OutputSerializer({
             "username": request.user.get_username(), "email": request.user.email or "",
-            "balance": str(balance.balance.quantize(minor_unit)), "held": str(balance.held.quantize(minor_unit)),
-            "available": str(balance.available.quantize(minor_unit)), "currency": balance.currency, "plan": plan.name,
+            "balance": money_text(balance.balance, minor_unit), "held": money_text(balance.held, minor_unit),
+            "available": money_text(balance.available, minor_unit), "currency": balance.currency, "plan": plan.name,
         }).data)
+
+
+def money_text(amount: Decimal, minor_unit: Decimal) -> str:
+    """The amount in the currency's minor unit, never "-0.00": SQLite sums decimals as floats, so
+    0.30 − 0.10 − 0.20 comes back as −2.8e-17 (issue 15)."""
+    rounded = amount.quantize(minor_unit)
+    return str(rounded.copy_abs() if rounded.is_zero() else rounded)

@@ -6,10 +6,14 @@ first: the order the engine's `face_index` refers to (swap.selection.by_size).
 
 from __future__ import annotations
 
+import io
 import threading
+from dataclasses import replace
 
+import numpy as np
 from django.conf import settings
 from drf_spectacular.utils import OpenApiResponse, extend_schema
+from PIL import Image, UnidentifiedImageError
 from rest_framework import serializers
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
@@ -19,9 +23,13 @@ from swap.errors import InvalidImage
 from swap.image_io import decode_image
 from swap.pipeline import build_detector
 from swap.selection import by_size
-from webapp.media.validation import UploadRejected, read_upload
+from webapp.media.validation import UploadRejected, check_photo_type, read_upload
 
-from .throttles import ReadThrottle
+from .throttles import FacesThrottle
+
+# The detector works at most at VISAGE_DETECT_MAX_SIDE (1024 by default): decoding a 40-Mpx photo at
+# full size only to shrink it costs seconds of web CPU (issue 15), so decode at about twice that.
+DECODE_MAX_SIDE = 2048
 
 _detector = None
 _detector_lock = threading.Lock()
@@ -45,12 +53,31 @@ def reset_face_detector() -> None:
         _detector = None
 
 
+def displayed_size(data: bytes) -> tuple[int, int]:
+    """(width, height) as displayed, EXIF orientation applied, from the header alone (0, 0 if unreadable)."""
+    try:
+        with Image.open(io.BytesIO(data)) as image:
+            width, height = image.size
+            if image.getexif().get(0x0112, 1) in (5, 6, 7, 8):  # rotated by 90°
+                width, height = height, width
+            return width, height
+    except (UnidentifiedImageError, OSError, ValueError, Image.DecompressionBombError):
+        return 0, 0  # decode_image reports what is wrong
+
+
 class FaceDetectView(APIView):
     parser_classes = [MultiPartParser, FormParser]
-    throttle_classes = [ReadThrottle]
+    throttle_classes = [FacesThrottle]
 
     class InputSerializer(serializers.Serializer):
-        image = serializers.FileField(required=False, help_text="The photo to look for faces in")
+        image = serializers.FileField(required=False, help_text="The photo to look for faces in (JPEG, PNG or WebP)")
+        field = serializers.ChoiceField(
+            choices=["source", "target"], required=False,
+            help_text="Which upload the photo is for, so errors name it (default: image)",
+        )
+
+        class Meta:
+            ref_name = "FaceDetect"
 
     @extend_schema(
         operation_id="faces_detect",
@@ -64,14 +91,20 @@ class FaceDetectView(APIView):
         summary="Find the faces in a photo (largest first, the order of face_index)",
     )
     def post(self, request):
-        field = request.data.get("field") if request.data.get("field") in ("source", "target") else "image"
+        serializer = self.InputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        field = serializer.validated_data.get("field", "image")
         data = read_upload(request.FILES.get("image"), field=field)
+        check_photo_type(data, field=field)  # what jobs accept (JPEG, PNG, WebP), sniffed, before decoding
+        width, height = displayed_size(data)
         try:
-            frame = decode_image(data, which=field, max_pixels=settings.MAX_IMAGE_PIXELS)
+            frame = decode_image(data, which=field, max_pixels=settings.MAX_IMAGE_PIXELS, max_side=DECODE_MAX_SIDE)
         except InvalidImage as exc:
             raise UploadRejected("corrupt_image", str(exc), field=field) from exc
-        faces = by_size(face_detector().detect(frame))
-        height, width = frame.shape[:2]
+        # Boxes are found on the reduced frame and reported in the full image's pixels.
+        scale_x, scale_y = width / frame.shape[1], height / frame.shape[0]
+        scale = np.array([scale_x, scale_y, scale_x, scale_y], dtype=np.float64)
+        faces = [replace(face, box=face.box * scale) for face in by_size(face_detector().detect(frame))]
         return Response(
             {
                 "width": width,

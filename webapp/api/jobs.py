@@ -2,8 +2,16 @@
 
 from __future__ import annotations
 
+from django.conf import settings
+from django.core.validators import URLValidator
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, inline_serializer
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_field,
+    inline_serializer,
+)
 from rest_framework import serializers, status
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.parsers import FormParser, MultiPartParser
@@ -15,11 +23,34 @@ from webapp.jobs import selectors, services
 from webapp.jobs.choices import FaceSelection, JobState
 from webapp.jobs.payload import job_payload
 from webapp.jobs.states import TERMINAL_STATES
+from webapp.jobs.webhook_urls import WebhookRefused, check_webhook_url_at_submit
 
 from .throttles import JobCreateThrottle, ReadThrottle
 
 PROBLEM = OpenApiResponse(description="RFC 9457 application/problem+json with a stable `code`")
 JOB = OpenApiResponse(description="The job object (see the API guide in README.md)")
+MAX_FACE_INDEX = 63  # faces are numbered largest first; no photo needs more
+MAX_FACE_SOURCES = 16
+
+
+@extend_schema_field(
+    {
+        "type": "array",
+        "minItems": 1,
+        "maxItems": MAX_FACE_SOURCES,
+        "items": {
+            "type": "object",
+            "properties": {
+                "face": {"type": "integer", "minimum": 0, "maximum": MAX_FACE_INDEX},
+                "source": {"type": "integer", "minimum": 0},
+            },
+            "required": ["face", "source"],
+            "additionalProperties": False,
+        },
+    }
+)
+class FaceSourcesField(serializers.JSONField):
+    """A JSON list in one multipart field (documented as its part's JSON content)."""
 
 
 class ThrottledView(APIView):
@@ -43,12 +74,17 @@ class JobListCreateView(ThrottledView):
         mode = serializers.ChoiceField(choices=Mode.choices, default=Mode.STANDARD)
         resolution = serializers.ChoiceField(choices=Resolution.choices, default=Resolution.P720)
         faces = serializers.ChoiceField(choices=FaceSelection.choices, default=FaceSelection.ONE)
-        face_index = serializers.IntegerField(required=False, min_value=0, max_value=63, allow_null=True)
+        face_index = serializers.IntegerField(required=False, min_value=0, max_value=MAX_FACE_INDEX, allow_null=True)
         reference_face_index = serializers.IntegerField(
-            required=False, min_value=0, max_value=63, allow_null=True
+            required=False, min_value=0, max_value=MAX_FACE_INDEX, allow_null=True
         )
-        webhook_url = serializers.URLField(required=False, allow_blank=True, max_length=2000)
-        face_sources = serializers.JSONField(
+        webhook_url = serializers.URLField(
+            required=False, allow_blank=True, max_length=2000,
+            validators=[URLValidator(schemes=["http", "https"], message="Enter an http:// or https:// URL.")],
+            help_text="Called with the signed job object on every state change. http(s) only; private and "
+            "loopback addresses are refused in production.",
+        )
+        face_sources = FaceSourcesField(
             required=False,
             binary=True,
             help_text="Different people into different faces of a photo: a JSON list like "
@@ -60,19 +96,37 @@ class JobListCreateView(ThrottledView):
             ref_name = "JobCreate"
 
         def validate_face_sources(self, value):
-            if not isinstance(value, list) or not value or len(value) > 16:
-                raise serializers.ValidationError('A list of 1 to 16 {"face": N, "source": M} pairs.')
+            if not isinstance(value, list) or not value or len(value) > MAX_FACE_SOURCES:
+                raise serializers.ValidationError(
+                    f'A list of 1 to {MAX_FACE_SOURCES} {{"face": N, "source": M}} pairs.'
+                )
             pairs = []
             for item in value:
                 face, source = (item.get("face"), item.get("source")) if isinstance(item, dict) else (None, None)
-                if not (isinstance(face, int) and isinstance(source, int) and face >= 0 and source >= 0):
+                # bool is an int in Python: `true` must not pass as face 1 (issue 15).
+                if not all(type(n) is int and 0 <= n for n in (face, source)) or set(item) - {"face", "source"}:
                     raise serializers.ValidationError(
                         'Each item must be {"face": N, "source": M} with whole numbers 0 or more.'
+                    )
+                if face > MAX_FACE_INDEX:
+                    raise serializers.ValidationError(f"Face {face} is out of range: faces are numbered 0 to {MAX_FACE_INDEX}.")
+                if source >= settings.MAX_SOURCE_PHOTOS:
+                    raise serializers.ValidationError(
+                        f"Source {source} is out of range: at most {settings.MAX_SOURCE_PHOTOS} source photos, "
+                        "numbered from 0 in upload order."
                     )
                 pairs.append((face, source))
             if len({face for face, _ in pairs}) != len(pairs):
                 raise serializers.ValidationError("Each target face can get only one source.")
             return tuple(pairs)
+
+        def validate_webhook_url(self, value):
+            if value:
+                try:
+                    check_webhook_url_at_submit(value)
+                except WebhookRefused as exc:
+                    raise serializers.ValidationError(str(exc)) from None
+            return value
 
         def validate(self, attrs):
             if attrs.get("face_sources") and (attrs.get("face_index") is not None or attrs.get("faces") != "one"):

@@ -24,10 +24,9 @@ from standardwebhooks import Webhook
 
 from .models import Job
 from .payload import job_payload
+from .webhook_urls import WebhookRefused, check_webhook_url_shape
 
-
-class WebhookRefused(Exception):
-    """The URL points somewhere we never deliver to (private network in production)."""
+__all__ = ["Destination", "WebhookRefused", "check_destination", "deliver", "post", "sign", "signing_secrets"]
 
 
 def signing_secrets() -> list[str]:
@@ -61,9 +60,8 @@ def check_destination(url: str) -> Destination:
     """Resolve the URL's host once and refuse non-public addresses (in production). The delivery
     then connects to exactly the address checked here, so DNS rebinding between the check and
     the connection cannot point it at an internal service."""
+    check_webhook_url_shape(url)  # the same rule as at submit (webhook_urls.py)
     parsed = urlparse(url)
-    if parsed.scheme not in ("http", "https") or not parsed.hostname:
-        raise WebhookRefused(f"Unsupported webhook URL {url!r}")
     port = parsed.port or (443 if parsed.scheme == "https" else 80)
     try:
         infos = socket.getaddrinfo(parsed.hostname, port, proto=socket.IPPROTO_TCP)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import io
 from dataclasses import dataclass
+from typing import NoReturn
 
 from django.conf import settings
 from PIL import Image, UnidentifiedImageError
@@ -144,10 +145,22 @@ def inspect_upload(uploaded_file, *, field: str, allow_video: bool) -> MediaInfo
         if len(data) > settings.MAX_UPLOAD_BYTES:
             raise _too_large(field, len(data), settings.MAX_UPLOAD_BYTES)
         return inspect_image(data, field=field, media_type=media_type)
-    if media_type and media_type.startswith("video/"):
-        if not allow_video:
-            raise _unsupported(field, f"The {field} must be a photo ({ACCEPTED_PHOTOS}); videos are not supported here.")
+    if media_type and media_type.startswith("video/") and allow_video:
         return inspect_video(data, field=field, media_type=media_type)
+    _refuse_unsupported(media_type, field=field, allow_video=allow_video)
+
+
+def check_photo_type(data: bytes, *, field: str) -> str:
+    """The photo's media type sniffed from its bytes, refused as inspect_upload refuses what jobs can't use."""
+    media_type = sniff_media_type(data[:32])
+    if media_type in IMAGE_TYPES.values():
+        return media_type
+    _refuse_unsupported(media_type, field=field, allow_video=False)
+
+
+def _refuse_unsupported(media_type: str | None, *, field: str, allow_video: bool) -> NoReturn:
+    if media_type and media_type.startswith("video/"):
+        raise _unsupported(field, f"The {field} must be a photo ({ACCEPTED_PHOTOS}); videos are not supported here.")
     accepted = f"a {ACCEPTED_PHOTOS} photo" + (", or an MP4, MOV or WebM video" if allow_video else "")
     if media_type in ("image/heic", "image/avif"):
         kind = "HEIC" if media_type == "image/heic" else "AVIF"
@@ -184,11 +197,14 @@ def inspect_video(data: bytes, *, field: str, media_type: str) -> MediaInfo:
             "corrupt_video", f"The {field} video could not be read; it may be truncated or damaged. {exc}",
             field=field,
         ) from exc
+    # video_codec is the format's name (av1, hevc), whichever decoder PyAV picked (libdav1d, …).
     if info.video_codec not in video_io.VIDEO_CODECS:
         raise UploadRejected(
             "unsupported_media_type",
-            f"The {field} video uses the {info.video_codec} codec; send H.264, H.265, VP8, VP9 or AV1.",
+            f"The {field} video is encoded as {info.video_codec}, which we can't process: send H.264, "
+            "H.265 (HEVC), VP8, VP9 or AV1 (most editors export H.264 MP4).",
             field=field,
+            status=415,  # a readable video in a codec we refuse
         )
     if info.duration_seconds > settings.VIDEO_MAX_DURATION_S:
         raise UploadRejected(

@@ -11,13 +11,7 @@ urlpatterns = [
     path("", views.dashboard, name="dashboard"),
     path("jobs/status.json", views.dashboard_status, name="dashboard-status"),
     path("signup/", views.signup, name="signup"),
-    path(
-        "login/",
-        auth_views.LoginView.as_view(
-            template_name="registration/login.html", redirect_authenticated_user=True
-        ),
-        name="login",
-    ),
+    path("login/", views.LoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     # Password reset by email (Django's views and tokens; the names are the ones Django expects).
     path("password/reset/", views.PasswordResetView.as_view(), name="password_reset"),

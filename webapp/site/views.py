@@ -27,6 +27,7 @@ from billing.choices import Mode, Resolution
 from billing.errors import InsufficientCredit
 from webapp.accounts import selectors as account_selectors
 from webapp.accounts import services as account_services
+from webapp.accounts.forms import LoginForm
 from webapp.accounts.models import ApiToken
 from webapp.jobs import selectors, services
 from webapp.jobs.errors import JobError, JobNotCancelable
@@ -68,6 +69,22 @@ def signup(request: HttpRequest) -> HttpResponse:
             )
         return redirect("upload")
     return render(request, "registration/signup.html", {"form": form})
+
+
+class LoginView(auth_views.LoginView):
+    """Django's login with the sign-in limits (issue 15): a locked-out attempt is a 429 with Retry-After
+    and the form says why and for how long."""
+
+    form_class = LoginForm
+    template_name = "registration/login.html"
+    redirect_authenticated_user = True
+
+    def form_invalid(self, form):
+        response = super().form_invalid(form)
+        if form.locked is not None:
+            response.status_code = 429
+            response["Retry-After"] = str(form.locked.retry_after_s)
+        return response
 
 
 def reset_link_lifetime() -> str:

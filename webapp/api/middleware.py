@@ -1,0 +1,127 @@
+"""Every error under /api/ is RFC 9457 problem+json, also those Django answers before or around DRF (issue 15).
+
+DRF's exception handler (problems.py) covers errors inside API views. Django itself answers some
+requests with HTML: a path no route matches (`/api/v1/jobs/1`), request parsing limits
+(`RequestDataTooBig`, `TooManyFieldsSent`, `TooManyFilesSent`, raised when a view first reads the
+body), a 405 or 500 outside DRF. This middleware, just inside RequestIdMiddleware, refuses bodies
+over the largest request the API can accept before anything reads them (413), maps those parsing
+exceptions to specific codes, and turns any other non-JSON error response under /api/ into a
+problem with the same status (the exception itself is still logged by Django first).
+"""
+
+from __future__ import annotations
+
+import json
+
+from django.conf import settings
+from django.core.exceptions import DisallowedHost, RequestDataTooBig, TooManyFieldsSent, TooManyFilesSent
+from django.http import HttpResponse
+
+from .problems import PROBLEM_CONTENT_TYPE, TITLES
+
+API_PREFIX = "/api/"
+# Headers of the original error response that stay meaningful on the problem.
+KEPT_HEADERS = ("Allow", "Retry-After", "WWW-Authenticate")
+STATUS_CODES = {
+    400: ("bad_request", "The request could not be understood."),
+    401: ("not_authenticated", "Authentication credentials were not provided."),
+    403: ("permission_denied", "You do not have permission to perform this action."),
+    404: ("not_found", "No API endpoint or resource at this URL."),
+    405: ("method_not_allowed", "This method is not allowed on this URL."),
+    413: ("request_too_large", "The request body is too large."),
+    500: ("server_error", "An unexpected error occurred; the request_id identifies it in our logs."),
+    503: ("service_unavailable", "A service the API depends on is unavailable; try again shortly."),
+}
+
+
+def max_request_bytes() -> int:
+    """The largest body the API accepts: every photo and the target at their limits, plus form fields."""
+    per_file = max(settings.MAX_UPLOAD_BYTES, settings.VIDEO_MAX_BYTES)
+    return (settings.MAX_SOURCE_PHOTOS + 1) * per_file + settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+
+
+def problem_http_response(request, *, status_code: int, code: str, detail: str,
+                          headers: dict | None = None) -> HttpResponse:
+    """A problem+json response built without DRF (for the middleware, outside any API view)."""
+    path = f"/errors/{code.replace('_', '-')}"
+    try:
+        type_uri = request.build_absolute_uri(path)
+    except DisallowedHost:
+        type_uri = path
+    body = {
+        "type": type_uri,
+        "title": TITLES.get(code, code.replace("_", " ").capitalize()),
+        "status": status_code,
+        "detail": detail,
+        "code": code,
+        "instance": request.get_full_path(),
+        "request_id": getattr(request, "request_id", None),
+    }
+    return HttpResponse(json.dumps(body), status=status_code, content_type=PROBLEM_CONTENT_TYPE,
+                        headers=headers)
+
+
+def _is_json(response) -> bool:
+    content_type = (response.get("Content-Type") or "").split(";")[0].strip().lower()
+    return content_type == "application/json" or content_type.endswith("+json")
+
+
+class ProblemJsonMiddleware:
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        if not request.path.startswith(API_PREFIX):
+            return self.get_response(request)
+        too_large = self._refuse_oversized(request)
+        if too_large is not None:
+            return too_large
+        response = self.get_response(request)
+        for header, value in getattr(request, "ratelimit_headers", {}).items():  # set by api/throttles.py
+            response.setdefault(header, value)
+        if response.status_code < 400 or _is_json(response):
+            return response
+        code, detail = STATUS_CODES.get(
+            response.status_code, ("server_error" if response.status_code >= 500 else "bad_request", "")
+        )
+        headers = {name: response[name] for name in (*KEPT_HEADERS, "RateLimit", "RateLimit-Policy") if name in response}
+        return problem_http_response(request, status_code=response.status_code, code=code,
+                                     detail=detail or response.reason_phrase, headers=headers)
+
+    def process_exception(self, request, exception):
+        if not request.path.startswith(API_PREFIX):
+            return None
+        if isinstance(exception, RequestDataTooBig):
+            return problem_http_response(
+                request, status_code=413, code="request_too_large",
+                detail=f"The form fields are larger than {settings.DATA_UPLOAD_MAX_MEMORY_SIZE} bytes "
+                "(files are not counted).",
+            )
+        if isinstance(exception, TooManyFieldsSent):
+            return problem_http_response(
+                request, status_code=400, code="too_many_fields",
+                detail=f"The request has more than {settings.DATA_UPLOAD_MAX_NUMBER_FIELDS} fields.",
+            )
+        if isinstance(exception, TooManyFilesSent):
+            return problem_http_response(
+                request, status_code=400, code="too_many_files",
+                detail=f"The request has more than {settings.DATA_UPLOAD_MAX_NUMBER_FILES} files.",
+            )
+        return None
+
+    @staticmethod
+    def _refuse_oversized(request):
+        try:
+            length = int(request.META.get("CONTENT_LENGTH") or 0)
+        except ValueError:
+            return problem_http_response(request, status_code=400, code="bad_request",
+                                         detail="The Content-Length header is not a number.")
+        content_type = request.META.get("CONTENT_TYPE", "")
+        limit = max_request_bytes() if content_type.startswith("multipart/") else settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+        if length > limit:
+            return problem_http_response(
+                request, status_code=413, code="request_too_large",
+                detail=f"The request body is {length} bytes; the limit is {limit} bytes"
+                + (" for this content type." if not content_type.startswith("multipart/") else "."),
+            )
+        return None

@@ -1,0 +1,78 @@
+"""OpenAPI post-processing: the schema says what the API really answers (issue 15, schemathesis).
+
+Every operation under /api/v1/ documents the problem+json errors any request can meet: 429 (every
+endpoint is throttled), 401 (a wrong token is refused even where none is needed), 503 (a dependency
+is down), 400/413/415 where there is a body, 404 where there is a path id or a `page`. Error responses
+declared without content get the Problem schema. Multipart fields that the views check themselves
+(to answer a specific `missing_file`) are marked required, and face_sources is sent as a JSON part.
+"""
+
+from __future__ import annotations
+
+PROBLEM_SCHEMA = {
+    "type": "object",
+    "description": "RFC 9457 problem details, with a stable machine `code`.",
+    "properties": {
+        "type": {"type": "string", "description": "URI of the human page for `code`"},
+        "title": {"type": "string"},
+        "status": {"type": "integer"},
+        "detail": {"type": "string"},
+        "code": {"type": "string", "description": "stable machine code, e.g. insufficient_credits"},
+        "instance": {"type": "string"},
+        "request_id": {"type": "string", "nullable": True},
+        "errors": {
+            "type": "object",
+            "additionalProperties": {"type": "array", "items": {"type": "string"}},
+            "description": "per-field messages",
+        },
+    },
+    "required": ["type", "title", "status", "detail", "code"],
+}
+PROBLEM_CONTENT = {"application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}}
+COMMON = {
+    "401": "Not authenticated, or a wrong or revoked token (`not_authenticated`, `authentication_failed`).",
+    "429": "Too many requests (`throttled`): see Retry-After, RateLimit and RateLimit-Policy.",
+    "503": "A service the API needs is down; try again after Retry-After.",
+}
+WITH_BODY = {
+    "400": "The request is invalid (`validation_error` with per-field `errors`, `parse_error`, …).",
+    "413": "The request body is too large (`request_too_large`).",
+    "415": "Unsupported request Content-Type.",
+}
+NOT_FOUND = {"404": "No such resource, or a page past the last (`not_found`)."}
+# Fields the views check themselves, so that a missing file is `missing_file` rather than a generic error.
+REQUIRED_FIELDS = {"JobCreateRequest": ["source", "target"], "FaceDetectRequest": ["image"]}
+JSON_PARTS = {"jobs_create": ["face_sources"]}
+
+
+def add_problem_responses(result, generator, request, public):
+    result.setdefault("components", {}).setdefault("schemas", {})["Problem"] = PROBLEM_SCHEMA
+    for component, fields in REQUIRED_FIELDS.items():
+        schema = result["components"]["schemas"].get(component)
+        if schema is not None:
+            schema["required"] = sorted(set(schema.get("required", [])) | set(fields))
+    for path, operations in result.get("paths", {}).items():
+        if not path.startswith("/api/v1/"):
+            continue
+        for operation in operations.values():
+            if not isinstance(operation, dict) or "responses" not in operation:
+                continue
+            expected = dict(COMMON)
+            parameters = operation.get("parameters", [])
+            if "requestBody" in operation or any(p.get("in") == "query" for p in parameters):
+                expected["400"] = WITH_BODY["400"]
+            if "requestBody" in operation:
+                expected.update(WITH_BODY)
+            if any(p.get("in") == "path" or p.get("name") == "page" for p in parameters):
+                expected.update(NOT_FOUND)
+            responses = operation["responses"]
+            for status, description in expected.items():
+                responses.setdefault(status, {"description": description})
+            for status, response in responses.items():
+                if status[0] in "45" and not response.get("content"):
+                    response["content"] = PROBLEM_CONTENT
+            for name in JSON_PARTS.get(operation.get("operationId"), []):
+                multipart = operation.get("requestBody", {}).get("content", {}).get("multipart/form-data")
+                if multipart is not None:
+                    multipart.setdefault("encoding", {})[name] = {"contentType": "application/json"}
+    return result
