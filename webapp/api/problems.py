@@ -90,7 +90,7 @@ def problem_exception_handler(exc, context):
         return problem_response(request, status_code=exc.status, code=exc.code, detail=exc.message, errors=errors)
     if isinstance(exc, InsufficientCredit):
         return problem_response(request, status_code=402, code="insufficient_credits", detail=str(exc.detail),
-                                extra=exc.problem_extra())
+                                extra=exc.problem_extra(request))
     if isinstance(exc, Http404):
         exc = exceptions.NotFound()
     response = exception_handler(exc, context)

@@ -18,6 +18,7 @@ from django.core.management.base import BaseCommand, CommandError
 from moderation import services as moderation_services
 from swap.runtime import onnxruntime_install_problem
 from webapp.jobs import engine
+from webapp.jobs.steps import calibrate
 from webapp.jobs.worker import Sweeper, VisageWorker
 from webapp.media import storage
 
@@ -53,6 +54,13 @@ class Command(BaseCommand):
                 self.stderr.write(self.style.WARNING(problem))
             engine.warm_up()
             self.stdout.write(f"engine backends: {engine.get_pipeline().backends}")
+            if settings.WARMUP_CALIBRATION:
+                # Measure this worker's own speed so quotes match it from the first job (issue 14).
+                try:
+                    runs_as = calibrate.measure(engine.get_pipeline())
+                    self.stdout.write(f"speed measured; modes run as {runs_as}")
+                except Exception:  # a failed measurement leaves the previous calibration in place
+                    logging.getLogger(__name__).exception("warm-up speed measurement failed")
         if settings.MODERATION_QUEUE in queue_names:
             moderation_services.warm_up()
         self.stdout.write(f"visage worker ready on {','.join(queue_names)} "
