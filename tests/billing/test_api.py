@@ -34,7 +34,7 @@ def test_ledger_lists_only_the_callers_entries(client_a, funded_user, user_b, pl
     body = response.json()
     assert body["count"] == 2
     assert [(row["kind"], row["amount"]) for row in body["results"]] == [
-        ("hold", "10.1300"),
+        ("hold", "6.7500"),  # the hold is the quote
         ("top_up", "1000.0000"),
     ]
     assert body["results"][0]["job_id"] == str(job_id)
