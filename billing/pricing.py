@@ -128,7 +128,7 @@ def money_text(amount: Decimal, minor_unit_exponent: int = 2) -> str:
     rounded = round_money(amount, minor_unit_exponent)
     if rounded == 0:
         rounded = abs(rounded)
-    return f"{rounded:,.{minor_unit_exponent}f}"
+    return f"{rounded:.{minor_unit_exponent}f}"
 
 
 def no_negative_zero(amount: Decimal) -> Decimal:

@@ -219,7 +219,7 @@ def job_cost(*, job_id: uuid.UUID) -> dict[str, Any] | None:
     quoted = Decimal(quote.get("amount", hold.amount))
 
     def money(amount: Decimal | None) -> str | None:
-        return None if amount is None else money_text(amount, exponent).replace(",", "")
+        return None if amount is None else money_text(amount, exponent)
 
     def minor(amount: Decimal | None) -> int | None:
         return None if amount is None else int(amount.scaleb(exponent).to_integral_value())

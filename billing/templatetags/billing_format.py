@@ -1,4 +1,4 @@
-"""The one formatter for amounts on pages: `{{ amount|credits }}` → "1,234.50" (never "-0.00")."""
+"""The one formatter for amounts on pages: `{{ amount|credits }}` → "1234.50" (never "-0.00")."""
 
 from __future__ import annotations
 

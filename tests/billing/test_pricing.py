@@ -86,7 +86,7 @@ def test_minimum_finer_than_the_currency_is_rounded_up():
         (Decimal("-0.00"), 2, "0.00"),
         (Decimal("-0.004"), 2, "0.00"),
         (Decimal("0"), 2, "0.00"),
-        (Decimal("1234.5"), 2, "1,234.50"),
+        (Decimal("1234.5"), 2, "1234.50"),
         (Decimal("-3.456"), 2, "-3.46"),
         (Decimal("7"), 0, "7"),
     ],

@@ -541,7 +541,7 @@ def jobs_sweep_stale(*, now: datetime | None = None) -> dict[str, int]:
         elif job_fail(
             job_id,
             code="worker_lost",
-            message="The worker processing this job stopped responding; no charge was made.",
+            message="The worker processing this job stopped responding.",
             from_states=[JobState.RUNNING],
         ):
             counts["failed"] += 1
