@@ -165,3 +165,55 @@ def test_charge_is_never_above_the_quote(plan, funded_user, frames, resolution, 
     assert charge.amount <= quote.amount
     assert charge.amount == min(charge.computed_amount, quote.amount)
     assert charge.capped == (charge.computed_amount > quote.amount)
+
+
+def test_capped_charges_are_counted_for_alerting(plan, funded_user, client):
+    from prometheus_client import CollectorRegistry, generate_latest
+
+    from billing import metrics
+
+    for measured in ("30", "90"):  # 4.50 (under the 6.75 quote), then 13.50 → capped at 6.75
+        quote = services.quote_job(
+            user=funded_user, width=1920, height=1080, frames=300, mode="standard", resolution="1080p"
+        )
+        job_id = uuid.uuid4()
+        services.hold_place(user=funded_user, job_id=job_id, quote=quote)
+        services.hold_capture(
+            job_id=job_id,
+            usage=Usage(
+                frames=300,
+                width=1920,
+                height=1080,
+                mode="standard",
+                resolution="1080p",
+                gpu_seconds=Decimal(measured),
+                wall_seconds=Decimal(1),
+            ),
+        )
+    registry = CollectorRegistry()
+    metrics.add_to(registry)
+    text = generate_latest(registry).decode()
+    assert 'visage_billing_charges_last_hour{capped="true"} 1.0' in text
+    assert "visage_billing_capped_ratio_last_hour 0.5" in text
+
+
+def test_charge_admin_shows_quote_formula_and_margin(plan, funded_user, admin_client):
+    quote = services.quote_job(
+        user=funded_user, width=1920, height=1080, frames=300, mode="standard", resolution="1080p"
+    )
+    job_id = uuid.uuid4()
+    services.hold_place(user=funded_user, job_id=job_id, quote=quote)
+    services.hold_capture(
+        job_id=job_id,
+        usage=Usage(
+            frames=300,
+            width=1920,
+            height=1080,
+            mode="standard",
+            resolution="1080p",
+            gpu_seconds=Decimal("36"),
+            wall_seconds=Decimal(1),
+        ),
+    )
+    html = admin_client.get("/admin/billing/charge/").content.decode()
+    assert "Margin" in html and "5.3820" in html  # 5.40 paid − 36 s × 0.0005
