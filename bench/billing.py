@@ -2,7 +2,8 @@
 test_billing_e2e.py, on a real worker after its warm-up measurement), then the distribution of
 charge / quote, how often the quote capped the charge, and quote/charge per kind.
 
-    .venv/bin/python bench/billing.py
+    .venv/bin/python bench/billing.py                      # runs the 50 jobs, then prints
+    .venv/bin/python bench/billing.py --report FILE.json   # prints a report the test already wrote
 """
 
 from __future__ import annotations
@@ -21,6 +22,9 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def main() -> int:
+    if len(sys.argv) == 3 and sys.argv[1] == "--report":
+        summarize(json.loads(Path(sys.argv[2]).read_text()))
+        return 0
     with tempfile.TemporaryDirectory() as tmp:
         report = Path(tmp) / "billing.json"
         env = {**os.environ, "VISAGE_BILLING_E2E_REPORT": str(report)}
@@ -41,6 +45,11 @@ def main() -> int:
             print("the 50-job check failed; see above")
             return 1
         rows = json.loads(report.read_text())
+    summarize(rows)
+    return 0
+
+
+def summarize(rows: list[dict]) -> None:
     ratios = [float(Decimal(r["charge"]) / Decimal(r["quote"])) for r in rows]
     print(
         f"jobs: {len(rows)}  (photos {sum(r['kind'] == 'photo' for r in rows)}, "

@@ -20,7 +20,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 
 from billing import selectors as billing_selectors
-from billing.models import Charge, LedgerEntry
+from billing.models import Charge, GpuSample, LedgerEntry
 from swap.video import synthetic
 from swap.video.synthetic import ClipSpec
 from tests.webapp.conftest import drain, encode
@@ -47,11 +47,16 @@ def clip_small(tmp_path_factory, astronaut_rgb) -> bytes:
 
 
 def targets(astronaut_rgb) -> dict[tuple[int, int], bytes]:
+    """The mirrored astronaut, undistorted, in frames of each size (the sides mirrored outwards)."""
     flipped = cv2.flip(astronaut_rgb, 1)
-    return {
-        size: encode(cv2.resize(flipped, size, interpolation=cv2.INTER_AREA), "JPEG", quality=90)
-        for size in PHOTO_SIZES
-    }
+    out = {}
+    for width, height in PHOTO_SIZES:
+        side = min(width, height)
+        face = cv2.resize(flipped, (side, side), interpolation=cv2.INTER_AREA)
+        left = (width - side) // 2
+        framed = cv2.copyMakeBorder(face, 0, height - side, left, width - side - left, cv2.BORDER_REFLECT)
+        out[(width, height)] = encode(framed, "JPEG", quality=90)
+    return out
 
 
 def quote_like_the_upload_page(client: Client, data: bytes, name: str, mode: str, resolution: str) -> dict:
@@ -63,7 +68,10 @@ def quote_like_the_upload_page(client: Client, data: bytes, name: str, mode: str
 
 
 def test_fifty_jobs_never_charge_above_the_quote(funded_user, api_a, astronaut_rgb, clip_small):
-    calibrate.measure(get_pipeline(), videos=True)  # the worker's warm-up measurement
+    runs_as = calibrate.measure(get_pipeline(), videos=True)  # the worker's warm-up measurement
+    assert set(runs_as) == {"fast", "standard", "hq"}
+    assert GpuSample.objects.filter(origin="warmup", kind="image").count() == 9  # 3 modes × 3 pixel classes
+    assert GpuSample.objects.filter(origin="warmup", kind="video").count() == 6  # 3 modes × 2 pixel classes
     site = Client()
     site.force_login(funded_user)
     source = encode(astronaut_rgb)
@@ -121,6 +129,7 @@ def test_fifty_jobs_never_charge_above_the_quote(funded_user, api_a, astronaut_r
         assert job.state == "succeeded", (row, job.error_code, job.error_message)
         charge = Charge.objects.get(job_id=job.id)
         assert charge.amount <= Decimal(row["quote"]), row
+        assert charge.mode == runs_as[row["mode"]], row  # priced as the mode that ran on this install
         charged += charge.amount
         row.update(
             charge=str(charge.amount),
