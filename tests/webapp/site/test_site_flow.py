@@ -107,7 +107,7 @@ def test_sign_up_upload_watch_download_delete(page, live_server, astronaut_files
     page.get_by_role("link", name="Swaps", exact=True).click()
     card = page.locator(f"#job-{job.id}")
     expect(card).to_have_attribute("data-state", "succeeded")
-    expect(card.get_by_text("Charged")).to_be_visible()
+    expect(card.get_by_text("Paid", exact=True)).to_be_visible()
     page.screenshot(path=artifacts / "07-dashboard-done.png", full_page=True)
 
     # Delete from the result page (after confirming), back to an empty dashboard.
