@@ -19,7 +19,18 @@ from billing import exports, selectors, services
 from billing.choices import EntryKind
 from billing.errors import BillingError
 from billing.forms import AccountCreditForm, RefundForm, UsageReportFilterForm
-from billing.models import Account, Charge, GpuCalibration, LedgerEntry, PricePlan
+from billing.models import (
+    Account,
+    Charge,
+    CheckoutSession,
+    CreditPack,
+    GpuCalibration,
+    GpuSample,
+    LedgerEntry,
+    ModeRun,
+    PricePlan,
+    StripeEvent,
+)
 
 
 @admin.register(PricePlan)
@@ -44,7 +55,6 @@ class PricePlanAdmin(admin.ModelAdmin):
                     "minimum_charge",
                     "currency",
                     "minor_unit_exponent",
-                    "hold_safety_factor",
                 ]
             },
         ),
@@ -73,12 +83,12 @@ class PricePlanAdmin(admin.ModelAdmin):
 
 @admin.register(Account)
 class AccountAdmin(admin.ModelAdmin):
-    list_display = ["user", "plan", "balance", "held", "available", "created_at"]
+    list_display = ["user", "plan", "balance", "held", "available", "flagged_at", "created_at"]
     list_select_related = ["user", "plan"]
-    list_filter = ["plan"]
+    list_filter = ["plan", ("flagged_at", admin.EmptyFieldListFilter)]
     search_fields = ["user__username", "user__email"]
     autocomplete_fields = ["user"]
-    readonly_fields = ["created_at", "money", "credit_link"]
+    readonly_fields = ["created_at", "money", "credit_link", "flagged_at", "flag_reason"]
 
     def get_queryset(self, request):
         return selectors.accounts_with_balances().annotate(
@@ -258,15 +268,66 @@ class ChargeAdmin(ReadOnlyAdmin):
         "mode",
         "resolution",
         "gpu_seconds",
+        "quoted_amount",
+        "computed_amount",
         "amount",
+        "capped",
+        "gpu_cost",
+        "margin",
         "currency",
     ]
-    list_filter = ["mode", "resolution", "created_at"]
+    list_filter = ["capped", "mode", "resolution", "created_at"]
     list_select_related = ["account__user"]
     search_fields = ["job_id", "account__user__username"]
+
+    @admin.display(description="Margin (paid − GPU cost)")
+    def margin(self, obj: Charge) -> Decimal:
+        return obj.amount - obj.gpu_cost
 
 
 @admin.register(GpuCalibration)
 class GpuCalibrationAdmin(admin.ModelAdmin):
     list_display = ["mode", "resolution", "gpu_seconds_per_frame", "samples", "updated_at"]
     readonly_fields = ["samples", "updated_at"]
+
+
+@admin.register(GpuSample)
+class GpuSampleAdmin(ReadOnlyAdmin):
+    list_display = ["created_at", "mode", "kind", "pixel_class", "gpu_seconds_per_frame", "origin"]
+    list_filter = ["mode", "kind", "pixel_class", "origin"]
+
+
+@admin.register(ModeRun)
+class ModeRunAdmin(ReadOnlyAdmin):
+    list_display = ["requested", "runs_as", "note", "updated_at"]
+
+
+@admin.register(CreditPack)
+class CreditPackAdmin(admin.ModelAdmin):
+    list_display = ["name", "credits", "price", "currency", "active", "position"]
+    list_editable = ["active", "position"]
+    list_filter = ["active", "currency"]
+
+
+@admin.register(CheckoutSession)
+class CheckoutSessionAdmin(ReadOnlyAdmin):
+    list_display = [
+        "created_at",
+        "account",
+        "credits",
+        "price",
+        "currency",
+        "status",
+        "paid_at",
+        "reversed_at",
+    ]
+    list_filter = ["status", "currency"]
+    list_select_related = ["account__user"]
+    search_fields = ["stripe_session_id", "payment_intent", "account__user__username"]
+
+
+@admin.register(StripeEvent)
+class StripeEventAdmin(ReadOnlyAdmin):
+    list_display = ["received_at", "type", "event_id", "outcome", "pending_payment_intent"]
+    list_filter = ["type"]
+    search_fields = ["event_id", "pending_payment_intent"]

@@ -32,16 +32,47 @@ class EntryKind(models.TextChoices):
     RELEASE = "release", "Release"
     REFUND = "refund", "Refund"
     ADJUSTMENT = "adjustment", "Adjustment"
+    PURCHASE = "purchase", "Purchase"  # credits bought with a card (Stripe Checkout)
+    REVERSAL = "reversal", "Purchase reversed"  # a bought pack refunded or disputed at Stripe
 
 
 # The ledger arithmetic, in one place (see selectors.account_balance):
-#   balance = Σ top_up + Σ adjustment + Σ refund − Σ capture
+#   balance = Σ top_up + Σ adjustment + Σ refund + Σ purchase − Σ capture − Σ reversal
 #   held    = Σ hold − Σ capture − Σ release
 #   available = balance − held
 # Every amount is stored as a positive magnitude except adjustments, which are signed.
-BALANCE_CREDIT_KINDS = (EntryKind.TOP_UP, EntryKind.ADJUSTMENT, EntryKind.REFUND)
-BALANCE_DEBIT_KINDS = (EntryKind.CAPTURE,)
+BALANCE_CREDIT_KINDS = (EntryKind.TOP_UP, EntryKind.ADJUSTMENT, EntryKind.REFUND, EntryKind.PURCHASE)
+BALANCE_DEBIT_KINDS = (EntryKind.CAPTURE, EntryKind.REVERSAL)
 HELD_CREDIT_KINDS = (EntryKind.HOLD,)
 HELD_DEBIT_KINDS = (EntryKind.CAPTURE, EntryKind.RELEASE)
 # At most one entry of each of these kinds per job (enforced by a unique constraint).
 JOB_KINDS = (EntryKind.HOLD, EntryKind.CAPTURE, EntryKind.RELEASE, EntryKind.REFUND)
+# At most one entry of each of these kinds per external payment reference (a Checkout Session id).
+PAYMENT_KINDS = (EntryKind.PURCHASE, EntryKind.REVERSAL)
+
+
+class MediaKind(models.TextChoices):
+    """What GPU time is calibrated separately for: a photo, or a video's frames (tracked, cheaper)."""
+
+    IMAGE = "image", "Photo"
+    VIDEO = "video", "Video"
+
+
+class PixelClass(models.TextChoices):
+    """Processed size classes for GPU-time calibration (by pixel count, whatever preset was asked)."""
+
+    SD = "sd", "up to 1280×720 pixels"
+    HD = "hd", "up to 1920×1080 pixels"
+    UHD = "uhd", "larger than 1920×1080"
+
+
+class SampleOrigin(models.TextChoices):
+    JOB = "job", "Measured job"
+    WARMUP = "warmup", "Worker warm-up"
+
+
+class CheckoutStatus(models.TextChoices):
+    OPEN = "open", "Open"
+    PAID = "paid", "Paid: credits added"
+    EXPIRED = "expired", "Expired"
+    REVERSED = "reversed", "Reversed (refund or dispute)"

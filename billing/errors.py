@@ -6,8 +6,11 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
+from django.urls import NoReverseMatch, reverse
 from rest_framework import status
 from rest_framework.exceptions import APIException
+
+from billing.pricing import money_text
 
 if TYPE_CHECKING:
     from billing.values import Quote
@@ -32,9 +35,11 @@ class InsufficientCredit(BillingError):
         self.required = required
         self.available = available
         self.quote = quote
-        currency = f" {quote.currency}" if quote is not None else ""
         super().__init__(
-            detail=f"This job needs {required}{currency} of credit; {available}{currency} is available.",
+            detail=(
+                f"This swap costs {money_text(required)} credits and you have {money_text(available)} "
+                f"available. Buy credits at {top_up_path()} (or choose a lower quality or resolution)."
+            ),
             code=self.default_code,
         )
 
@@ -43,11 +48,22 @@ class InsufficientCredit(BillingError):
         data: dict[str, Any] = {"required": str(self.required), "available": str(self.available)}
         if self.quote is not None:
             data["currency"] = self.quote.currency
+            data["required_minor"] = int(self.required.scaleb(self.quote.minor_unit_exponent))
         return data
 
-    def problem_extra(self) -> dict[str, Any]:
+    def problem_extra(self, request=None) -> dict[str, Any]:
         """Members added to the RFC 9457 body by the platform's problem handler."""
-        return self.extensions
+        path = top_up_path()
+        url = request.build_absolute_uri(path) if request is not None else path
+        return {**self.extensions, "links": {"top_up": url}}
+
+
+def top_up_path() -> str:
+    """Where people buy credits (the site's page; its URL name is "credits")."""
+    try:
+        return reverse("credits")
+    except NoReverseMatch:
+        return "/account/credits/"
 
 
 class NoHold(BillingError):

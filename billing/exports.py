@@ -21,6 +21,9 @@ USAGE_COLUMNS = [
     "charged",
     "refunded",
     "net",
+    "gpu_cost",
+    "margin",
+    "capped_jobs",
 ]
 
 _FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
@@ -66,6 +69,9 @@ def usage_csv(rows: Iterable[UsageRow]) -> str:
                 row.charged,
                 row.refunded,
                 row.net,
+                row.gpu_cost,
+                row.margin,
+                row.capped_jobs,
             ]
         )
     return out.getvalue()

@@ -10,7 +10,18 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
 
-from billing.choices import JOB_KINDS, EntryKind, GpuQueue, Mode, Resolution
+from billing.choices import (
+    JOB_KINDS,
+    PAYMENT_KINDS,
+    CheckoutStatus,
+    EntryKind,
+    GpuQueue,
+    MediaKind,
+    Mode,
+    PixelClass,
+    Resolution,
+    SampleOrigin,
+)
 from billing.pricing import PlanPricing, parse_tiers
 
 _NON_NEGATIVE = [MinValueValidator(Decimal(0))]
@@ -46,13 +57,6 @@ class PricePlan(models.Model):
     minor_unit_exponent = models.PositiveSmallIntegerField(
         default=2, validators=[MaxValueValidator(4)], help_text="2 for cents, 0 for JPY."
     )
-    hold_safety_factor = models.DecimalField(
-        max_digits=6,
-        decimal_places=3,
-        default=Decimal("1.5"),
-        validators=[MinValueValidator(Decimal(1))],
-        help_text="A job holds its quote × this factor; the unused part is released at capture.",
-    )
     gpu_queue = models.CharField(max_length=16, choices=GpuQueue.choices, default=GpuQueue.DEFAULT)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
@@ -62,9 +66,6 @@ class PricePlan(models.Model):
         constraints = [
             models.UniqueConstraint(
                 fields=["is_default"], condition=Q(is_default=True), name="billing_one_default_plan"
-            ),
-            models.CheckConstraint(
-                condition=Q(hold_safety_factor__gte=1), name="billing_plan_safety_factor_gte_1"
             ),
         ]
 
@@ -104,7 +105,6 @@ class PricePlan(models.Model):
             minimum_charge=self.minimum_charge,
             currency=self.currency,
             minor_unit_exponent=self.minor_unit_exponent,
-            hold_safety_factor=self.hold_safety_factor,
         )
 
 
@@ -123,6 +123,10 @@ class Account(models.Model):
         related_name="accounts",
         help_text="Empty: the default plan.",
     )
+    flagged_at = models.DateTimeField(
+        null=True, blank=True, help_text="Set when a card payment was refunded or disputed; staff look first."
+    )
+    flag_reason = models.CharField(max_length=500, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -143,6 +147,9 @@ class LedgerEntry(models.Model):
     kind = models.CharField(max_length=16, choices=EntryKind.choices)
     amount = models.DecimalField(max_digits=14, decimal_places=4)
     job_id = models.UUIDField(null=True, blank=True, db_index=True)
+    payment_ref = models.CharField(
+        max_length=255, blank=True, default="", help_text="Purchases and reversals: the Checkout Session id."
+    )
     actor = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         null=True,
@@ -168,6 +175,16 @@ class LedgerEntry(models.Model):
             models.CheckConstraint(
                 condition=Q(kind__in=JOB_KINDS, job_id__isnull=False) | ~Q(kind__in=JOB_KINDS),
                 name="billing_job_entries_have_job_id",
+            ),
+            # One purchase and at most one reversal per paid Checkout Session, whatever Stripe resends.
+            models.UniqueConstraint(
+                fields=["payment_ref", "kind"],
+                condition=Q(kind__in=PAYMENT_KINDS),
+                name="billing_one_entry_per_payment_and_kind",
+            ),
+            models.CheckConstraint(
+                condition=~Q(kind__in=PAYMENT_KINDS) | ~Q(payment_ref=""),
+                name="billing_payment_entries_have_ref",
             ),
             models.CheckConstraint(
                 condition=Q(kind=EntryKind.ADJUSTMENT) | Q(amount__gte=0), name="billing_amount_non_negative"
@@ -197,7 +214,8 @@ class Charge(models.Model):
     frames = models.PositiveIntegerField()
     width = models.PositiveIntegerField()
     height = models.PositiveIntegerField()
-    mode = models.CharField(max_length=16, choices=Mode.choices)
+    mode = models.CharField(max_length=16, choices=Mode.choices, help_text="The mode that ran (priced).")
+    mode_requested = models.CharField(max_length=16, blank=True, default="")
     resolution = models.CharField(max_length=16, choices=Resolution.choices)
     resolution_coefficient = models.DecimalField(max_digits=8, decimal_places=4)
     mode_weight = models.DecimalField(max_digits=8, decimal_places=4)
@@ -208,8 +226,22 @@ class Charge(models.Model):
     unit_price = models.DecimalField(max_digits=12, decimal_places=6)
     minimum_charge = models.DecimalField(max_digits=12, decimal_places=4)
     computed_amount = models.DecimalField(max_digits=14, decimal_places=4, help_text="The formula's result.")
+    quoted_amount = models.DecimalField(
+        max_digits=14, decimal_places=4, null=True, blank=True, help_text="The price shown before submit."
+    )
     held_amount = models.DecimalField(max_digits=14, decimal_places=4)
-    amount = models.DecimalField(max_digits=14, decimal_places=4, help_text="Captured: min(computed, held).")
+    amount = models.DecimalField(
+        max_digits=14, decimal_places=4, help_text="Paid: min(computed, quoted); never above the quote."
+    )
+    capped = models.BooleanField(
+        default=False, help_text="The formula came out above the quote, so the quote was charged."
+    )
+    gpu_cost = models.DecimalField(
+        max_digits=14,
+        decimal_places=4,
+        default=Decimal(0),
+        help_text="What the GPU time cost the operator (GPU seconds × BILLING_GPU_COST_PER_SECOND).",
+    )
     released_amount = models.DecimalField(max_digits=14, decimal_places=4)
     currency = models.CharField(max_length=3)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -243,3 +275,113 @@ class GpuCalibration(models.Model):
 
     def __str__(self) -> str:
         return f"{self.mode}/{self.resolution}: {self.gpu_seconds_per_frame} s/frame"
+
+
+class GpuSample(models.Model):
+    """One measured GPU-seconds-per-frame figure: quotes use a high percentile of recent ones."""
+
+    mode = models.CharField(max_length=16, choices=Mode.choices, help_text="The mode that ran.")
+    kind = models.CharField(max_length=8, choices=MediaKind.choices)
+    pixel_class = models.CharField(max_length=8, choices=PixelClass.choices)
+    gpu_seconds_per_frame = models.DecimalField(max_digits=12, decimal_places=6)
+    origin = models.CharField(max_length=8, choices=SampleOrigin.choices, default=SampleOrigin.JOB)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["mode", "kind", "pixel_class", "-created_at"])]
+
+    def __str__(self) -> str:
+        return f"{self.mode}/{self.kind}/{self.pixel_class}: {self.gpu_seconds_per_frame} s/frame ({self.origin})"
+
+
+class ModeRun(models.Model):
+    """What a requested mode really runs on this install, as the GPU worker reported at warm-up
+    (e.g. "hq" runs as "standard" without an enhancer): quotes and charges price the mode that runs."""
+
+    requested = models.CharField(max_length=16, choices=Mode.choices, unique=True)
+    runs_as = models.CharField(max_length=16, choices=Mode.choices)
+    note = models.CharField(max_length=300, blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["requested"]
+
+    def __str__(self) -> str:
+        return f"{self.requested} runs as {self.runs_as}"
+
+
+class CreditPack(models.Model):
+    """Credits sold for money through Stripe Checkout (shown on the account page when active)."""
+
+    name = models.CharField(max_length=100)
+    credits = models.DecimalField(
+        max_digits=12, decimal_places=2, validators=[MinValueValidator(Decimal("0.01"))]
+    )
+    price = models.DecimalField(
+        max_digits=12,
+        decimal_places=2,
+        validators=[MinValueValidator(Decimal("0.50"))],
+        help_text="What the buyer pays, in the currency below (Stripe's minimum is about 0.50).",
+    )
+    currency = models.CharField(max_length=3, default="USD", help_text="ISO 4217 code.")
+    active = models.BooleanField(default=True)
+    position = models.PositiveSmallIntegerField(default=0, help_text="Order on the page (smallest first).")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["position", "price", "id"]
+
+    def __str__(self) -> str:
+        return f"{self.name}: {self.credits} credits for {self.price} {self.currency}"
+
+    def clean(self) -> None:
+        self.currency = (self.currency or "").upper()
+
+    @property
+    def price_minor(self) -> int:
+        """The price in the currency's minor unit (cents), as Stripe takes it."""
+        return int((self.price * 100).to_integral_value())
+
+
+class CheckoutSession(models.Model):
+    """A Stripe Checkout Session we created; credited once when Stripe says it was paid."""
+
+    stripe_session_id = models.CharField(max_length=255, unique=True)
+    account = models.ForeignKey(Account, on_delete=models.PROTECT, related_name="checkouts")
+    pack = models.ForeignKey(CreditPack, null=True, on_delete=models.SET_NULL, related_name="checkouts")
+    credits = models.DecimalField(max_digits=12, decimal_places=2)
+    price = models.DecimalField(max_digits=12, decimal_places=2)
+    currency = models.CharField(max_length=3)
+    status = models.CharField(max_length=16, choices=CheckoutStatus.choices, default=CheckoutStatus.OPEN)
+    payment_intent = models.CharField(max_length=255, blank=True, db_index=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    paid_at = models.DateTimeField(null=True, blank=True)
+    reversed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"checkout {self.stripe_session_id} ({self.status})"
+
+
+class StripeEvent(models.Model):
+    """Every Stripe webhook event processed, by its id: a replayed or duplicated event is a no-op."""
+
+    event_id = models.CharField(max_length=255, unique=True)
+    type = models.CharField(max_length=100)
+    livemode = models.BooleanField(default=False)
+    outcome = models.CharField(max_length=300, blank=True)
+    # A refund/dispute for a payment not credited yet (events arrive in any order): applied later.
+    pending_payment_intent = models.CharField(max_length=255, blank=True, default="", db_index=True)
+    pending_object = models.JSONField(default=dict, blank=True)
+    pending_reason = models.CharField(max_length=200, blank=True)
+    pending_fraction = models.CharField(max_length=40, blank=True)
+    received_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-received_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.type} {self.event_id}"

@@ -6,6 +6,9 @@ charge = frames × resolution coefficient × mode weight × GPU seconds per fram
 time, so a video is billed linearly in its length (with total seconds the price would grow with the
 square of the frame count). The product is computed exactly in Decimal, then rounded ROUND_HALF_UP to
 the currency's minor unit and raised to the minimum charge.
+
+The quote is a promise: what a job pays is min(this formula on the measured work, the quote), and
+the hold is the quote itself (issue 14).
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from dataclasses import dataclass, field
 from decimal import ROUND_CEILING, ROUND_HALF_UP, Decimal, Inexact, localcontext
 from typing import Any
 
-from billing.choices import Mode, Resolution
+from billing.choices import Mode, PixelClass, Resolution
 
 RESOLUTION_SHORT_SIDE_PX: dict[str, int | None] = {
     Resolution.P720: 720,
@@ -110,14 +113,26 @@ def charge_amount(
     return max(rounded, minimum)
 
 
-def hold_amount(*, amount: Decimal, safety_factor: Decimal, minor_unit_exponent: int) -> Decimal:
-    """What to reserve at submit: amount × safety factor, half-up, never less than the amount."""
-    _require_decimal(amount=amount, safety_factor=safety_factor)
-    with localcontext() as ctx:
-        ctx.prec = _EXACT_PRECISION
-        ctx.traps[Inexact] = True
-        exact = amount * safety_factor
-    return max(round_money(exact, minor_unit_exponent), amount)
+def pixel_class(width: int, height: int) -> str:
+    """The calibration class of a processed size, by pixel count (whatever preset was asked)."""
+    pixels = width * height
+    if pixels <= 1280 * 720:
+        return PixelClass.SD
+    if pixels <= 1920 * 1080:
+        return PixelClass.HD
+    return PixelClass.UHD
+
+
+def money_text(amount: Decimal, minor_unit_exponent: int = 2) -> str:
+    """An amount as the pages show it: the currency's decimals, never "-0.00"."""
+    rounded = round_money(amount, minor_unit_exponent)
+    if rounded == 0:
+        rounded = abs(rounded)
+    return f"{rounded:.{minor_unit_exponent}f}"
+
+
+def no_negative_zero(amount: Decimal) -> Decimal:
+    return abs(amount) if amount == 0 else amount
 
 
 @dataclass(frozen=True)
@@ -135,18 +150,24 @@ class PlanPricing:
     minimum_charge: Decimal
     currency: str
     minor_unit_exponent: int
-    hold_safety_factor: Decimal
     extra: Mapping[str, Any] = field(default_factory=dict)
 
-    def resolution_coefficient(self, *, resolution: str, width: int, height: int) -> Decimal:
-        """Coefficient for a processed size; "original" is priced by pixel-count tier."""
+    def resolution_coefficient(
+        self, *, resolution: str, width: int, height: int, scaled: bool = True
+    ) -> Decimal:
+        """Coefficient for a *processed* size. A preset that scaled the target down costs the
+        preset's coefficient; a preset at or above the target's own size (nothing is scaled, never
+        up) costs at most what the original costs (issue 14). "original" is priced by pixel tier."""
+        by_pixels = original_coefficient(self.original_coefficient_tiers, width * height)
+        if resolution == Resolution.ORIGINAL:
+            return by_pixels
         if resolution == Resolution.P720:
-            return self.coefficient_720p
-        if resolution == Resolution.P1080:
-            return self.coefficient_1080p
-        if resolution != Resolution.ORIGINAL:
+            preset = self.coefficient_720p
+        elif resolution == Resolution.P1080:
+            preset = self.coefficient_1080p
+        else:
             raise ValueError(f"unknown resolution {resolution!r}")
-        return original_coefficient(self.original_coefficient_tiers, width * height)
+        return preset if scaled else min(preset, by_pixels)
 
     def mode_weight(self, mode: str) -> Decimal:
         weights = {Mode.FAST: self.weight_fast, Mode.STANDARD: self.weight_standard, Mode.HQ: self.weight_hq}
@@ -168,7 +189,6 @@ class PlanPricing:
             "minimum_charge": str(self.minimum_charge),
             "currency": self.currency,
             "minor_unit_exponent": self.minor_unit_exponent,
-            "hold_safety_factor": str(self.hold_safety_factor),
         }
 
     @classmethod
@@ -184,7 +204,6 @@ class PlanPricing:
             minimum_charge=Decimal(data["minimum_charge"]),
             currency=data["currency"],
             minor_unit_exponent=int(data["minor_unit_exponent"]),
-            hold_safety_factor=Decimal(data["hold_safety_factor"]),
         )
 
 

@@ -9,8 +9,9 @@ from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
 from typing import Any
 
+from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
-from django.db.models import Case, Count, DecimalField, F, Q, QuerySet, Sum, Value, When
+from django.db.models import Case, Count, DecimalField, F, Min, Q, QuerySet, Sum, Value, When
 from django.db.models.functions import Coalesce, TruncMonth
 
 from billing.calibration import DEFAULT_GPU_SECONDS_PER_FRAME
@@ -21,8 +22,24 @@ from billing.choices import (
     HELD_DEBIT_KINDS,
     EntryKind,
 )
-from billing.models import Account, Charge, GpuCalibration, LedgerEntry, PricePlan
+from billing.models import (
+    Account,
+    Charge,
+    CreditPack,
+    GpuCalibration,
+    GpuSample,
+    LedgerEntry,
+    ModeRun,
+    PricePlan,
+)
+from billing.pricing import money_text
 from billing.values import Balance
+
+# Quotes take this percentile of the last QUOTE_SAMPLE_WINDOW measurements (mode, kind, pixel class).
+DEFAULT_QUOTE_PERCENTILE = 90
+DEFAULT_QUOTE_SAMPLE_WINDOW = 200
+# Which seed row of GpuCalibration stands for a pixel class until something was measured.
+_SEED_RESOLUTION_FOR_CLASS = {"sd": "720p", "hd": "1080p", "uhd": "original"}
 
 __all__ = [
     "Balance",
@@ -82,7 +99,8 @@ def plan_for_user(*, user) -> PricePlan:
 
 
 def _quantize(amount: Decimal, plan: PricePlan) -> Decimal:
-    return amount.quantize(Decimal(1).scaleb(-plan.minor_unit_exponent))
+    rounded = amount.quantize(Decimal(1).scaleb(-plan.minor_unit_exponent))
+    return abs(rounded) if rounded == 0 else rounded  # never "-0.00"
 
 
 def account_balance_for(*, account: Account) -> Balance:
@@ -129,8 +147,54 @@ def gpu_seconds_per_frame(*, mode: str, resolution: str) -> Decimal:
         raise ValueError(f"unknown mode/resolution {mode!r}/{resolution!r}") from exc
 
 
+def percentile(values: list[Decimal], pct: int) -> Decimal:
+    """Nearest-rank percentile (an actual measured value, never interpolated below one)."""
+    if not values:
+        raise ValueError("no values")
+    ordered = sorted(values)
+    rank = max(1, -(-pct * len(ordered) // 100))  # ceil(pct/100 × n)
+    return ordered[min(rank, len(ordered)) - 1]
+
+
+def gpu_seconds_per_frame_estimate(*, mode: str, kind: str, pixel_class: str) -> Decimal:
+    """What quotes assume: a high percentile of recent measurements for this mode, media kind and
+    pixel class (warm-up runs included); the seed calibration when nothing was measured yet."""
+    window = int(getattr(settings, "BILLING_QUOTE_SAMPLE_WINDOW", DEFAULT_QUOTE_SAMPLE_WINDOW))
+    pct = int(getattr(settings, "BILLING_QUOTE_PERCENTILE", DEFAULT_QUOTE_PERCENTILE))
+    values = list(
+        GpuSample.objects.filter(mode=mode, kind=kind, pixel_class=pixel_class)
+        .order_by("-created_at", "-id")
+        .values_list("gpu_seconds_per_frame", flat=True)[:window]
+    )
+    if values:
+        return percentile(values, pct)
+    return gpu_seconds_per_frame(
+        mode=mode, resolution=_SEED_RESOLUTION_FOR_CLASS.get(pixel_class, "original")
+    )
+
+
+def mode_runs_as(mode: str) -> str:
+    """The mode a requested mode really runs as on this install (the worker reports it at warm-up)."""
+    runs_as = ModeRun.objects.filter(requested=mode).values_list("runs_as", flat=True).first()
+    return runs_as or mode
+
+
+def mode_runs() -> dict[str, str]:
+    return dict(ModeRun.objects.values_list("requested", "runs_as"))
+
+
+def gpu_cost_per_second() -> Decimal:
+    """What one GPU second costs the operator (for margins in the admin), from settings."""
+    return Decimal(str(getattr(settings, "BILLING_GPU_COST_PER_SECOND", "0")))
+
+
 def job_cost(*, job_id: uuid.UUID) -> dict[str, Any] | None:
-    """The cost breakdown of one job for the job page and API; None when billing never saw the job."""
+    """What one job costs, for the job page, the API and webhooks; None when billing never saw it.
+
+    `state`: "reserved" (the price is set aside while the job runs), "paid", "released" (nothing
+    was charged) or "refunded". Amounts are strings in the currency's decimals, with `*_minor`
+    integers (cents) beside them; `sentence` says it in one plain sentence.
+    """
     entries = {
         entry.kind: entry for entry in LedgerEntry.objects.filter(job_id=job_id).select_related("account")
     }
@@ -145,25 +209,54 @@ def job_cost(*, job_id: uuid.UUID) -> dict[str, Any] | None:
     if refund is not None:
         state = "refunded"
     elif capture is not None:
-        state = "captured"
+        state = "paid"
     elif release is not None:
         state = "released"
     else:
-        state = "held"
+        state = "reserved"
     currency = charge.currency if charge is not None else quote.get("currency", "")
     exponent = int(hold.details.get("plan", {}).get("minor_unit_exponent", 2))
+    quoted = Decimal(quote.get("amount", hold.amount))
 
     def money(amount: Decimal | None) -> str | None:
-        return None if amount is None else str(amount.quantize(Decimal(1).scaleb(-exponent)))
+        return None if amount is None else money_text(amount, exponent)
 
+    def minor(amount: Decimal | None) -> int | None:
+        return None if amount is None else int(amount.scaleb(exponent).to_integral_value())
+
+    paid = capture.amount if capture is not None else None
+    refunded = refund.amount if refund is not None else None
+    released = release.amount if release is not None else Decimal(0)
+    if state == "reserved":
+        sentence = (
+            f"Price: {money(quoted)} credits, set aside while the swap runs. You pay at most this; "
+            "if it fails or is canceled, nothing is charged."
+        )
+    elif state == "paid":
+        sentence = f"Paid {money(paid)} credits (the price shown was {money(quoted)})."
+    elif state == "released":
+        sentence = f"Nothing was charged: the {money(hold.amount)} credits set aside are available again."
+    else:
+        sentence = f"Refunded {money(refunded)} credits: this swap cost you nothing."
     return {
         "state": state,
+        "sentence": sentence,
         "currency": currency,
-        "quoted": quote.get("amount"),
-        "held": money(hold.amount),
-        "charge": money(capture.amount) if capture is not None else None,
-        "released": money(release.amount) if release is not None else money(Decimal(0)),
-        "refunded": money(refund.amount) if refund is not None else None,
+        "unit": "credits",
+        "minor_unit_exponent": exponent,
+        "quoted": money(quoted),
+        "quoted_minor": minor(quoted),
+        "price": money(quoted),
+        "held": money(hold.amount) if state == "reserved" else money(Decimal(0)),
+        "paid": money(paid),
+        "paid_minor": minor(paid),
+        "charge": money(paid),  # the older name of `paid`
+        "released": money(released),
+        "refunded": money(refunded),
+        "refunded_minor": minor(refunded),
+        "capped": charge.capped if charge else None,
+        "mode_charged": charge.mode if charge else quote.get("mode"),
+        "mode_requested": (charge.mode_requested if charge else None) or quote.get("mode_requested"),
         "frames": charge.frames if charge else quote.get("frames"),
         "resolution_coefficient": str(charge.resolution_coefficient)
         if charge
@@ -172,6 +265,7 @@ def job_cost(*, job_id: uuid.UUID) -> dict[str, Any] | None:
         "gpu_seconds": str(charge.gpu_seconds) if charge else None,
         "gpu_seconds_estimate": quote.get("gpu_seconds_estimate"),
         "gpu_seconds_per_frame": str(charge.gpu_seconds_per_frame) if charge else None,
+        "formula_amount": money(charge.computed_amount) if charge else None,
         "wall_seconds": str(charge.wall_seconds) if charge else None,
         "unit_price": str(charge.unit_price) if charge else quote.get("unit_price"),
     }
@@ -189,6 +283,9 @@ class UsageRow:
     charged: Decimal
     refunded: Decimal
     net: Decimal
+    gpu_cost: Decimal = Decimal(0)  # what the GPU time cost the operator
+    margin: Decimal = Decimal(0)  # net − GPU cost
+    capped_jobs: int = 0  # jobs whose formula came out above the quote (charged the quote)
 
 
 def month_bounds(month: date) -> tuple[datetime, datetime]:
@@ -220,6 +317,8 @@ def usage_report(*, month: date | None = None, user=None) -> list[UsageRow]:
             gpu_seconds=Coalesce(Sum("charge__gpu_seconds", filter=captures), _ZERO, output_field=_MONEY),
             charged=Coalesce(Sum("amount", filter=captures), _ZERO, output_field=_MONEY),
             refunded=Coalesce(Sum("amount", filter=Q(kind=EntryKind.REFUND)), _ZERO, output_field=_MONEY),
+            gpu_cost=Coalesce(Sum("charge__gpu_cost", filter=captures), _ZERO, output_field=_MONEY),
+            capped_jobs=Count("id", filter=captures & Q(charge__capped=True)),
         )
         .order_by("month", "account__user__username")
     )
@@ -240,6 +339,9 @@ def usage_report(*, month: date | None = None, user=None) -> list[UsageRow]:
                 charged=_quantize(row["charged"], plan),
                 refunded=_quantize(row["refunded"], plan),
                 net=_quantize(row["charged"] - row["refunded"], plan),
+                gpu_cost=row["gpu_cost"].quantize(Decimal("0.0001")),
+                margin=(row["charged"] - row["refunded"] - row["gpu_cost"]).quantize(Decimal("0.0001")),
+                capped_jobs=row["capped_jobs"],
             )
         )
     return report
@@ -247,3 +349,108 @@ def usage_report(*, month: date | None = None, user=None) -> list[UsageRow]:
 
 def _as_date(value: date | datetime) -> date:
     return value.date() if isinstance(value, datetime) else value
+
+
+@dataclass(frozen=True)
+class HistoryRow:
+    """One line of a user's history: a whole job (its entries folded in), or one money movement."""
+
+    created_at: datetime
+    job_id: uuid.UUID | None
+    entries: list[LedgerEntry]
+    title: str  # "Swap", "Credits bought", …
+    price: Decimal | None  # jobs: the quote
+    paid: Decimal | None  # jobs: what was captured (None while running or when nothing was charged)
+    refunded: Decimal | None
+    amount: Decimal  # the change to the balance, signed (0 while a job runs)
+    status: str  # "reserved" | "paid" | "released" | "refunded" | "" for non-job rows
+
+
+_ENTRY_TITLES = {
+    EntryKind.TOP_UP: "Credits added",
+    EntryKind.PURCHASE: "Credits bought",
+    EntryKind.REVERSAL: "Purchase reversed",
+    EntryKind.ADJUSTMENT: "Correction",
+}
+
+
+def history_keys(*, user) -> list[tuple[datetime, str, Any]]:
+    """Every history row's (time, kind, key), newest first: one per job, one per other entry."""
+    entries = LedgerEntry.objects.filter(account__user=user)
+    jobs = entries.filter(job_id__isnull=False).order_by().values("job_id").annotate(first=Min("created_at"))
+    keys = [(row["first"], "job", row["job_id"]) for row in jobs]
+    keys += [
+        (created_at, "entry", pk)
+        for pk, created_at in entries.filter(job_id__isnull=True).values_list("id", "created_at")
+    ]
+    keys.sort(key=lambda key: (key[0], str(key[2])), reverse=True)
+    return keys
+
+
+def history_rows(keys: list[tuple[datetime, str, Any]]) -> list[HistoryRow]:
+    """The rows for one page of history_keys."""
+    job_ids = [key for _, what, key in keys if what == "job"]
+    entry_ids = [key for _, what, key in keys if what == "entry"]
+    by_job: dict[uuid.UUID, list[LedgerEntry]] = {}
+    for entry in LedgerEntry.objects.filter(job_id__in=job_ids).order_by("created_at", "id"):
+        by_job.setdefault(entry.job_id, []).append(entry)
+    singles = {entry.pk: entry for entry in LedgerEntry.objects.filter(pk__in=entry_ids)}
+    rows = []
+    for created_at, what, key in keys:
+        if what == "job":
+            rows.append(_job_row(created_at, key, by_job.get(key, [])))
+        elif key in singles:
+            entry = singles[key]
+            signed = -entry.amount if entry.kind in BALANCE_DEBIT_KINDS else entry.amount
+            rows.append(
+                HistoryRow(
+                    created_at=created_at,
+                    job_id=None,
+                    entries=[entry],
+                    title=_ENTRY_TITLES.get(entry.kind, entry.get_kind_display()),
+                    price=None,
+                    paid=None,
+                    refunded=None,
+                    amount=signed,
+                    status="",
+                )
+            )
+    return rows
+
+
+def _job_row(created_at: datetime, job_id: uuid.UUID, entries: list[LedgerEntry]) -> HistoryRow:
+    kinds = {entry.kind: entry for entry in entries}
+    hold = kinds.get(EntryKind.HOLD)
+    capture = kinds.get(EntryKind.CAPTURE)
+    refund = kinds.get(EntryKind.REFUND)
+    price = Decimal((hold.details.get("quote") or {}).get("amount", hold.amount)) if hold else None
+    if refund is not None:
+        status = "refunded"
+    elif capture is not None:
+        status = "paid"
+    elif EntryKind.RELEASE in kinds:
+        status = "released"
+    else:
+        status = "reserved"
+    paid = capture.amount if capture is not None else None
+    refunded = refund.amount if refund is not None else None
+    amount = -(paid or Decimal(0)) + (refunded or Decimal(0))
+    return HistoryRow(
+        created_at=created_at,
+        job_id=job_id,
+        entries=entries,
+        title="Swap",
+        price=price,
+        paid=paid,
+        refunded=refunded,
+        amount=amount,
+        status=status,
+    )
+
+
+def credit_value(*, credits: Decimal) -> tuple[Decimal, str] | None:
+    """What credits are worth in money at the list price (the smallest active pack), if any."""
+    pack = CreditPack.objects.filter(active=True).order_by("credits", "price").first()
+    if pack is None or pack.credits <= 0:
+        return None
+    return (credits * pack.price / pack.credits).quantize(Decimal("0.01")), pack.currency

@@ -13,10 +13,10 @@ from django.db import IntegrityError, transaction
 
 from billing import selectors
 from billing.calibration import DEFAULT_GPU_SECONDS_PER_FRAME, EMA_ALPHA
-from billing.choices import EntryKind, Mode, Resolution
+from billing.choices import EntryKind, MediaKind, Mode, Resolution, SampleOrigin
 from billing.errors import AlreadyRefunded, HoldClosed, InsufficientCredit, NoHold, NotRefundable
-from billing.models import Account, Charge, GpuCalibration, LedgerEntry
-from billing.pricing import PlanPricing, charge_amount, hold_amount, processed_size
+from billing.models import Account, Charge, GpuCalibration, GpuSample, LedgerEntry, ModeRun
+from billing.pricing import PlanPricing, charge_amount, pixel_class, processed_size
 from billing.values import Balance, Quote, Usage
 
 __all__ = [
@@ -27,10 +27,12 @@ __all__ = [
     "account_get_or_create",
     "account_top_up",
     "calibration_record",
+    "gpu_sample_record",
     "hold_capture",
     "hold_place",
     "hold_release",
     "job_refund",
+    "mode_runs_record",
     "quote_job",
 ]
 
@@ -107,14 +109,17 @@ def _quote(
     seconds_per_frame: Decimal,
     queue: str,
     plan_name: str,
+    mode_requested: str = "",
+    kind: str = MediaKind.IMAGE,
 ) -> Quote:
     if mode not in Mode.values:
         raise ValueError(f"unknown mode {mode!r}")
     if isinstance(frames, bool) or not isinstance(frames, int) or frames < 1:
         raise ValueError("frames must be a positive integer")
     processed_width, processed_height = processed_size(width, height, resolution)
+    scaled = (processed_width, processed_height) != (width, height)
     coefficient = pricing.resolution_coefficient(
-        resolution=resolution, width=processed_width, height=processed_height
+        resolution=resolution, width=processed_width, height=processed_height, scaled=scaled
     )
     weight = pricing.mode_weight(mode)
     amount = charge_amount(
@@ -135,11 +140,8 @@ def _quote(
         gpu_seconds_estimate=(seconds_per_frame * frames).quantize(GPU_SECONDS_PLACES, ROUND_HALF_UP),
         unit_price=pricing.unit_price,
         amount=amount,
-        hold_amount=hold_amount(
-            amount=amount,
-            safety_factor=pricing.hold_safety_factor,
-            minor_unit_exponent=pricing.minor_unit_exponent,
-        ),
+        hold_amount=amount,  # the hold is the quote: no hidden multiplier above what was shown
+        scaled=scaled,
         currency=pricing.currency,
         queue=queue,
         mode=mode,
@@ -147,26 +149,48 @@ def _quote(
         gpu_seconds_per_frame_estimate=seconds_per_frame,
         minimum_charge=pricing.minimum_charge,
         plan=plan_name,
+        mode_requested=mode_requested or mode,
+        kind=kind,
+        pixel_class=pixel_class(processed_width, processed_height),
+        minor_unit_exponent=pricing.minor_unit_exponent,
     )
 
 
-def quote_job(*, user, width: int, height: int, frames: int, mode: str, resolution: str) -> Quote:
-    """Price a job on the user's plan with the calibrated GPU-time estimate. Writes nothing."""
+def quote_job(
+    *, user, width: int, height: int, frames: int, mode: str, resolution: str, kind: str = ""
+) -> Quote:
+    """Price a job on the user's plan. Writes nothing. The one function behind every price shown:
+    the upload page, POST /api/v1/quotes and the job's stored quote (issue 14).
+
+    `width`/`height`: the target's own size (the processed size is derived here); `frames`: 1 for
+    a photo, the probed count for a video; `kind` defaults to video when frames > 1. The mode is
+    priced as the mode it runs as on this install (selectors.mode_runs_as); the GPU time is a
+    high percentile of measured seconds per frame for that mode, media kind and pixel class.
+    """
     if resolution not in Resolution.values:
         raise ValueError(f"unknown resolution {resolution!r}")
     if mode not in Mode.values:
         raise ValueError(f"unknown mode {mode!r}")
+    kind = kind or (MediaKind.VIDEO if frames > 1 else MediaKind.IMAGE)
+    if kind not in MediaKind.values:
+        raise ValueError(f"unknown media kind {kind!r}")
+    runs_as = selectors.mode_runs_as(mode)
+    processed_width, processed_height = processed_size(width, height, resolution)
     plan = selectors.plan_for_user(user=user)
     return _quote(
         pricing=plan.pricing(),
         width=width,
         height=height,
         frames=frames,
-        mode=mode,
+        mode=runs_as,
         resolution=resolution,
-        seconds_per_frame=selectors.gpu_seconds_per_frame(mode=mode, resolution=resolution),
+        seconds_per_frame=selectors.gpu_seconds_per_frame_estimate(
+            mode=runs_as, kind=kind, pixel_class=pixel_class(processed_width, processed_height)
+        ),
         queue=plan.gpu_queue,
         plan_name=plan.name,
+        mode_requested=mode,
+        kind=kind,
     )
 
 
@@ -221,11 +245,13 @@ def _open_hold(job_id: uuid.UUID) -> tuple[LedgerEntry | None, Account | None]:
 
 
 def hold_capture(*, job_id: uuid.UUID, usage: Usage) -> Charge:
-    """Charge the job for what it used: min(charge, hold) is captured, the rest released.
+    """Charge the job for what it used: min(formula on the measured work, quote) is captured, the
+    rest released. The quote is a promise: the charge is never above it (issue 14).
 
-    Prices are those snapshotted on the hold (the prices the user was quoted); GPU time is measured.
-    Idempotent: a second call returns the same Charge and writes nothing. Also feeds the measured
-    GPU seconds per frame into the calibration average.
+    Prices are those snapshotted on the hold (the prices the user was quoted); GPU time is measured;
+    the mode weight is that of the mode that ran (usage.mode), the coefficient that of the processed
+    size. Idempotent: a second call returns the same Charge and writes nothing. Also records the
+    measured GPU seconds per frame for future quotes.
     """
     _require_decimal("usage.gpu_seconds", usage.gpu_seconds)
     _require_decimal("usage.wall_seconds", usage.wall_seconds)
@@ -245,7 +271,10 @@ def hold_capture(*, job_id: uuid.UUID, usage: Usage) -> Charge:
             GPU_SECONDS_PER_FRAME_PLACES, ROUND_HALF_UP
         )
         coefficient = pricing.resolution_coefficient(
-            resolution=usage.resolution, width=usage.width, height=usage.height
+            resolution=usage.resolution,
+            width=usage.width,
+            height=usage.height,
+            scaled=bool(hold.details.get("quote", {}).get("scaled", True)),
         )
         weight = pricing.mode_weight(usage.mode)
         computed = charge_amount(
@@ -257,8 +286,11 @@ def hold_capture(*, job_id: uuid.UUID, usage: Usage) -> Charge:
             minimum_charge=pricing.minimum_charge,
             minor_unit_exponent=pricing.minor_unit_exponent,
         )
-        captured = min(computed, hold.amount)
+        quoted = Decimal(hold.details.get("quote", {}).get("amount", hold.amount))
+        ceiling = min(quoted, hold.amount)
+        captured = min(computed, ceiling)
         remainder = hold.amount - captured
+        gpu_seconds = usage.gpu_seconds.quantize(GPU_SECONDS_PLACES, ROUND_HALF_UP)
         try:
             with transaction.atomic():
                 capture = LedgerEntry.objects.create(
@@ -284,18 +316,25 @@ def hold_capture(*, job_id: uuid.UUID, usage: Usage) -> Charge:
                     width=usage.width,
                     height=usage.height,
                     mode=usage.mode,
+                    mode_requested=usage.mode_requested
+                    or hold.details.get("quote", {}).get("mode_requested", usage.mode),
                     resolution=usage.resolution,
                     resolution_coefficient=coefficient,
                     mode_weight=weight,
-                    gpu_seconds=usage.gpu_seconds.quantize(GPU_SECONDS_PLACES, ROUND_HALF_UP),
+                    gpu_seconds=gpu_seconds,
                     gpu_seconds_per_frame=seconds_per_frame,
                     wall_seconds=usage.wall_seconds.quantize(GPU_SECONDS_PLACES, ROUND_HALF_UP),
                     stage_seconds={name: float(seconds) for name, seconds in usage.stage_seconds.items()},
                     unit_price=pricing.unit_price,
                     minimum_charge=pricing.minimum_charge,
                     computed_amount=computed,
+                    quoted_amount=quoted,
                     held_amount=hold.amount,
                     amount=captured,
+                    capped=computed > ceiling,
+                    gpu_cost=(gpu_seconds * selectors.gpu_cost_per_second()).quantize(
+                        Decimal("0.0001"), ROUND_HALF_UP
+                    ),
                     released_amount=remainder,
                     currency=pricing.currency,
                 )
@@ -305,6 +344,13 @@ def hold_capture(*, job_id: uuid.UUID, usage: Usage) -> Charge:
         if seconds_per_frame > 0:  # a zero measurement (nothing ran on the GPU) says nothing about speed
             calibration_record(
                 mode=usage.mode, resolution=usage.resolution, gpu_seconds_per_frame=seconds_per_frame
+            )
+            gpu_sample_record(
+                mode=usage.mode,
+                kind=usage.kind or (MediaKind.VIDEO if usage.frames > 1 else MediaKind.IMAGE),
+                width=usage.width,
+                height=usage.height,
+                gpu_seconds_per_frame=seconds_per_frame,
             )
         return charge
 
@@ -371,3 +417,39 @@ def calibration_record(*, mode: str, resolution: str, gpu_seconds_per_frame: Dec
         row.samples += 1
         row.save(update_fields=["gpu_seconds_per_frame", "samples", "updated_at"])
         return row
+
+
+def gpu_sample_record(
+    *,
+    mode: str,
+    kind: str,
+    width: int,
+    height: int,
+    gpu_seconds_per_frame: Decimal,
+    origin: str = SampleOrigin.JOB,
+) -> GpuSample:
+    """Remember one measurement (a finished job, or a worker's warm-up run of its own speed)."""
+    _require_decimal("gpu_seconds_per_frame", gpu_seconds_per_frame)
+    if mode not in Mode.values or kind not in MediaKind.values:
+        raise ValueError(f"unknown mode/kind {mode!r}/{kind!r}")
+    if gpu_seconds_per_frame <= 0 or width < 1 or height < 1:
+        raise ValueError("a sample needs positive seconds and a size")
+    return GpuSample.objects.create(
+        mode=mode,
+        kind=kind,
+        pixel_class=pixel_class(width, height),
+        gpu_seconds_per_frame=gpu_seconds_per_frame.quantize(GPU_SECONDS_PER_FRAME_PLACES, ROUND_HALF_UP),
+        origin=origin,
+    )
+
+
+def mode_runs_record(*, runs_as: dict[str, str], notes: dict[str, str] | None = None) -> None:
+    """The GPU worker says what each mode really runs as on this install (at warm-up)."""
+    notes = notes or {}
+    with transaction.atomic():
+        for requested, actual in runs_as.items():
+            if requested not in Mode.values or actual not in Mode.values:
+                raise ValueError(f"unknown mode {requested!r} -> {actual!r}")
+            ModeRun.objects.update_or_create(
+                requested=requested, defaults={"runs_as": actual, "note": notes.get(requested, "")[:300]}
+            )

@@ -5,12 +5,14 @@ from __future__ import annotations
 from django.urls import path
 
 from billing.api.ledger import LedgerExportCsvApi, LedgerListApi
-from billing.api.quotes import QuoteCreateApi
+from billing.api.payments import CheckoutCreateApi, PackListApi, StripeWebhookApi
 
 app_name = "billing"
 
 urlpatterns = [
-    path("quotes", QuoteCreateApi.as_view(), name="quote-create"),
     path("ledger", LedgerListApi.as_view(), name="ledger-list"),
     path("ledger/export.csv", LedgerExportCsvApi.as_view(), name="ledger-export-csv"),
+    path("billing/packs", PackListApi.as_view(), name="pack-list"),
+    path("billing/checkout", CheckoutCreateApi.as_view(), name="checkout-create"),
+    path("billing/stripe/webhook", StripeWebhookApi.as_view(), name="stripe-webhook"),
 ]

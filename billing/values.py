@@ -9,7 +9,8 @@ from typing import Any
 
 @dataclass(frozen=True)
 class Quote:
-    """The price of a job before it runs. `hold_amount` is what hold_place reserves."""
+    """The price of a job before it runs: `amount` is the most the job will cost, and exactly what
+    hold_place reserves (`hold_amount` == `amount`; kept for API clients that read it)."""
 
     frames: int
     processed_width: int
@@ -27,6 +28,16 @@ class Quote:
     gpu_seconds_per_frame_estimate: Decimal = Decimal(0)
     minimum_charge: Decimal = Decimal(0)
     plan: str = ""
+    mode_requested: str = ""  # what the user chose; `mode` is what runs (and is priced) on this install
+    kind: str = "image"
+    pixel_class: str = ""
+    minor_unit_exponent: int = 2
+    scaled: bool = True  # the preset scaled the target down (else it is priced as at most "original")
+
+    @property
+    def amount_minor(self) -> int:
+        """The amount in the currency's minor unit (cents for USD)."""
+        return int(self.amount.scaleb(self.minor_unit_exponent).to_integral_value())
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-friendly: Decimals as strings, so no precision is lost."""
@@ -47,6 +58,12 @@ class Quote:
             "currency": self.currency,
             "queue": self.queue,
             "plan": self.plan,
+            "mode_requested": self.mode_requested or self.mode,
+            "kind": self.kind,
+            "pixel_class": self.pixel_class,
+            "minor_unit_exponent": self.minor_unit_exponent,
+            "amount_minor": self.amount_minor,
+            "scaled": self.scaled,
         }
 
 
@@ -57,11 +74,13 @@ class Usage:
     frames: int
     width: int  # processed
     height: int  # processed
-    mode: str
+    mode: str  # the mode that ran (priced); may be cheaper than the one requested
     resolution: str
     gpu_seconds: Decimal  # whole job
     wall_seconds: Decimal
     stage_seconds: dict[str, float] = field(default_factory=dict)
+    kind: str = ""  # "image" or "video"; empty: a video when frames > 1
+    mode_requested: str = ""
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,9 @@ from webapp.ops import embedded
 _data_dir = Path(tempfile.mkdtemp(prefix="visage-test-"))
 os.environ.setdefault("VISAGE_DATA_DIR", str(_data_dir))
 os.environ.setdefault("VISAGE_MODELS_DIR", str(_data_dir / "models"))
+# Worker subprocesses start without measuring their speed (a few real swaps, slow on a busy CPU);
+# tests/webapp/jobs/test_billing_e2e.py runs that measurement itself.
+os.environ.setdefault("VISAGE_WARMUP_CALIBRATION", "0")
 
 if not os.environ.get("REDIS_URL"):
     _redis = embedded.start_redis(_data_dir / "redis", persist=False)

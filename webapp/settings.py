@@ -235,6 +235,22 @@ VIDEO_CRF = {
 # --- Accounts ---------------------------------------------------------------------------------
 SIGNUP_CREDITS = Decimal(env_str("VISAGE_SIGNUP_CREDITS", "20"))  # starting balance for site sign-ups
 
+# --- Billing (issue 14) -------------------------------------------------------------------------
+# Quotes assume this percentile of the last N measured GPU seconds per frame (mode, media kind,
+# pixel class), so the operator's margin holds while quotes stay near what jobs really cost.
+BILLING_QUOTE_PERCENTILE = env_int("VISAGE_QUOTE_PERCENTILE", 90)
+BILLING_QUOTE_SAMPLE_WINDOW = env_int("VISAGE_QUOTE_SAMPLE_WINDOW", 200)
+# What one GPU second costs the operator: the admin's margin column and monthly report use it.
+BILLING_GPU_COST_PER_SECOND = Decimal(env_str("VISAGE_GPU_COST_PER_SECOND", "0.0005"))
+# GPU workers measure their own speed per mode and pixel class at start (a few real swaps).
+WARMUP_CALIBRATION = env_bool("VISAGE_WARMUP_CALIBRATION", True)
+# Stripe Checkout for buying credit packs. Without a secret key the packs page says card payments
+# are not configured (staff top up by hand in the admin).
+STRIPE_SECRET_KEY = env_str("STRIPE_SECRET_KEY", "")
+STRIPE_WEBHOOK_SECRET = env_str("STRIPE_WEBHOOK_SECRET", "")
+STRIPE_API_BASE = env_str("STRIPE_API_BASE", "https://api.stripe.com")
+STRIPE_TIMEOUT_S = env_float("STRIPE_TIMEOUT_S", 10.0)
+
 # --- Email ------------------------------------------------------------------------------------
 # SMTP when EMAIL_HOST is set; otherwise messages (password resets) are printed to the web server's
 # log. Production without EMAIL_HOST still starts, with a warning (webapp.apps.WebappConfig.ready).

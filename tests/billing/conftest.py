@@ -13,6 +13,10 @@ from billing.values import Usage
 
 @pytest.fixture
 def plan(db) -> PricePlan:
+    return round_number_plan()
+
+
+def round_number_plan() -> PricePlan:
     """The default plan from the data migration, set to round numbers the tests can check by hand."""
     plan = PricePlan.objects.get(is_default=True)
     plan.unit_price = Decimal("0.10")
@@ -22,7 +26,6 @@ def plan(db) -> PricePlan:
     plan.weight_standard = Decimal("1.00")
     plan.weight_hq = Decimal("2.00")
     plan.minimum_charge = Decimal("0.05")
-    plan.hold_safety_factor = Decimal("1.5")
     plan.minor_unit_exponent = 2
     plan.currency = "USD"
     plan.save()
@@ -31,7 +34,7 @@ def plan(db) -> PricePlan:
 
 @pytest.fixture
 def video_quote(plan, user_a):
-    """300 frames, standard, 1080p at 0.15 s/frame: 300 × 1.5 × 1.0 × 0.15 × 0.10 = 6.75; hold 10.13."""
+    """300 frames, standard, 1080p at 0.15 s/frame: 300 × 1.5 × 1.0 × 0.15 × 0.10 = 6.75 (also the hold)."""
     return services.quote_job(
         user=user_a, width=1920, height=1080, frames=300, mode=Mode.STANDARD, resolution=Resolution.P1080
     )

@@ -119,7 +119,9 @@ def test_usage_report_csv(staff, funded_user, user_b, plan):
     captured_job(funded_user, gpu_seconds="36")  # 5.40
     refunded = captured_job(funded_user, gpu_seconds="30")  # 300 × 1.5 × 0.10 s × 0.10 = 4.50
     services.job_refund(job_id=refunded, actor=None, reason="bad")
-    captured_job(user_b, gpu_seconds="45")  # 6.75
+    # 6.75 by the formula, but bob was quoted 5.40 (the measured 0.12 s/frame of alice's jobs, p90):
+    # he pays the quote, and the report counts his job as capped.
+    captured_job(user_b, gpu_seconds="45")
     month = datetime.now(UTC).strftime("%Y-%m")
 
     page = staff.get(reverse("admin:billing_usage_report"), {"month": month})
@@ -137,11 +139,14 @@ def test_usage_report_csv(staff, funded_user, user_b, plan):
             r["charged"],
             r["refunded"],
             r["net"],
+            r["gpu_cost"],
+            r["margin"],
+            r["capped_jobs"],
         )
         for r in rows
-    ] == [
-        (month, "alice", "2", "600", "66.000", "9.90", "4.50", "5.40"),
-        (month, "bob", "1", "300", "45.000", "6.75", "0.00", "6.75"),
+    ] == [  # GPU cost at the default 0.0005 per GPU second
+        (month, "alice", "2", "600", "66.000", "9.90", "4.50", "5.40", "0.0330", "5.3670", "0"),
+        (month, "bob", "1", "300", "45.000", "5.40", "0.00", "5.40", "0.0225", "5.3775", "1"),
     ]
     other_month = staff.get(reverse("admin:billing_usage_report"), {"month": "2001-01", "export": "csv"})
     assert other_month.content.decode().strip().count("\n") == 0  # header only
@@ -158,7 +163,6 @@ def test_only_one_default_plan(staff, plan):
             "minimum_charge": "0.01",
             "currency": "usd",
             "minor_unit_exponent": "2",
-            "hold_safety_factor": "1.2",
             "coefficient_720p": "1",
             "coefficient_1080p": "1.5",
             "original_coefficient_tiers": '[[2073600, "1.5"], [null, "3"]]',

@@ -26,9 +26,11 @@ def fund(user, amount: str) -> None:
 
 
 def test_quote_by_hand(video_quote):
-    # 300 × 1.5 × 1.0 × 0.15 s × 0.10 = 6.75; hold 6.75 × 1.5 = 10.125 → 10.13
+    # 300 × 1.5 × 1.0 × 0.15 s × 0.10 = 6.75; the hold is the quote itself (no hidden multiplier)
     assert video_quote.amount == money("6.75")
-    assert video_quote.hold_amount == money("10.13")
+    assert video_quote.hold_amount == money("6.75")
+    assert video_quote.amount_minor == 675
+    assert (video_quote.kind, video_quote.pixel_class) == ("video", "hd")
     assert (video_quote.processed_width, video_quote.processed_height) == (1920, 1080)
     assert video_quote.gpu_seconds_estimate == money("45.000")
     assert video_quote.queue == "default"
@@ -51,33 +53,40 @@ def test_quote_uses_the_users_plan_and_queue(plan, user_a):
     account.plan = vip
     account.save()
     quote = services.quote_job(
-        user=user_a, width=1920, height=1080, frames=10, mode=Mode.FAST, resolution=Resolution.P1080
+        user=user_a, width=3840, height=2160, frames=10, mode=Mode.FAST, resolution=Resolution.P1080
     )
-    # 10 × 2 × 1 × 0.08 s (fast 1080p seed) × 0.20 = 0.32
+    # 10 × 2 × 1 × 0.08 s (fast 1080p seed) × 0.20 = 0.32 (scaled down to 1080p: the plan's 1080p price)
     assert quote.amount == money("0.32")
     assert quote.queue == "vip"
     assert selectors.plan_for_user(user=user_a) == vip
 
 
 def test_insufficient_credit_stores_nothing(video_quote, user_a):
-    fund(user_a, "10.00")
+    fund(user_a, "6.70")
     before = LedgerEntry.objects.count()
     with pytest.raises(InsufficientCredit) as caught:
         services.hold_place(user=user_a, job_id=uuid.uuid4(), quote=video_quote)
-    assert caught.value.required == money("10.13")
-    assert caught.value.available == money("10.00")
+    assert caught.value.required == money("6.75")
+    assert caught.value.available == money("6.70")
     assert caught.value.status_code == 402
     assert caught.value.default_code == "insufficient_credits"
-    assert caught.value.problem_extra() == {"required": "10.13", "available": "10.00", "currency": "USD"}
+    assert caught.value.problem_extra() == {
+        "required": "6.75",
+        "available": "6.70",
+        "currency": "USD",
+        "required_minor": 675,
+        "links": {"top_up": "/account/credits/"},
+    }
+    assert "Buy credits at /account/credits/" in str(caught.value.detail)
     assert LedgerEntry.objects.count() == before
 
 
 def test_hold_then_release_gives_everything_back(video_quote, funded_user):
     job_id = uuid.uuid4()
     services.hold_place(user=funded_user, job_id=job_id, quote=video_quote)
-    assert selectors.account_balance(user=funded_user).available == money("989.87")
+    assert selectors.account_balance(user=funded_user).available == money("993.25")
     release = services.hold_release(job_id=job_id, reason="job canceled")
-    assert release.amount == money("10.13")
+    assert release.amount == money("6.75")
     balance = selectors.account_balance(user=funded_user)
     assert (balance.balance, balance.held, balance.available) == (
         money("1000.00"),
@@ -100,7 +109,7 @@ def test_hold_twice_is_one_hold(video_quote, funded_user):
     job_id = uuid.uuid4()
     first = services.hold_place(user=funded_user, job_id=job_id, quote=video_quote)
     assert services.hold_place(user=funded_user, job_id=job_id, quote=video_quote) == first
-    assert selectors.account_balance(user=funded_user).held == money("10.13")
+    assert selectors.account_balance(user=funded_user).held == money("6.75")
 
 
 def test_capture_below_hold_releases_the_rest(video_quote, funded_user):
@@ -109,9 +118,10 @@ def test_capture_below_hold_releases_the_rest(video_quote, funded_user):
     # measured 36 s for 300 frames = 0.12 s/frame: 300 × 1.5 × 1 × 0.12 × 0.10 = 5.40
     charge = services.hold_capture(job_id=job_id, usage=usage_for(video_quote, gpu_seconds="36"))
     assert charge.amount == money("5.40")
-    assert charge.released_amount == money("4.73")  # 10.13 − 5.40
+    assert charge.released_amount == money("1.35")  # 6.75 − 5.40
+    assert not charge.capped and charge.quoted_amount == money("6.75")
     release = LedgerEntry.objects.get(job_id=job_id, kind=EntryKind.RELEASE)
-    assert release.amount == money("4.73")
+    assert release.amount == money("1.35")
     balance = selectors.account_balance(user=funded_user)
     assert (balance.balance, balance.held, balance.available) == (
         money("994.60"),
@@ -119,20 +129,23 @@ def test_capture_below_hold_releases_the_rest(video_quote, funded_user):
         money("994.60"),
     )
     cost = selectors.job_cost(job_id=job_id)
-    assert cost["state"] == "captured"
-    assert cost["charge"] == "5.40" and cost["held"] == "10.13" and cost["released"] == "4.73"
+    assert cost["state"] == "paid"
+    assert cost["paid"] == "5.40" and cost["price"] == "6.75" and cost["released"] == "1.35"
+    assert cost["paid_minor"] == 540 and cost["held"] == "0.00"
+    assert cost["sentence"] == "Paid 5.40 credits (the price shown was 6.75)."
     assert cost["gpu_seconds"] == "36.000" and cost["frames"] == 300 and cost["unit_price"] == "0.100000"
 
 
-def test_capture_is_capped_at_the_hold(video_quote, funded_user):
+def test_charge_never_exceeds_the_quote(video_quote, funded_user):
     job_id = uuid.uuid4()
     services.hold_place(user=funded_user, job_id=job_id, quote=video_quote)
-    # 90 s measured → 13.50 computed, but only 10.13 was held
+    # 90 s measured → 13.50 computed, but the price shown was 6.75: that is what is paid
     charge = services.hold_capture(job_id=job_id, usage=usage_for(video_quote, gpu_seconds="90"))
     assert charge.computed_amount == money("13.50")
-    assert charge.amount == money("10.13")
+    assert charge.amount == money("6.75")
+    assert charge.capped
     assert not LedgerEntry.objects.filter(job_id=job_id, kind=EntryKind.RELEASE).exists()
-    assert selectors.account_balance(user=funded_user).balance == money("989.87")
+    assert selectors.account_balance(user=funded_user).balance == money("993.25")
 
 
 def test_capture_twice_is_one_charge(video_quote, funded_user):
@@ -185,7 +198,9 @@ def test_capture_updates_the_calibration(video_quote, funded_user):
     requote = services.quote_job(
         user=funded_user, width=1920, height=1080, frames=300, mode="standard", resolution="1080p"
     )
-    assert requote.gpu_seconds_estimate == money("42.000")
+    # Quotes now assume the measured seconds per frame (a high percentile of the measurements of
+    # this mode, media kind and pixel class; here the one sample), not the slow-moving average.
+    assert requote.gpu_seconds_estimate == money("30.000")
 
 
 def test_ledger_rows_are_immutable(funded_user):

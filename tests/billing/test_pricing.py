@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from billing.pricing import PlanPricing, charge_amount, hold_amount, parse_tiers, processed_size
+from billing.pricing import PlanPricing, charge_amount, money_text, parse_tiers, processed_size
 
 
 def charge(**overrides) -> Decimal:
@@ -80,11 +80,19 @@ def test_minimum_finer_than_the_currency_is_rounded_up():
     assert charge(gpu_seconds=Decimal("0.001"), minimum_charge=Decimal("0.004")) == Decimal("0.01")
 
 
-def test_hold_is_amount_times_safety_factor_half_up():
-    # 6.75 × 1.5 = 10.125 → 10.13
-    assert hold_amount(
-        amount=Decimal("6.75"), safety_factor=Decimal("1.5"), minor_unit_exponent=2
-    ) == Decimal("10.13")
+@pytest.mark.parametrize(
+    ("amount", "exponent", "text"),
+    [
+        (Decimal("-0.00"), 2, "0.00"),
+        (Decimal("-0.004"), 2, "0.00"),
+        (Decimal("0"), 2, "0.00"),
+        (Decimal("1234.5"), 2, "1234.50"),
+        (Decimal("-3.456"), 2, "-3.46"),
+        (Decimal("7"), 0, "7"),
+    ],
+)
+def test_money_text_has_no_negative_zero(amount, exponent, text):
+    assert money_text(amount, exponent) == text
 
 
 @pytest.mark.parametrize("bad", [0.1, 1, "0.1"])
@@ -127,12 +135,21 @@ def test_original_coefficient_by_pixel_tier():
         minimum_charge=Decimal(0),
         currency="USD",
         minor_unit_exponent=2,
-        hold_safety_factor=Decimal("1.5"),
     )
     assert pricing.resolution_coefficient(resolution="original", width=1280, height=720) == Decimal("1.0")
     assert pricing.resolution_coefficient(resolution="original", width=1920, height=1080) == Decimal("1.5")
     assert pricing.resolution_coefficient(resolution="original", width=1921, height=1080) == Decimal("4")
     assert PlanPricing.from_dict(pricing.as_dict()) == pricing
+    # A preset costs at most what its processed pixels cost as "original": 1080p on a photo that is
+    # never scaled up (661 px tall) costs what the original costs (issue 14).
+    unscaled = {"scaled": False}
+    assert pricing.resolution_coefficient(resolution="1080p", width=1000, height=661, **unscaled) == Decimal(
+        "1.0"
+    )
+    assert pricing.resolution_coefficient(resolution="1080p", width=1000, height=661) == Decimal("1.5")
+    assert pricing.resolution_coefficient(resolution="720p", width=700, height=5000, **unscaled) == Decimal(
+        "1"
+    )
 
 
 @pytest.mark.parametrize(
@@ -206,14 +223,6 @@ def test_monotone_in_every_factor(frames, c, w, s, p, m, e, which, bump):
     before = charge_amount(**args)
     args[which] = args[which] + (int(bump) + 1 if which == "frames" else bump)
     assert charge_amount(**args) >= before
-
-
-@given(amount=factors, factor=st.decimals(min_value=Decimal(1), max_value=Decimal(10), places=3), e=exponents)
-def test_hold_covers_the_amount(amount, factor, e):
-    amount = amount.quantize(Decimal(1).scaleb(-e))
-    held = hold_amount(amount=amount, safety_factor=factor, minor_unit_exponent=e)
-    assert held >= amount
-    assert Fraction(held) == max(exact_half_up(Fraction(amount) * Fraction(factor), e), Fraction(amount))
 
 
 @given(

@@ -105,7 +105,7 @@ def problem_exception_handler(exc, context):
         return problem_response(request, status_code=exc.status, code=exc.code, detail=exc.message, errors=errors)
     if isinstance(exc, InsufficientCredit):
         return problem_response(request, status_code=402, code="insufficient_credits", detail=str(exc.detail),
-                                extra=exc.problem_extra())
+                                extra=exc.problem_extra(request))
     if isinstance(exc, StorageError | RedisError | OperationalError | InterfaceError):
         # A dependency is down: nothing was lost, the client should retry (never a 500).
         logger.warning("dependency unavailable for %s: %s", getattr(request, "path", "?"), exc)

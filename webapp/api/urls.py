@@ -1,6 +1,6 @@
 from django.urls import include, path
 
-from . import account, faces, jobs
+from . import account, faces, jobs, quotes
 
 urlpatterns = [
     path("auth/token", account.TokenView.as_view(), name="api-token"),
@@ -9,5 +9,6 @@ urlpatterns = [
     path("jobs/<uuid:job_id>", jobs.JobDetailView.as_view(), name="api-job-detail"),
     path("jobs/<uuid:job_id>/cancel", jobs.JobCancelView.as_view(), name="api-job-cancel"),
     path("faces", faces.FaceDetectView.as_view(), name="api-faces"),
+    path("quotes", quotes.QuoteCreateView.as_view(), name="api-quotes"),
     path("", include("billing.urls")),
 ]

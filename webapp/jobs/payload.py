@@ -15,13 +15,6 @@ from .choices import JobState
 from .models import Job
 from .states import TERMINAL_STATES
 
-STATE_CREDIT_NOTES = {
-    JobState.SUCCEEDED: "The actual charge was captured; the rest of the hold was released.",
-    JobState.REJECTED: "Held credits were released in full.",
-    JobState.FAILED: "Held credits were released in full.",
-    JobState.CANCELED: "Held credits were released in full.",
-}
-
 
 def _iso(value):
     return value.isoformat().replace("+00:00", "Z") if value else None
@@ -57,6 +50,7 @@ def job_payload(job: Job, *, request=None) -> dict:
     if job.queued_at and job.started_at:
         queue_seconds = round((job.started_at - job.queued_at).total_seconds(), 3)
     result = result_payload(job)
+    cost = billing_selectors.job_cost(job_id=job.id)
     return {
         "id": str(job.id),
         "state": job.state,
@@ -97,8 +91,9 @@ def job_payload(job: Job, *, request=None) -> dict:
         },
         "engine": job.engine_notes or None,
         "quote": job.quote or None,
-        "cost": billing_selectors.job_cost(job_id=job.id),
-        "credits": STATE_CREDIT_NOTES.get(job.state, "Credits for the quote are held until the job ends."),
+        "cost": cost,
+        # One plain sentence on the money, from the ledger, right in every state (issue 14).
+        "credits": cost["sentence"] if cost else "Nothing was charged for this swap.",
         "media_deleted": job.media_deleted_at is not None,
         "urls": {
             "self": absolute(reverse("api-job-detail", args=[job.id])),

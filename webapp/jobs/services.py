@@ -117,14 +117,7 @@ def job_create(
         if existing is not None:
             return _replay(existing, fingerprint), False
 
-    quote = billing_services.quote_job(
-        user=user,
-        width=target.width,
-        height=target.height,
-        frames=target.frames,
-        mode=options.mode,
-        resolution=options.resolution,
-    )
+    quote = job_quote(user=user, target=target, mode=options.mode, resolution=options.resolution)
     job_id = uuid.uuid4()
     files = {"source": source, "target": target}
     files.update({f"source-{i}": extra for i, extra in enumerate(extra_sources, 2)})
@@ -151,6 +144,21 @@ def job_create(
         _delete_objects(keys.values())
         raise
     return job, True
+
+
+def job_quote(*, user, target: MediaInfo, mode: str, resolution: str):
+    """The price of a job on this target: the one function behind the upload page's estimate,
+    POST /api/v1/quotes and the job's stored quote, from the same inputs (the target's own size,
+    the probed frame count), so all three agree to the cent (issue 14)."""
+    return billing_services.quote_job(
+        user=user,
+        width=target.width,
+        height=target.height,
+        frames=target.frames,
+        mode=mode,
+        resolution=resolution,
+        kind=target.kind,
+    )
 
 
 def _record_job(
@@ -419,6 +427,21 @@ def _record_outcome(job_id: uuid.UUID, outcome: JobOutcome) -> bool:
     return moved
 
 
+def mode_that_ran(job: Job) -> str:
+    """The mode the engine actually ran (billing prices that one, never a dearer one asked for):
+    the engine's own report when it gives one, else what the job was quoted as (the mode it runs as
+    on this install), with hq without an enhancer counted as standard."""
+    notes = job.engine_notes or {}
+    for key in ("mode_ran", "mode"):
+        reported = notes.get(key)
+        if isinstance(reported, str) and reported in ("fast", "standard", "hq"):
+            return reported
+    quoted = (job.quote or {}).get("mode") or job.mode
+    if quoted == "hq" and "enhancer" in notes and not notes.get("enhancer"):
+        return "standard"
+    return quoted
+
+
 def _capture(job: Job) -> None:
     charge = billing_services.hold_capture(
         job_id=job.id,
@@ -426,7 +449,9 @@ def _capture(job: Job) -> None:
             frames=job.frames_processed or 1,
             width=job.processed_width or 0,
             height=job.processed_height or 0,
-            mode=job.mode,
+            mode=mode_that_ran(job),
+            mode_requested=job.mode,
+            kind=job.target.kind,
             resolution=job.resolution,
             gpu_seconds=job.gpu_seconds or Decimal("0"),
             wall_seconds=job.wall_seconds or Decimal("0"),
@@ -524,7 +549,7 @@ def jobs_sweep_stale(*, now: datetime | None = None) -> dict[str, int]:
         elif job_fail(
             job_id,
             code="worker_lost",
-            message="The worker processing this job stopped responding; no charge was made.",
+            message="The worker processing this job stopped responding.",
             from_states=[JobState.RUNNING],
         ):
             counts["failed"] += 1

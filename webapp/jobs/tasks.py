@@ -68,7 +68,7 @@ def on_run_failure(job, connection, exc_type, exc_value, traceback) -> None:
     services.job_fail(
         uuid.UUID(job.args[0]),
         code="internal_error",
-        message="The job could not be completed after several attempts; no charge was made.",
+        message="The job could not be completed after several attempts.",
         from_states=[JobState.QUEUED, JobState.RUNNING],
     )
 
@@ -86,6 +86,6 @@ def on_screening_failure(job, connection, exc_type, exc_value, traceback) -> Non
     services.job_fail(
         uuid.UUID(job.args[0]),
         code="screening_error",
-        message="Content screening failed; no charge was made. Please try again.",
+        message="Content screening failed. Please try again.",
         from_states=[JobState.CREATED, JobState.SCREENING],
     )

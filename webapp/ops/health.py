@@ -13,6 +13,7 @@ from django.http import HttpResponse, JsonResponse
 from django.utils import timezone
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Gauge, generate_latest
 
+from billing import metrics as billing_metrics
 from moderation import selectors as moderation_selectors
 from swap.serve import client as triton_client
 from webapp.jobs.choices import JobState
@@ -119,4 +120,5 @@ def metrics(request):
             heartbeat_at__lt=timezone.now() - timedelta(seconds=settings.JOB_HEARTBEAT_TIMEOUT_S),
         ).count()
     )
+    billing_metrics.add_to(registry)
     return HttpResponse(generate_latest(registry), content_type=CONTENT_TYPE_LATEST)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from . import views
+from . import credits, views
 
 urlpatterns = [
     path("", views.dashboard, name="dashboard"),
@@ -44,6 +44,10 @@ urlpatterns = [
         auth_views.PasswordChangeDoneView.as_view(template_name="registration/password_change_done.html"),
         name="password_change_done",
     ),
+    path("account/credits/", credits.credits, name="credits"),
+    path("account/credits/<int:pack_id>/buy", credits.credits_buy, name="credits-buy"),
+    path("account/credits/success/", credits.credits_success, name="credits-success"),
+    path("account/credits/canceled/", credits.credits_cancel, name="credits-cancel"),
     path("account/tokens", views.token_create, name="token-create"),
     path("account/tokens/<int:token_id>/revoke", views.token_revoke, name="token-revoke"),
 ]

@@ -19,12 +19,14 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.defaultfilters import filesizeformat
 from django.template.loader import render_to_string
+from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from billing import selectors as billing_selectors
 from billing import services as billing_services
 from billing.choices import Mode, Resolution
 from billing.errors import InsufficientCredit
+from billing.pricing import money_text
 from webapp.accounts import selectors as account_selectors
 from webapp.accounts import services as account_services
 from webapp.accounts.forms import LoginForm
@@ -35,6 +37,7 @@ from webapp.jobs.models import Job
 from webapp.media.storage import StorageError
 from webapp.media.validation import IMAGE_TYPES, UploadRejected
 
+from .credits import history_page, money_context
 from .forms import ApiTokenForm, JobOptionsForm, SignupForm
 from .presentation import cards_for
 
@@ -42,7 +45,6 @@ logger = logging.getLogger(__name__)
 
 VIDEO_TYPES = ("video/mp4", "video/quicktime", "video/webm")
 DASHBOARD_LIMIT = 50
-LEDGER_LIMIT = 100
 NEW_TOKEN_SESSION_KEY = "visage_new_api_token"
 
 
@@ -63,10 +65,7 @@ def signup(request: HttpRequest) -> HttpResponse:
                 )
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         if credits > 0:
-            balance = billing_selectors.account_balance(user=user)
-            messages.success(
-                request, f"Welcome to Visage! We added {balance.available} {balance.currency} of free credit."
-            )
+            messages.success(request, f"Welcome to Visage! We added {money_text(credits)} free credits.")
         return redirect("upload")
     return render(request, "registration/signup.html", {"form": form})
 
@@ -131,9 +130,11 @@ def account(request: HttpRequest) -> HttpResponse:
 
 
 def _account_context(request: HttpRequest, token_form: ApiTokenForm, *, new_token: dict | None = None) -> dict:
+    page, rows = history_page(request)
     return {
-        "balance": billing_selectors.account_balance(user=request.user),
-        "ledger": billing_selectors.ledger_for_user(user=request.user)[:LEDGER_LIMIT],
+        **money_context(request),
+        "history_page": page,
+        "history": rows,
         "tokens": account_selectors.api_tokens_for_user(user=request.user),
         "token_form": token_form,
         "new_token": new_token,
@@ -268,6 +269,7 @@ def upload(request: HttpRequest) -> HttpResponse:
                 errors[exc.field or "form"] = exc.message
             except InsufficientCredit as exc:
                 errors["form"] = str(exc.detail)
+                errors["top_up"] = reverse("credits")
             except StorageError:
                 logger.warning("upload refused: storage unavailable", exc_info=True)
                 errors["form"] = "Storage is briefly unavailable, so nothing was charged. Please try again in a minute."
@@ -316,7 +318,7 @@ def job_cancel(request: HttpRequest, job_id: uuid.UUID) -> HttpResponse:
     job = _own_job(request, job_id)
     try:
         services.job_cancel(job=job)
-        messages.success(request, "Canceled. The held credits are available again.")
+        messages.success(request, "Canceled. Nothing was charged; the credits set aside are available again.")
     except JobNotCancelable as exc:
         messages.error(request, exc.message)
     return redirect("job-detail", job_id=job_id)

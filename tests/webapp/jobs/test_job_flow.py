@@ -148,7 +148,7 @@ def test_vip_plan_jobs_run_on_the_vip_queue(api_a, funded_user, astronaut_pair):
         original_coefficient_tiers=default.original_coefficient_tiers, weight_fast=default.weight_fast,
         weight_standard=default.weight_standard, weight_hq=default.weight_hq,
         minimum_charge=default.minimum_charge, currency=default.currency,
-        minor_unit_exponent=default.minor_unit_exponent, hold_safety_factor=default.hold_safety_factor,
+        minor_unit_exponent=default.minor_unit_exponent,
     )
     Account.objects.filter(user=funded_user).update(plan=vip)
     source, target, _ = astronaut_pair

@@ -81,11 +81,11 @@ def test_dashboard_follows_a_job_live_and_other_users_get_404(
     drain()
     expect(card).to_have_attribute("data-state", "succeeded", timeout=30_000)
     expect(card.get_by_text("Done")).to_be_visible()
-    expect(card.get_by_text("Charged")).to_be_visible()
+    expect(card.get_by_text("Paid", exact=True)).to_be_visible()
     failed = page.locator(f"#job-{failing_id}")
     expect(failed).to_have_attribute("data-state", re.compile("^(failed|rejected)$"))  # the reason is shown
     expect(failed.locator(".job-error")).to_contain_text(
-        re.compile(r"^(Failed|Not processed): .+No charge was made")
+        re.compile(r"^(Failed|Not processed): .+Nothing was charged")
     )
     assert page.evaluate("window.__sameDocument === true"), (
         "the dashboard reloaded instead of updating in place"
@@ -107,7 +107,7 @@ def test_account_shows_credit_history_and_manages_tokens(page, live_server, fund
     log_in(page, live_server, **ALICE)
     page.get_by_role("link", name="Account").click()
     expect(page.locator("#available")).to_have_text("1000.00")
-    expect(page.get_by_role("table")).to_contain_text("Top-up")
+    expect(page.get_by_role("table")).to_contain_text("Credits added")
 
     page.get_by_label("Name").fill("iOS app")
     page.get_by_role("button", name="Create token").click()

@@ -76,7 +76,7 @@ def run_guarded(
         if not whole_job:
             raise
         logger.exception("job %s failed unexpectedly", job_id)
-        fail_running(job_id, code="engine_error", message="The face swap failed unexpectedly; no charge was made.")
+        fail_running(job_id, code="engine_error", message="The face swap failed unexpectedly.")
 
 
 def fail_running(job_id: uuid.UUID, *, code: str, message: str) -> None:

@@ -118,7 +118,7 @@ def segment_gave_up(job_id: uuid.UUID) -> None:
     services.job_fail(
         job_id,
         code="internal_error",
-        message="Part of the video could not be processed after several attempts; no charge was made.",
+        message="Part of the video could not be processed after several attempts.",
         from_states=[JobState.RUNNING],
     )
     delete_parts(job)

@@ -17,6 +17,8 @@
   var quoteNote = document.getElementById("quote-note");
   var quoteAvailable = document.getElementById("quote-available");
   var targetSize = null; // {width, height, frames} read from the chosen target in the browser
+  var targetFile = null; // the chosen target: the first quote sends it, so the server measures it
+  var measured = null;   // {width, height, frames, kind} as the server measured the target (issue 14)
   var quoteSeq = 0;
   var facesSeq = 0;
   var WHAT = { source: "face photo", target: "target" };
@@ -118,6 +120,7 @@
       video.addEventListener("loadedmetadata", function () {
         if (name === "target") {
           // The quote needs a frame count; 30 fps is the estimate until the server measures the file.
+          targetFile = file;
           setTarget({ width: video.videoWidth, height: video.videoHeight, frames: Math.max(1, Math.round(video.duration * 30)) });
           facesStatus.textContent = "Faces are found in each frame of a video; the largest face is replaced.";
         }
@@ -125,7 +128,7 @@
     } else {
       f.img.hidden = false;
       f.img.onload = function () {
-        if (name === "target") setTarget({ width: f.img.naturalWidth, height: f.img.naturalHeight, frames: 1 });
+        if (name === "target") { targetFile = file; setTarget({ width: f.img.naturalWidth, height: f.img.naturalHeight, frames: 1 }); }
       };
       f.img.onerror = function () { f.preview.classList.add("preview-unavailable"); };
       f.img.src = f.url;
@@ -228,7 +231,7 @@
     var file = f.input.files[0];
     setError(name, "");
     formError.hidden = true;
-    if (name === "target") { clearFaces(); setTarget(null); }
+    if (name === "target") { clearFaces(); targetFile = null; setTarget(null); }
     if (!file) { showEmpty(name); return; }
     var problem = checkFile(name);
     if (problem) {
@@ -351,8 +354,19 @@
   }
 
   // --- live quote ----------------------------------------------------------------------------------
-  function setTarget(size) { targetSize = size; updateQuote(); }
+  function setTarget(size) { targetSize = size; measured = null; updateQuote(); }
 
+  function topUpLink(url) {
+    var link = document.createElement("a");
+    link.href = url || "/account/credits/";
+    link.textContent = "Buy credits";
+    link.className = "top-up-link";
+    return link;
+  }
+
+  /* One price everywhere: the first quote sends the target file, so the server measures it exactly
+     as it will when the swap is submitted (frame count of a video included); later changes of
+     quality or resolution send the measured numbers. Same inputs, same function, same price. */
   async function updateQuote() {
     var seq = ++quoteSeq;
     quoteBox.classList.remove("is-short");
@@ -361,30 +375,40 @@
       quoteNote.textContent = "Choose a target photo to see the price.";
       return;
     }
-    var payload = {
-      width: targetSize.width, height: targetSize.height, frames: targetSize.frames,
-      mode: form.querySelector('input[name="mode"]:checked').value,
-      resolution: form.querySelector('input[name="resolution"]:checked').value,
-    };
+    var mode = form.querySelector('input[name="mode"]:checked').value;
+    var resolution = form.querySelector('input[name="resolution"]:checked').value;
+    var init = { method: "POST", credentials: "same-origin" };
+    if (measured || !targetFile) {
+      var size = measured || targetSize;
+      init.headers = Object.assign({ "Content-Type": "application/json" }, headers());
+      init.body = JSON.stringify({ width: size.width, height: size.height, frames: size.frames, kind: size.kind,
+                                   mode: mode, resolution: resolution });
+    } else {
+      var data = new FormData();
+      data.append("target", targetFile);
+      data.append("mode", mode);
+      data.append("resolution", resolution);
+      init.headers = headers();
+      init.body = data;
+    }
     quoteNote.textContent = "Pricing…";
     try {
-      var response = await fetch(form.dataset.quoteUrl, {
-        method: "POST", credentials: "same-origin",
-        headers: Object.assign({ "Content-Type": "application/json" }, headers()), body: JSON.stringify(payload),
-      });
+      var response = await fetch(form.dataset.quoteUrl, init);
       var q = await response.json();
       if (seq !== quoteSeq) return;
       if (!response.ok) { quoteAmount.textContent = "—"; quoteNote.textContent = q.detail || "No price for this file."; return; }
-      quoteAmount.textContent = money(q.amount) + " " + q.currency;
-      quoteAvailable.textContent = money(q.available) + " " + q.currency;
+      if (q.target) measured = q.target;
+      quoteAmount.textContent = q.amount + " credits";
+      quoteAmount.dataset.amount = q.amount;
+      quoteAvailable.textContent = q.available + " credits";
       if (q.sufficient) {
-        quoteNote.textContent = "About " + Number(q.gpu_seconds_estimate).toFixed(1) + " s of GPU time at "
-          + q.processed_width + "×" + q.processed_height + ". We hold " + money(q.hold_amount) + " " + q.currency
-          + " until it finishes and release what isn’t used.";
+        quoteNote.textContent = "The most you pay: less if it takes less work, nothing if it fails."
+          + (q.mode !== q.mode_requested ? " This server runs " + q.mode_requested + " as " + q.mode + ", so it is priced as " + q.mode + "." : "");
       } else {
         quoteBox.classList.add("is-short");
-        quoteNote.textContent = "Not enough credit: this swap holds " + money(q.hold_amount) + " " + q.currency
-          + ". Try a lower quality or resolution, or top up your account.";
+        quoteNote.textContent = "Not enough credits for this swap. Try a lower quality or resolution, or ";
+        quoteNote.appendChild(topUpLink(q.links && q.links.top_up));
+        quoteNote.appendChild(document.createTextNode("."));
       }
     } catch (e) {
       if (seq === quoteSeq) quoteNote.textContent = "We couldn’t get a price right now.";
@@ -422,8 +446,11 @@
     });
     if (!shown) {
       var text = problem.detail || problem.title || "Something went wrong; please try again.";
-      if (problem.code === "insufficient_credits") text += " Lower the quality or resolution, or top up on your Account page.";
       showFormError(text);
+      if (problem.code === "insufficient_credits") {
+        formError.appendChild(document.createTextNode(" "));
+        formError.appendChild(topUpLink(problem.links && problem.links.top_up));
+      }
     }
     if (first) first.focus();
   }

@@ -19,6 +19,7 @@ from moderation import services as moderation_services
 from swap.errors import InferenceUnavailable
 from swap.runtime import onnxruntime_install_problem
 from webapp.jobs import engine
+from webapp.jobs.steps import calibrate
 from webapp.jobs.worker import Sweeper, VisageWorker
 from webapp.media import storage
 
@@ -54,6 +55,13 @@ class Command(BaseCommand):
                 self.stderr.write(self.style.WARNING(problem))
             self._warm_up_engine()
             self.stdout.write(f"engine backends: {engine.get_pipeline().backends}")
+            if settings.WARMUP_CALIBRATION:
+                # Measure this worker's own speed so quotes match it from the first job (issue 14).
+                try:
+                    runs_as = calibrate.measure(engine.get_pipeline())
+                    self.stdout.write(f"speed measured; modes run as {runs_as}")
+                except Exception:  # a failed measurement leaves the previous calibration in place
+                    logging.getLogger(__name__).exception("warm-up speed measurement failed")
         if settings.MODERATION_QUEUE in queue_names:
             moderation_services.warm_up()
         self.stdout.write(f"visage worker ready on {','.join(queue_names)} "

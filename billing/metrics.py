@@ -1,0 +1,37 @@
+"""Billing figures for /metrics: how often the formula came out above the quote (the job was
+charged the quote). A high share means quotes run low and the operator's margin is at risk:
+alert on visage_billing_capped_ratio_last_hour (e.g. > 0.2 for 30 minutes)."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from django.db.models import Count, Q, Sum
+from django.utils import timezone
+from prometheus_client import CollectorRegistry, Gauge
+
+from billing.models import Charge
+
+
+def add_to(registry: CollectorRegistry) -> None:
+    since = timezone.now() - timedelta(hours=1)
+    totals = Charge.objects.filter(created_at__gte=since).aggregate(
+        jobs=Count("id"), capped=Count("id", filter=Q(capped=True))
+    )
+    charges = Gauge(
+        "visage_billing_charges_last_hour", "Jobs charged in the last hour", ["capped"], registry=registry
+    )
+    charges.labels(capped="true").set(totals["capped"])
+    charges.labels(capped="false").set(totals["jobs"] - totals["capped"])
+    Gauge(
+        "visage_billing_capped_ratio_last_hour",
+        "Share of last hour's charges capped at the quote (formula above the quote)",
+        registry=registry,
+    ).set(totals["capped"] / totals["jobs"] if totals["jobs"] else 0)
+    money = Charge.objects.aggregate(paid=Sum("amount"), cost=Sum("gpu_cost"))
+    Gauge("visage_billing_paid_total", "Credits paid for all jobs", registry=registry).set(
+        float(money["paid"] or 0)
+    )
+    Gauge("visage_billing_gpu_cost_total", "GPU cost of all charged jobs", registry=registry).set(
+        float(money["cost"] or 0)
+    )

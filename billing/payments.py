@@ -1,0 +1,194 @@
+"""Buying credits: Stripe Checkout in, the ledger credited exactly once, refunds/disputes reversed.
+
+Exactly once, whatever Stripe resends or reorders (issue 14):
+- every event id is stored with a unique constraint (StripeEvent): a replay is answered 200 and
+  does nothing;
+- a paid session is credited by one PURCHASE entry, unique per session id in the ledger, so
+  `checkout.session.completed` and `checkout.session.async_payment_succeeded` for one session, or
+  two deliveries racing, credit once;
+- a refund or dispute that arrives before the payment it reverses is kept (pending) and applied
+  when the payment is credited; a REVERSAL entry is unique per session too.
+"""
+
+from __future__ import annotations
+
+import logging
+from decimal import ROUND_HALF_UP, Decimal
+from typing import Any
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from billing import stripe_gateway
+from billing.choices import CheckoutStatus, EntryKind
+from billing.models import Account, CheckoutSession, CreditPack, LedgerEntry, StripeEvent
+
+logger = logging.getLogger(__name__)
+
+HANDLED_EVENTS = (
+    "checkout.session.completed",
+    "checkout.session.async_payment_succeeded",
+    "checkout.session.expired",
+    "charge.refunded",
+    "charge.dispute.created",
+)
+
+
+def packs_active():
+    return CreditPack.objects.filter(active=True)
+
+
+def checkout_start(
+    *, user, pack: CreditPack, success_url: str, cancel_url: str
+) -> tuple[CheckoutSession, str]:
+    """Create a Checkout Session for the pack and remember it (credited when Stripe says paid);
+    returns the row and the hosted page's URL to send the buyer to.
+
+    `success_url` may contain Stripe's `{CHECKOUT_SESSION_ID}` placeholder.
+    """
+    if not pack.active:
+        raise ValueError("this pack is not for sale")
+    account, _ = Account.objects.get_or_create(user=user)
+    created = stripe_gateway.checkout_session_create(
+        name=f"{pack.name}: {pack.credits.normalize():f} Visage credits",
+        unit_amount_minor=pack.price_minor,
+        currency=pack.currency,
+        client_reference_id=str(account.pk),
+        metadata={"account_id": str(account.pk), "pack_id": str(pack.pk), "credits": str(pack.credits)},
+        success_url=success_url,
+        cancel_url=cancel_url,
+        customer_email=getattr(user, "email", "") or "",
+    )
+    return CheckoutSession.objects.create(
+        stripe_session_id=created.id,
+        account=account,
+        pack=pack,
+        credits=pack.credits,
+        price=pack.price,
+        currency=pack.currency,
+    ), created.url
+
+
+def webhook_receive(*, payload: bytes, signature: str) -> str:
+    """Verify and apply one Stripe event; returns what was done (also stored on the event row)."""
+    event = stripe_gateway.event_verify(payload=payload, signature=signature)
+    with transaction.atomic():
+        try:
+            with transaction.atomic():
+                row = StripeEvent.objects.create(
+                    event_id=event["id"], type=event["type"], livemode=bool(event.get("livemode"))
+                )
+        except IntegrityError:
+            return "duplicate event: already processed"
+        outcome = _apply(event)
+        row.outcome = outcome[:300]
+        row.save(update_fields=["outcome"])
+    logger.info("stripe event %s %s: %s", event["type"], event["id"], outcome)
+    return outcome
+
+
+def _apply(event: dict[str, Any]) -> str:
+    kind = event["type"]
+    obj = (event.get("data") or {}).get("object") or {}
+    if kind in ("checkout.session.completed", "checkout.session.async_payment_succeeded"):
+        if obj.get("payment_status") not in ("paid", "no_payment_required"):
+            return f"session {obj.get('id')} not paid yet ({obj.get('payment_status')})"
+        return _credit_session(obj)
+    if kind == "checkout.session.expired":
+        updated = CheckoutSession.objects.filter(
+            stripe_session_id=obj.get("id"), status=CheckoutStatus.OPEN
+        ).update(status=CheckoutStatus.EXPIRED)
+        return "session expired" if updated else "expired: nothing to do"
+    if kind == "charge.refunded":
+        return _reverse(obj, reason="card payment refunded", fraction=_refunded_fraction(obj), event=event)
+    if kind == "charge.dispute.created":
+        return _reverse(obj, reason="card payment disputed", fraction=Decimal(1), event=event)
+    return f"ignored {kind}"
+
+
+def _credit_session(obj: dict[str, Any]) -> str:
+    session = CheckoutSession.objects.select_for_update().filter(stripe_session_id=obj.get("id")).first()
+    if session is None:
+        return f"unknown session {obj.get('id')}: not ours, nothing credited"
+    if obj.get("amount_total") is not None and int(obj["amount_total"]) != int(
+        (session.price * 100).to_integral_value()
+    ):
+        return f"session {session.stripe_session_id}: amount {obj['amount_total']} differs from the pack; not credited"
+    payment_intent = obj.get("payment_intent") or ""
+    if isinstance(payment_intent, dict):
+        payment_intent = payment_intent.get("id", "")
+    try:
+        with transaction.atomic():
+            LedgerEntry.objects.create(
+                account=session.account,
+                kind=EntryKind.PURCHASE,
+                amount=session.credits,
+                payment_ref=session.stripe_session_id,
+                reason=f"bought {session.credits} credits ({session.price} {session.currency})",
+                details={"payment_intent": payment_intent, "pack_id": session.pack_id},
+            )
+    except IntegrityError:
+        return f"session {session.stripe_session_id}: already credited"
+    CheckoutSession.objects.filter(pk=session.pk).update(
+        status=CheckoutStatus.PAID, paid_at=timezone.now(), payment_intent=payment_intent
+    )
+    outcome = f"credited {session.credits} to account {session.account_id}"
+    # A refund or dispute that arrived first (events are not ordered) is applied now.
+    for pending in StripeEvent.objects.filter(pending_payment_intent=payment_intent).exclude(
+        pending_payment_intent=""
+    ):
+        outcome += "; " + _reverse(
+            pending.pending_object, reason=pending.pending_reason, fraction=Decimal(pending.pending_fraction)
+        )
+        StripeEvent.objects.filter(pk=pending.pk).update(pending_payment_intent="")
+    return outcome
+
+
+def _refunded_fraction(charge: dict[str, Any]) -> Decimal:
+    amount = int(charge.get("amount") or 0)
+    refunded = int(charge.get("amount_refunded") or 0)
+    if charge.get("refunded") or amount <= 0:
+        return Decimal(1)
+    return min(Decimal(1), Decimal(refunded) / Decimal(amount))
+
+
+def _reverse(charge: dict[str, Any], *, reason: str, fraction: Decimal, event: dict | None = None) -> str:
+    payment_intent = charge.get("payment_intent") or ""
+    if isinstance(payment_intent, dict):
+        payment_intent = payment_intent.get("id", "")
+    session = (
+        CheckoutSession.objects.select_for_update()
+        .select_related("account")
+        .filter(payment_intent=payment_intent)
+        .exclude(payment_intent="")
+        .first()
+    )
+    if session is None:
+        if event is not None and payment_intent:
+            # The payment's own event has not arrived yet: keep this one until it does.
+            StripeEvent.objects.filter(event_id=event["id"]).update(
+                pending_payment_intent=payment_intent,
+                pending_object=charge,
+                pending_reason=reason,
+                pending_fraction=str(fraction),
+            )
+            return f"{reason}: payment {payment_intent} not credited yet; kept until it is"
+        return f"{reason}: no purchase for payment {payment_intent or '?'}"
+    amount = (session.credits * fraction).quantize(Decimal("0.01"), ROUND_HALF_UP)
+    try:
+        with transaction.atomic():
+            LedgerEntry.objects.create(
+                account=session.account,
+                kind=EntryKind.REVERSAL,
+                amount=amount,
+                payment_ref=session.stripe_session_id,
+                reason=f"{reason}: {amount} credits taken back",
+            )
+    except IntegrityError:
+        return f"{reason}: session {session.stripe_session_id} already reversed"
+    now = timezone.now()
+    CheckoutSession.objects.filter(pk=session.pk).update(status=CheckoutStatus.REVERSED, reversed_at=now)
+    Account.objects.filter(pk=session.account_id).update(
+        flagged_at=now, flag_reason=f"{reason} (checkout {session.stripe_session_id})"[:500]
+    )
+    return f"{reason}: reversed {amount} credits, account {session.account_id} flagged"

@@ -1,0 +1,274 @@
+"""Buying credits with Stripe: Checkout Session creation (stubbed at the HTTP boundary only) and the
+webhook with payloads signed by Stripe's own helper — valid, bad signature, replayed, duplicated,
+out of order, refunds and disputes — checking the ledger's invariants after each case."""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from decimal import Decimal
+from urllib.parse import parse_qs
+
+import pytest
+import stripe
+from django.db.models import Sum
+from rest_framework.test import APIClient
+
+from billing import selectors, stripe_gateway
+from billing.choices import BALANCE_CREDIT_KINDS, BALANCE_DEBIT_KINDS, EntryKind
+from billing.models import Account, CheckoutSession, CreditPack, LedgerEntry, StripeEvent
+
+pytestmark = pytest.mark.django_db
+
+WEBHOOK_SECRET = "whsec_test_secret_for_visage"
+URL = "/api/v1/billing/stripe/webhook"
+
+
+class FakeStripeHttp(stripe.HTTPClient):
+    """Answers the SDK's HTTP requests as api.stripe.com would for Checkout Session creation."""
+
+    name = "fake"
+
+    def __init__(self):
+        super().__init__()
+        self.requests: list[tuple[str, str, dict]] = []
+
+    def request(self, method, url, headers, post_data=None, *, _usage=None):
+        form = {k: v[0] for k, v in parse_qs(post_data or "").items()}
+        self.requests.append((method, url, form))
+        session_id = f"cs_test_{uuid.uuid4().hex[:16]}"
+        body = {
+            "id": session_id,
+            "object": "checkout.session",
+            "mode": form.get("mode"),
+            "url": f"https://checkout.stripe.com/c/pay/{session_id}",
+            "payment_status": "unpaid",
+            "amount_total": int(form["line_items[0][price_data][unit_amount]"]),
+            "currency": form["line_items[0][price_data][currency]"],
+        }
+        return json.dumps(body), 200, {"request-id": "req_test"}
+
+    def close(self):
+        pass
+
+
+@pytest.fixture
+def stripe_on(settings, monkeypatch):
+    settings.STRIPE_SECRET_KEY = "sk_test_visage"
+    settings.STRIPE_WEBHOOK_SECRET = WEBHOOK_SECRET
+    fake = FakeStripeHttp()
+    monkeypatch.setattr(stripe_gateway, "http_client", fake)
+    return fake
+
+
+@pytest.fixture
+def pack(db):
+    return CreditPack.objects.create(
+        name="Starter", credits=Decimal("100.00"), price=Decimal("9.99"), currency="USD"
+    )
+
+
+def invariants(user) -> None:
+    """balance = Σ credits − Σ debits of the ledger; one purchase per paid session."""
+    entries = LedgerEntry.objects.filter(account__user=user)
+    credits = entries.filter(kind__in=BALANCE_CREDIT_KINDS).aggregate(s=Sum("amount"))["s"] or Decimal(0)
+    debits = entries.filter(kind__in=BALANCE_DEBIT_KINDS).aggregate(s=Sum("amount"))["s"] or Decimal(0)
+    assert selectors.account_balance(user=user).balance == (credits - debits).quantize(Decimal("0.01"))
+    purchases = entries.filter(kind=EntryKind.PURCHASE)
+    assert purchases.count() == purchases.values("payment_ref").distinct().count()
+
+
+def signed_post(event: dict, *, secret: str = WEBHOOK_SECRET, timestamp: int | None = None):
+    payload = json.dumps(event)
+    header = stripe.WebhookSignature.generate_signature_header(payload, secret, timestamp=timestamp)
+    return APIClient().post(URL, data=payload, content_type="application/json", HTTP_STRIPE_SIGNATURE=header)
+
+
+def start_checkout(user, pack) -> CheckoutSession:
+    from billing import payments
+
+    session, url = payments.checkout_start(
+        user=user,
+        pack=pack,
+        success_url="https://visage.test/ok?session_id={CHECKOUT_SESSION_ID}",
+        cancel_url="https://visage.test/cancel",
+    )
+    assert url.startswith("https://checkout.stripe.com/")
+    return session
+
+
+def completed(session: CheckoutSession, *, event_id: str | None = None, payment_intent: str = "pi_1") -> dict:
+    return {
+        "id": event_id or f"evt_{uuid.uuid4().hex[:16]}",
+        "object": "event",
+        "type": "checkout.session.completed",
+        "livemode": False,
+        "created": int(time.time()),
+        "data": {
+            "object": {
+                "id": session.stripe_session_id,
+                "object": "checkout.session",
+                "payment_status": "paid",
+                "payment_intent": payment_intent,
+                "amount_total": 999,
+                "currency": "usd",
+                "client_reference_id": str(session.account_id),
+            }
+        },
+    }
+
+
+def charge_event(
+    kind: str, *, payment_intent: str = "pi_1", amount_refunded: int = 999, refunded=True
+) -> dict:
+    obj = {
+        "id": "ch_1",
+        "object": "charge",
+        "payment_intent": payment_intent,
+        "amount": 999,
+        "amount_refunded": amount_refunded,
+        "refunded": refunded,
+    }
+    if kind == "charge.dispute.created":
+        obj = {
+            "id": "dp_1",
+            "object": "dispute",
+            "charge": "ch_1",
+            "payment_intent": payment_intent,
+            "amount": 999,
+        }
+    return {
+        "id": f"evt_{uuid.uuid4().hex[:16]}",
+        "object": "event",
+        "type": kind,
+        "livemode": False,
+        "created": int(time.time()),
+        "data": {"object": obj},
+    }
+
+
+def test_checkout_session_is_created_in_payment_mode_through_stripes_library(stripe_on, pack, user_a):
+    session = start_checkout(user_a, pack)
+    method, url, form = stripe_on.requests[0]
+    assert (method, url) == ("post", "https://api.stripe.com/v1/checkout/sessions")
+    assert form["mode"] == "payment"
+    assert form["line_items[0][price_data][unit_amount]"] == "999"
+    assert form["line_items[0][price_data][currency]"] == "usd"
+    assert form["metadata[pack_id]"] == str(pack.pk)
+    assert session.status == "open" and session.credits == Decimal("100.00")
+    assert selectors.account_balance(user=user_a).balance == Decimal("0.00")  # nothing until Stripe says paid
+
+
+def test_paid_session_credits_exactly_once_even_when_replayed_or_duplicated(stripe_on, pack, user_a):
+    session = start_checkout(user_a, pack)
+    event = completed(session)
+    first = signed_post(event)
+    assert first.status_code == 200, first.content
+    assert selectors.account_balance(user=user_a).balance == Decimal("100.00")
+    invariants(user_a)
+    # Stripe retries the very same event: answered 200, nothing changes.
+    assert signed_post(event).status_code == 200
+    # A second, different event for the same session (async payment succeeded, or a duplicate).
+    again = completed(session)
+    again["type"] = "checkout.session.async_payment_succeeded"
+    assert signed_post(again).status_code == 200
+    assert selectors.account_balance(user=user_a).balance == Decimal("100.00")
+    assert LedgerEntry.objects.filter(kind=EntryKind.PURCHASE).count() == 1
+    assert StripeEvent.objects.count() == 2
+    session.refresh_from_db()
+    assert session.status == "paid" and session.payment_intent == "pi_1"
+    invariants(user_a)
+
+
+def test_bad_or_missing_signature_is_a_400_problem_and_changes_nothing(stripe_on, pack, user_a):
+    session = start_checkout(user_a, pack)
+    response = signed_post(completed(session), secret="whsec_someone_else")
+    assert response.status_code == 400
+    assert response["Content-Type"] == "application/problem+json"
+    assert response.json()["code"] == "bad_signature"
+    stale = signed_post(completed(session), timestamp=int(time.time()) - 3600)  # replay of an old capture
+    assert stale.status_code == 400
+    unsigned = APIClient().post(URL, data=json.dumps(completed(session)), content_type="application/json")
+    assert unsigned.status_code == 400
+    assert LedgerEntry.objects.count() == 0 and StripeEvent.objects.count() == 0
+    invariants(user_a)
+
+
+def test_refund_reverses_the_credits_and_flags_the_account(stripe_on, pack, user_a):
+    session = start_checkout(user_a, pack)
+    signed_post(completed(session))
+    response = signed_post(charge_event("charge.refunded"))
+    assert response.status_code == 200
+    assert selectors.account_balance(user=user_a).balance == Decimal("0.00")
+    account = Account.objects.get(user=user_a)
+    assert account.flagged_at is not None and "refunded" in account.flag_reason
+    # A dispute on top of the refund reverses nothing more.
+    signed_post(charge_event("charge.dispute.created"))
+    assert LedgerEntry.objects.filter(kind=EntryKind.REVERSAL).count() == 1
+    assert selectors.account_balance(user=user_a).balance == Decimal("0.00")
+    invariants(user_a)
+
+
+def test_partial_refund_reverses_its_share(stripe_on, pack, user_a):
+    session = start_checkout(user_a, pack)
+    signed_post(completed(session))
+    signed_post(charge_event("charge.refunded", amount_refunded=333, refunded=False))
+    assert selectors.account_balance(user=user_a).balance == Decimal("66.67")  # 100 − 100 × 333/999
+    invariants(user_a)
+
+
+def test_dispute_arriving_before_the_payment_is_applied_when_the_payment_arrives(stripe_on, pack, user_a):
+    session = start_checkout(user_a, pack)
+    assert signed_post(charge_event("charge.dispute.created", payment_intent="pi_early")).status_code == 200
+    assert selectors.account_balance(user=user_a).balance == Decimal("0.00")
+    signed_post(completed(session, payment_intent="pi_early"))
+    # Credited, then reversed: the disputed money buys nothing, and the account is flagged.
+    assert LedgerEntry.objects.filter(kind=EntryKind.PURCHASE).count() == 1
+    assert LedgerEntry.objects.filter(kind=EntryKind.REVERSAL).count() == 1
+    assert selectors.account_balance(user=user_a).balance == Decimal("0.00")
+    assert Account.objects.get(user=user_a).flagged_at is not None
+    invariants(user_a)
+
+
+def test_unknown_session_and_unpaid_sessions_credit_nothing(stripe_on, pack, user_a):
+    session = start_checkout(user_a, pack)
+    unpaid = completed(session)
+    unpaid["data"]["object"]["payment_status"] = "unpaid"
+    assert signed_post(unpaid).status_code == 200
+    stranger = completed(session)
+    stranger["data"]["object"]["id"] = "cs_not_ours"
+    assert signed_post(stranger).status_code == 200
+    tampered = completed(session)
+    tampered["data"]["object"]["amount_total"] = 1
+    assert signed_post(tampered).status_code == 200
+    assert selectors.account_balance(user=user_a).balance == Decimal("0.00")
+    invariants(user_a)
+
+
+def test_without_keys_payments_say_so(settings, pack, user_a):
+    settings.STRIPE_SECRET_KEY = ""
+    settings.STRIPE_WEBHOOK_SECRET = ""
+    from tests.webapp.conftest import api_client_for
+
+    client = api_client_for(user_a)
+    packs = client.get("/api/v1/billing/packs").json()
+    assert packs["payments_enabled"] is False and packs["packs"][0]["price_minor"] == 999
+    response = client.post("/api/v1/billing/checkout", {"pack_id": pack.pk}, format="json")
+    assert response.status_code == 503 and response.json()["code"] == "payments_not_configured"
+    assert APIClient().post(URL, data="{}", content_type="application/json").status_code == 503
+
+
+def test_checkout_over_the_api(stripe_on, pack, user_a):
+    from tests.webapp.conftest import api_client_for
+
+    client = api_client_for(user_a)
+    response = client.post("/api/v1/billing/checkout", {"pack_id": pack.pk}, format="json")
+    assert response.status_code == 201, response.content
+    assert response.json()["url"].startswith("https://checkout.stripe.com/")
+    _, _, form = stripe_on.requests[0]
+    assert form["success_url"].endswith("/account/credits/success/?session_id={CHECKOUT_SESSION_ID}")
+    assert client.post("/api/v1/billing/checkout", {"pack_id": 9999}, format="json").status_code == 404
+    pack.active = False
+    pack.save()
+    assert client.post("/api/v1/billing/checkout", {"pack_id": pack.pk}, format="json").status_code == 404
