@@ -32,6 +32,10 @@ class PipelineConfig:
     detect_upsample: int = 1  # dlib HOG: 1 finds faces down to ~40 px on the searched copy
     # dlib HOG scores real faces ~1-3; the astronaut's mission patch scores ~0.02.
     detect_score_threshold: float = 0.2
+    # When the detector finds nothing: retry on copies rotated by these angles (degrees), then the
+    # fallback detector ("dlib_cnn", or "none"). Not in mode fast.
+    detect_angles: tuple[float, ...] = (-30.0, 30.0, 90.0, -90.0)
+    detect_fallback: str = "dlib_cnn"
     max_pixels: int = 40_000_000  # uploads above this are refused before decoding
     # inswapper works at 128 px; 256/512 align the face larger and swap it as 4/16 interleaved
     # 128-px tiles in one batch (FaceFusion's "pixel boost"): sharper faces, 4/16× the model time.
@@ -54,6 +58,16 @@ class PipelineConfig:
                     setattr(cfg, name, int(value))
                 except ValueError:
                     raise ValueError(f"VISAGE_{name.upper()} must be an integer, got {value!r}") from None
+        if env.get("VISAGE_DETECT_FALLBACK"):
+            cfg.detect_fallback = env["VISAGE_DETECT_FALLBACK"].strip()
+        if "VISAGE_DETECT_ANGLES" in env:  # "" turns the retries off
+            raw = env["VISAGE_DETECT_ANGLES"].replace(",", " ").split()
+            try:
+                cfg.detect_angles = tuple(float(a) for a in raw)
+            except ValueError:
+                raise ValueError(
+                    f"VISAGE_DETECT_ANGLES must be numbers, got {env['VISAGE_DETECT_ANGLES']!r}"
+                ) from None
         if env.get("VISAGE_DETECT_SCORE_THRESHOLD"):
             cfg.detect_score_threshold = float(env["VISAGE_DETECT_SCORE_THRESHOLD"])
         device = env.get("VISAGE_DEVICE_ID")

@@ -16,6 +16,7 @@ import numpy as np
 from swap import inference_clock, selection
 from swap.config import AUTO, PipelineConfig
 from swap.errors import EngineError, FaceIndexOutOfRange, ModelMissing, NoFaceFound
+from swap.modes import FAST_DETECT_MAX_SIDE, ModePlan, plan_modes, requested_mode
 from swap.types import Face, FaceDetector, SourceIdentity, SwapOptions, SwapResult
 
 # "auto" prefers these ONNX models, in order, when installed (see swap/models/manifest.json).
@@ -109,12 +110,27 @@ class _Backends:
 
     def _dlib_detector(self):
         from swap.face_detection.dlib_hog import DlibHogDetector
+        from swap.face_detection.retry import RetryingDetector
 
-        return DlibHogDetector(
+        hog = DlibHogDetector(
             upsample=self.config.detect_upsample,
             max_side=self.config.detect_max_side,
             score_threshold=self.config.detect_score_threshold,
         )
+        return RetryingDetector(hog, angles=self.config.detect_angles, fallback=self._fallback_factory())
+
+    def _fallback_factory(self):
+        if self.config.detect_fallback in ("", "none"):
+            return None
+        if self.config.detect_fallback != "dlib_cnn":
+            raise ValueError(f"unknown fallback detector {self.config.detect_fallback!r} (dlib_cnn or none)")
+
+        def build():
+            from swap.face_detection.dlib_cnn import DlibCnnDetector
+
+            return DlibCnnDetector()
+
+        return build
 
 
 class Pipeline(_Backends):
@@ -180,6 +196,17 @@ class Pipeline(_Backends):
             return enhancer, None
         return self._load_onnx(requested), None
 
+    def mode_capabilities(self) -> dict[str, ModePlan]:
+        """What fast / standard / hq do with the models this pipeline loaded, and which mode's work
+        each one really runs (`runs_as`): price a job by `runs_as`, or refuse the mode."""
+        return plan_modes(
+            swapper=self.swapper.name,
+            classical=self.swapper.name == CLASSICAL,
+            enhancer=self.enhancer.name if self.enhancer else None,
+            pixel_boost=self.config.pixel_boost,
+            swapper_size=getattr(self.swapper, "model_size", 128),
+        )
+
     @property
     def backends(self) -> dict[str, str | None]:
         return {
@@ -200,25 +227,55 @@ class Pipeline(_Backends):
             score=1.0,
             landmarks_5=np.array([[52, 56], [76, 56], [64, 68], [54, 80], [74, 80]], np.float32),
         )
-        self.detector.detect(frame)
+        self._detect(frame, "fast")  # no retries on a blank frame
         self.landmarker.refine(frame, [dummy])
         self.recognizer.embed(frame, [dummy])
 
     def analyse(
-        self, frame: np.ndarray, *, embed: bool = True, timer: StageTimer | None = None
+        self,
+        frame: np.ndarray,
+        *,
+        embed: bool = True,
+        timer: StageTimer | None = None,
+        mode: str = "standard",
+        report: dict | None = None,
     ) -> list[Face]:
-        """All faces in `frame`, largest first, with landmarks (and embeddings if `embed`)."""
+        """All faces in `frame`, largest first, with landmarks (and embeddings if `embed`).
+
+        mode "fast" searches a smaller copy and never retries; `report` (a dict) receives how the
+        faces were found (retries, fallback, their time)."""
         timer = timer or StageTimer()
         with timer.stage("detect"):
-            faces = self._timed(self.detector, lambda: self.detector.detect(frame))
+            faces = self._timed(self.detector, lambda: self._detect(frame, mode))
+        last = getattr(self.detector, "last_report", None)
+        if report is not None and last is not None:
+            report.update(last.as_dict())
+            if last.retry_ms:
+                timer.timings_ms["detect_retry"] = last.retry_ms
         faces = selection.by_size(faces)
-        if faces:
+        skip_landmarks = (
+            mode == "fast" and self.swapper.name != CLASSICAL and self.detector.name != DLIB_DETECTOR
+        )
+        if faces and skip_landmarks:  # fast with an ONNX detector: its own 5 points align the face
+            if embed:
+                with timer.stage("embed"):
+                    self._embed(frame, faces)
+        elif faces:
             with timer.stage("landmarks"):
                 faces = self._timed(self.landmarker, lambda: self.landmarker.refine(frame, faces))
             if embed:
                 with timer.stage("embed"):
                     self._embed(frame, faces)
         return faces
+
+    def _detect(self, frame: np.ndarray, mode: str) -> list[Face]:
+        if not hasattr(self.detector, "last_report"):  # an ONNX detector: one pass at its own size
+            return self.detector.detect(frame)
+        if mode == "fast":
+            return self.detector.detect(
+                frame, retries=False, max_side=min(FAST_DETECT_MAX_SIDE, self.config.detect_max_side)
+            )
+        return self.detector.detect(frame)
 
     def _embed(self, frame: np.ndarray, faces: list[Face]) -> None:
         vectors = self._timed(self.recognizer, lambda: self.recognizer.embed(frame, faces))
@@ -248,6 +305,7 @@ class Pipeline(_Backends):
             face=face,
             embedding=embedding,
             embedding_kind=self.recognizer.embedding_kind,
+            photos=chosen,
             prepare_ms=(time.perf_counter() - start) * 1000.0,
             inference_ms=clock.inference_ms,
         )
@@ -293,10 +351,16 @@ class Pipeline(_Backends):
         group in batches, enhance, and report timings and inference time."""
         timer = StageTimer()
         start = time.perf_counter()
+        asked = requested_mode(options.mode, options.enhance)
+        plan = self.mode_capabilities()[asked]
+        mode = plan.runs_as
+        detection: dict = {}
         with inference_clock.session() as clock:
             # Target embeddings cost a ResNet/ArcFace run per face; only reference mode needs them.
             if faces is None:
-                faces = self.analyse(frame, embed=selection.needs_embeddings(options), timer=timer)
+                faces = self.analyse(
+                    frame, embed=selection.needs_embeddings(options), timer=timer, mode=mode, report=detection
+                )
             elif faces and selection.needs_embeddings(options) and faces[0].embedding is None:
                 with timer.stage("embed"):
                     self._embed(frame, faces)
@@ -318,12 +382,15 @@ class Pipeline(_Backends):
                     for i in range(0, len(chosen), max(1, self.config.max_batch)):
                         batch = chosen[i : i + self.config.max_batch]
                         image = self._timed(
-                            self.swapper, lambda s=source, b=batch, im=image: self.swapper.swap(s, im, b)
+                            self.swapper,
+                            lambda s=source, b=batch, im=image: self._swap_batch(s, im, b, plan),
                         )
             used = [face for _, chosen in groups for face in chosen]
 
             enhancer_name, skipped = None, None
-            if options.enhance:
+            if asked == "hq" and not plan.enhance:
+                skipped = self.enhancer_missing_reason
+            if plan.enhance:
                 if self.enhancer is None:
                     skipped = self.enhancer_missing_reason
                 else:
@@ -334,7 +401,9 @@ class Pipeline(_Backends):
                         )
                     enhancer_name = self.enhancer.name
 
-        timings = {name: 0.0 for name in ("detect", "landmarks", "embed", "swap", "enhance", "paste")}
+        timings = {
+            name: 0.0 for name in ("detect", "detect_retry", "landmarks", "embed", "swap", "enhance", "paste")
+        }
         timings.update(timer.timings_ms)
         paste_ms = clock.stages_ms.get("paste", 0.0)
         timings["paste"] = paste_ms
@@ -348,7 +417,19 @@ class Pipeline(_Backends):
             enhancer=enhancer_name,
             enhancer_skipped_reason=skipped,
             inference_ms=clock.inference_ms,
+            mode_requested=asked,
+            mode=mode,
+            mode_steps=plan.steps,
+            mode_note=plan.note,
+            detection=detection,
         )
+
+    def _swap_batch(
+        self, source: SourceIdentity, image: np.ndarray, batch: list[Face], plan: ModePlan
+    ) -> np.ndarray:
+        if getattr(self.swapper, "supports_modes", False):
+            return self.swapper.swap(source, image, batch, mode=plan.runs_as, pixel_boost=plan.pixel_boost)
+        return self.swapper.swap(source, image, batch)
 
     def swap_image(
         self, source: np.ndarray | list[np.ndarray], target: np.ndarray, options: SwapOptions | None = None

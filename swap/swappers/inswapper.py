@@ -72,6 +72,8 @@ class InswapperSwapper(OnnxAdapter):
     """FaceSwapper for inswapper_128 / inswapper_128_fp16."""
 
     needs_embedding: EmbeddingKind | None = "arcface512"
+    supports_modes = True  # swap() takes the mode's pixel boost (swap.modes)
+    model_size = SIZE
 
     def __init__(
         self,
@@ -92,6 +94,7 @@ class InswapperSwapper(OnnxAdapter):
         self.emap = read_emap(model_path)
         self.crop_size = pixel_boost
         self.boost = pixel_boost // SIZE
+        self.mask_blur, self.mask_padding = mask_blur, mask_padding
         self.mask = box_mask(self.crop_size, mask_blur, mask_padding)
         self.target_dtype = input_dtype(self.session, "target")
         self.source_dtype = input_dtype(self.session, "source")
@@ -100,10 +103,9 @@ class InswapperSwapper(OnnxAdapter):
         """Swapped crops (N, B, B, 3) BGR float32 0–255 for aligned crops (N, B, B, 3) BGR, B = pixel boost.
 
         Every sub-image of every face goes into the same batched run(s)."""
-        if self.boost > 1:
-            return explode_pixel_boost(
-                self._run(latent, implode_pixel_boost(crops_bgr, self.boost)), self.boost
-            )
+        boost = crops_bgr.shape[1] // SIZE
+        if boost > 1:
+            return explode_pixel_boost(self._run(latent, implode_pixel_boost(crops_bgr, boost)), boost)
         return self._run(latent, crops_bgr)
 
     def _run(self, latent: np.ndarray, crops_bgr: np.ndarray) -> np.ndarray:
@@ -114,14 +116,27 @@ class InswapperSwapper(OnnxAdapter):
         )[:1]
         return postprocess(output)
 
-    def swap(self, source: SourceIdentity, frame: np.ndarray, faces: list[Face]) -> np.ndarray:
+    def swap(
+        self,
+        source: SourceIdentity,
+        frame: np.ndarray,
+        faces: list[Face],
+        mode: str = "standard",
+        pixel_boost: int | None = None,
+    ) -> np.ndarray:
+        """`pixel_boost` (a multiple of 128) overrides the configured crop size for this call: mode
+        fast runs at 128, hq at twice the configured boost (swap.modes)."""
         if source.embedding_kind != "arcface512":
             raise EngineError(
                 f"{self.name} needs an ArcFace 512-d source embedding, got {source.embedding_kind}."
             )
         if not faces:
             return frame.copy()
-        crops, matrices = warp_faces(frame, [face.landmarks_5 for face in faces], TEMPLATE, self.crop_size)
+        size = pixel_boost or self.crop_size
+        if size < SIZE or size % SIZE:
+            raise ValueError(f"pixel_boost must be a multiple of {SIZE}, not {size}")
+        mask = self.mask if size == self.crop_size else box_mask(size, self.mask_blur, self.mask_padding)
+        crops, matrices = warp_faces(frame, [face.landmarks_5 for face in faces], TEMPLATE, size)
         swapped = self.swap_crops(source_latent(source.embedding, self.emap), crops)
         with clock_stage("paste"):
-            return paste_back_many(frame, swapped, [self.mask] * len(faces), matrices)
+            return paste_back_many(frame, swapped, [mask] * len(faces), matrices)
