@@ -25,7 +25,10 @@ class PipelineConfig:
     landmarker: str = AUTO
     recognizer: str = AUTO
     swapper: str = AUTO
-    enhancer: str = AUTO  # used only when SwapOptions.enhance; "none" disables it
+    enhancer: str = AUTO  # used only in mode hq; "none" disables it
+    # ONNX swappers' content masks (FaceFusion's occluder and face parser): auto = when installed.
+    occluder: str = AUTO  # xseg_1 / xseg_2 / xseg_3 / none
+    face_parser: str = AUTO  # bisenet_resnet_34 / bisenet_resnet_18 / none
     runtime: object | None = field(default_factory=_runtime_options_default)  # swap.runtime.RuntimeOptions
     max_batch: int = 16  # most faces one swapper call takes; more are split into several calls
     detect_max_side: int = 1024  # larger frames are searched for faces on a downscaled copy
@@ -47,7 +50,15 @@ class PipelineConfig:
         cfg = cls()
         if env.get("VISAGE_MODELS_DIR"):
             cfg.models_dir = Path(env["VISAGE_MODELS_DIR"])
-        for name in ("detector", "landmarker", "recognizer", "swapper", "enhancer"):
+        for name in (
+            "detector",
+            "landmarker",
+            "recognizer",
+            "swapper",
+            "enhancer",
+            "occluder",
+            "face_parser",
+        ):
             value = env.get(f"VISAGE_{name.upper()}")
             if value:
                 setattr(cfg, name, value.strip())

@@ -23,7 +23,9 @@ from swap.types import Face, FaceDetector, SourceIdentity, SwapOptions, SwapResu
 ONNX_DETECTORS = ("yoloface_8n",)
 ONNX_LANDMARKERS = ("2dfan4",)
 ONNX_RECOGNIZERS = ("arcface_w600k_r50",)
-ONNX_SWAPPERS = ("inswapper_128", "inswapper_128_fp16")
+ONNX_SWAPPERS = ("inswapper_128", "inswapper_128_fp16", "hyperswap_1a_256")
+ONNX_OCCLUDERS = ("xseg_1",)
+ONNX_PARSERS = ("bisenet_resnet_34",)
 ONNX_ENHANCERS = ("gfpgan_1.4", "codeformer")
 RECOGNIZER_FOR_KIND = {"arcface512": ONNX_RECOGNIZERS, "dlib128": ()}
 
@@ -84,7 +86,10 @@ class _Backends:
 
     def _installed(self, name: str) -> bool:
         registry = _registry()
-        return bool(registry and registry.is_installed(name, self.config.models_dir))
+        try:
+            return bool(registry and registry.is_installed(name, self.config.models_dir))
+        except KeyError:  # not in the active manifest (an operator's own list)
+            return False
 
     def _load_onnx(self, name: str, **options) -> object:
         registry = _registry()
@@ -143,6 +148,7 @@ class Pipeline(_Backends):
         )
         self.recognizer = self._build_recognizer()
         self.enhancer, self.enhancer_missing_reason = self._build_enhancer()
+        self.maskers = self._build_maskers()
 
     def _dlib_landmarker(self):
         from swap.face_landmarks.dlib_shape import DlibShapeLandmarker
@@ -185,6 +191,24 @@ class Pipeline(_Backends):
             return self._load_onnx(name)
         return self._resolve(requested, ONNX_RECOGNIZERS, DLIB_RECOGNIZER, self._dlib_recognizer)
 
+    def _build_maskers(self) -> list[object]:
+        """Occlusion (XSeg) and region (BiSeNet) masks for an ONNX swapper, when installed: the
+        swapper combines them with its box mask as FaceFusion does (element-wise minimum)."""
+        if not hasattr(self.swapper, "maskers"):
+            return []
+        maskers = []
+        for requested, candidates in (
+            (self.config.occluder, ONNX_OCCLUDERS),
+            (self.config.face_parser, ONNX_PARSERS),
+        ):
+            if requested == NO_ENHANCER:
+                continue
+            masker = self._first_installed(candidates) if requested == AUTO else self._load_onnx(requested)
+            if masker is not None:
+                maskers.append(masker)
+        self.swapper.maskers = maskers
+        return maskers
+
     def _build_enhancer(self) -> tuple[object | None, str | None]:
         requested = self.config.enhancer
         if requested == NO_ENHANCER:
@@ -215,6 +239,7 @@ class Pipeline(_Backends):
             "recognizer": self.recognizer.name,
             "swapper": self.swapper.name,
             "enhancer": self.enhancer.name if self.enhancer else None,
+            **({"masks": "+".join(m.name for m in self.maskers)} if self.maskers else {}),
         }
 
     # -- running ----------------------------------------------------------------------------
