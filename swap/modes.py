@@ -77,7 +77,7 @@ def plan_modes(
         standard_steps = (
             "face detection with angle retries and a fallback detector",
             "best-matching source photo per face (head pose, expression)",
-            "target mouth and eye openings kept",
+            "target mouth and eye openings kept where the expressions differ",
             "occlusion- and frame-edge-aware mask",
             "local lighting match from the target's skin",
             "grain, sharpness and JPEG-blockiness match",

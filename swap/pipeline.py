@@ -73,6 +73,13 @@ def build_detector(config: PipelineConfig | None = None) -> FaceDetector:
     return _Backends(config or PipelineConfig.from_env())._build_detector()
 
 
+def mode_capabilities(config: PipelineConfig | None = None) -> dict[str, ModePlan]:
+    """What fast / standard / hq do on this install, WITHOUT loading any model: for the web side
+    (quotes, the upload page) that has no Pipeline. Same answer as Pipeline.mode_capabilities()
+    for the same config and models folder."""
+    return _Backends(config or PipelineConfig.from_env()).planned_modes()
+
+
 class _Backends:
     """How a config's backend names become adapters (shared by Pipeline and build_detector)."""
 
@@ -83,6 +90,46 @@ class _Backends:
         return self._resolve(self.config.detector, ONNX_DETECTORS, DLIB_DETECTOR, self._dlib_detector)
 
     # -- backend choice -------------------------------------------------------------------
+
+    def _allowed(self, name: str) -> bool:
+        registry = _registry()
+        if registry is None or not self._installed(name):
+            return False
+        try:
+            registry.refuse_non_commercial(registry.get_spec(name))
+        except EngineError:
+            return False
+        return True
+
+    def planned_modes(self) -> dict[str, ModePlan]:
+        """The mode plans for the backends this config resolves to (installed files and licence
+        policy only; nothing is loaded)."""
+        swapper = CLASSICAL
+        requested = self.config.swapper
+        if requested == AUTO:
+            recognizer_ok = all(self._allowed(r) for r in ONNX_RECOGNIZERS[:1])
+            swapper = next((n for n in ONNX_SWAPPERS if recognizer_ok and self._allowed(n)), CLASSICAL)
+        elif requested != CLASSICAL:
+            swapper = requested
+        enhancer = None
+        if self.config.enhancer == AUTO:
+            enhancer = next((n for n in ONNX_ENHANCERS if self._allowed(n)), None)
+        elif self.config.enhancer != NO_ENHANCER:
+            enhancer = self.config.enhancer
+        size = 128
+        registry = _registry()
+        if swapper != CLASSICAL and registry is not None:
+            try:
+                size = registry.get_spec(swapper).input_size[0]
+            except KeyError:
+                pass
+        return plan_modes(
+            swapper=swapper,
+            classical=swapper == CLASSICAL,
+            enhancer=enhancer,
+            pixel_boost=self.config.pixel_boost,
+            swapper_size=size,
+        )
 
     def _installed(self, name: str) -> bool:
         registry = _registry()

@@ -105,3 +105,16 @@ def test_onnx_modes_run_different_work_and_hq_is_reported_as_standard_when_it_ca
     assert hq.mode_note and hq.enhancer_skipped_reason
     np.testing.assert_array_equal(hq.image, standard.image)  # same work, so the same price
     assert maxed.mode_capabilities()["hq"].runs_as == "standard"
+
+
+def test_the_web_side_gets_the_same_plans_without_loading_models(pipeline, tmp_path):
+    from swap.pipeline import mode_capabilities
+
+    assert mode_capabilities(pipeline.config) == pipeline.mode_capabilities()
+    embedding = np.random.default_rng(5).standard_normal(512).astype(np.float32)
+    fx.make_inswapper(tmp_path / "inswapper_128.onnx", emap=emap_for(embedding))
+    fx.make_arcface(tmp_path / "arcface_w600k_r50.onnx")
+    config = PipelineConfig(models_dir=tmp_path, runtime=CPU, pixel_boost=512)
+    plans = mode_capabilities(config)
+    assert plans["hq"].runs_as == "standard"  # no enhancer, boost already at its largest
+    assert plans == Pipeline(config).mode_capabilities()
