@@ -80,11 +80,16 @@ def occlusion_mask(
         across = (chroma[..., 0] * unit[1] - chroma[..., 1] * unit[0]) / c_norm  # off the skin's hue
         occluded = (np.abs(across) > 0.7) | (along < 0.3) | (along > 2.6) | too_dark | too_bright
     face = face_region(shape, points_68 if region_points is None else region_points)
-    # Eye openings and the inner mouth are never "occluders" (they stay the target's anyway).
+    # Eye openings, the inner mouth and the brows are never "occluders" (the first two stay the
+    # target's anyway; dark brows are features, not something in front of the face).
     keep = np.zeros(shape, np.uint8)
     for part in EYES:
         _poly(keep, points_68[part])
     _poly(keep, points_68[60:68])
+    for part in BROWS:
+        cv2.polylines(
+            keep, [np.round(points_68[part]).astype(np.int32)], False, 255, max(1, int(0.05 * face_size))
+        )
     keep = cv2.dilate(keep, _disk(int(0.02 * face_size)))
     occluded = (occluded.astype(np.uint8) * 255) & face & ~keep
     occluded = cv2.morphologyEx(occluded, cv2.MORPH_OPEN, _disk(max(1, int(0.01 * face_size))))
