@@ -230,6 +230,49 @@ def to_frame(image: np.ndarray, width: int, height: int) -> np.ndarray:
     return canvas
 
 
+def multi_photo(pipeline: Pipeline, photos: list[Path], images, analysed, modes: list[str]) -> None:
+    """The same person from 1 photo and from all of theirs, onto every other person's portrait."""
+    by_person: dict[str, list[Path]] = defaultdict(list)
+    for p in photos:
+        if analysed[p] and min(images[p].shape[:2]) > 200:
+            by_person[person(p)].append(p)
+    who = max(by_person, key=lambda k: len(by_person[k]))
+    mine = by_person[who]
+    if len(mine) < 2:
+        print("no person with several photos; skipping the 1-vs-N figure")
+        return
+    reference = np.mean([analysed[p][0].embedding for p in mine], axis=0)  # fair to both
+    sets = {"1 photo": [mine[0]], f"{len(mine)} photos": mine}
+    targets = [t for t in photos if person(t) != who and analysed[t] and min(images[t].shape[:2]) > 200]
+    print(
+        f"\n{who}: 1 photo ({mine[0].stem}) vs {len(mine)} photos, onto {len(targets)} other people's portraits"
+    )
+    print(
+        f"{'mode':9} {'source':9} "
+        + " ".join(f"{k:>11}" for k in ("closer", "d_src", "d_tgt", "seam", "border_dE", "mouth_ssim"))
+    )
+    for mode in modes:
+        for label, paths in sets.items():
+            identity = pipeline.prepare_source([images[p] for p in paths])
+            figs = []
+            for t in targets:
+                result = pipeline.swap_frame(identity, images[t], options(mode))
+                used = result.faces_used[0]
+                out_face = nearest_face(pipeline.analyse(result.image), used.box)
+                if out_face is None:
+                    continue
+                d_src = dlib_distance(out_face.embedding, reference)
+                d_tgt = dlib_distance(out_face.embedding, analysed[t][0].embedding)
+                f = {"closer": float(d_src < d_tgt), "d_src": d_src, "d_tgt": d_tgt}
+                f.update(artefacts(images[t], result.image, used.box))
+                figs.append(f)
+            cells = [
+                f"{np.mean([f[k] for f in figs if k in f]):11.3f}"
+                for k in ("closer", "d_src", "d_tgt", "seam", "border_dE", "mouth_ssim")
+            ]
+            print(f"{mode:9} {label:9} " + " ".join(cells))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--faces", type=Path, default=FACES)
@@ -238,6 +281,7 @@ def main() -> None:
     parser.add_argument("--transforms", default=",".join(TRANSFORMS))
     parser.add_argument("--no-timing", action="store_true")
     parser.add_argument("--sheet", default="quality_contact_sheet.png")
+    parser.add_argument("--multi", action="store_true", help="only the 1-photo vs several-photos figure")
     args = parser.parse_args()
     modes = args.modes.split(",")
     transforms = args.transforms.split(",")
@@ -245,10 +289,13 @@ def main() -> None:
     if not photos:
         print(f"no portraits in {args.faces}; nothing to measure")
         return
-    print(f"engine: {ROOT}")
+    print(f"engine: {ROOT}", flush=True)
     pipeline = Pipeline(PipelineConfig(models_dir=Path("var/models-none")))
     images = {p: cv2.imread(str(p)) for p in photos}
     analysed = {p: pipeline.analyse(img) for p, img in images.items()}
+    if args.multi:
+        multi_photo(pipeline, photos, images, analysed, modes)
+        return
     people, sources = [], []
     for p in photos:  # first photo of each of the first N people that has a detectable face
         if analysed[p] and person(p) not in people and min(images[p].shape[:2]) > 200:

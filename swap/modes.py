@@ -70,7 +70,7 @@ def plan_modes(
             (
                 f"face detection on a copy of at most {FAST_DETECT_MAX_SIDE} px, no retries",
                 "68-point landmark warp from the first source photo",
-                "global colour match",
+                "global colour match (grayscale target: grayscale face)",
                 "feathered alpha blend",
             ),
         )

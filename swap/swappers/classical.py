@@ -286,6 +286,8 @@ class ClassicalSwapper:
         if cv2.countNonZero(mask) < 64:
             return
         warped = transfer_colour(warped, roi, mask)
+        if is_grayscale(roi, inframe):
+            warped = to_gray3(warped)
         feather = max(1, int(cfg.feather * face_size))
         alpha = cv2.GaussianBlur(
             cv2.erode(mask, _disk(feather / 2)).astype(np.float32) / 255.0, (0, 0), feather / 2.0
