@@ -32,9 +32,7 @@ def percentile(values: list[float], q: float) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--url", default="http://127.0.0.1:8000")
     parser.add_argument("--username", default="demo")
     parser.add_argument("--password", required=True)
@@ -43,11 +41,8 @@ def main() -> None:
     parser.add_argument("--polls", type=int, default=2000)
     args = parser.parse_args()
 
-    token = requests.post(
-        f"{args.url}/api/v1/auth/token",
-        json={"username": args.username, "password": args.password, "name": "bench"},
-        timeout=10,
-    )
+    token = requests.post(f"{args.url}/api/v1/auth/token",
+                          json={"username": args.username, "password": args.password, "name": "bench"}, timeout=10)
     token.raise_for_status()
     headers = {"Authorization": f"Bearer {token.json()['token']}"}
     astronaut = skdata.astronaut()
@@ -59,13 +54,9 @@ def main() -> None:
 
     def submit(i: int) -> tuple[float, int, str]:
         started = time.perf_counter()
-        response = session.post(
-            f"{args.url}/api/v1/jobs",
-            headers={**headers, "Idempotency-Key": f"bench-{time.time()}-{i}"},
-            files={"source": ("s.png", source), "target": ("t.jpg", target)},
-            data={"mode": "fast"},
-            timeout=60,
-        )
+        response = session.post(f"{args.url}/api/v1/jobs", headers={**headers, "Idempotency-Key": f"bench-{time.time()}-{i}"},
+                                files={"source": ("s.png", source), "target": ("t.jpg", target)},
+                                data={"mode": "fast"}, timeout=60)
         return time.perf_counter() - started, response.status_code, response.json().get("id", "")
 
     wall = time.perf_counter()
@@ -74,32 +65,24 @@ def main() -> None:
     wall = time.perf_counter() - wall
     latencies = [r[0] * 1000 for r in results if r[1] == 201]
     failures = [r[1] for r in results if r[1] != 201]
-    print(
-        f"submit: {len(latencies)} created, {len(failures)} failed {sorted(set(failures)) or ''}, "
-        f"concurrency {args.concurrency}"
-    )
+    print(f"submit: {len(latencies)} created, {len(failures)} failed {sorted(set(failures)) or ''}, "
+          f"concurrency {args.concurrency}")
     if latencies:
-        print(
-            f"submit latency ms: p50 {statistics.median(latencies):.1f}  p99 {percentile(latencies, 99):.1f}  "
-            f"max {max(latencies):.1f}  ({len(latencies) / wall:.1f} jobs/s)"
-        )
+        print(f"submit latency ms: p50 {statistics.median(latencies):.1f}  p99 {percentile(latencies, 99):.1f}  "
+              f"max {max(latencies):.1f}  ({len(latencies) / wall:.1f} jobs/s)")
 
     ids = [r[2] for r in results if r[1] == 201] or [""]
 
     def poll(i: int) -> int:
-        return session.get(
-            f"{args.url}/api/v1/jobs/{ids[i % len(ids)]}", headers=headers, timeout=30
-        ).status_code
+        return session.get(f"{args.url}/api/v1/jobs/{ids[i % len(ids)]}", headers=headers, timeout=30).status_code
 
     wall = time.perf_counter()
     with ThreadPoolExecutor(args.concurrency) as pool:
         codes = list(pool.map(poll, range(args.polls)))
     wall = time.perf_counter() - wall
     ok = sum(1 for c in codes if c == 200)
-    print(
-        f"polling: {ok}/{len(codes)} OK, {len(codes) / wall:.0f} requests/s at concurrency {args.concurrency} "
-        f"(throttled: {sum(1 for c in codes if c == 429)})"
-    )
+    print(f"polling: {ok}/{len(codes)} OK, {len(codes) / wall:.0f} requests/s at concurrency {args.concurrency} "
+          f"(throttled: {sum(1 for c in codes if c == 429)})")
 
 
 if __name__ == "__main__":

@@ -58,19 +58,15 @@ def main() -> None:
         return SimpleUploadedFile("f", buffer.getvalue())
 
     astronaut = skdata.astronaut()
-    queues = [
-        django_rq.get_queue(n)
-        for n in (settings.MODERATION_QUEUE, *settings.GPU_QUEUES, settings.WEBHOOK_QUEUE)
-    ]
+    queues = [django_rq.get_queue(n) for n in (settings.MODERATION_QUEUE, *settings.GPU_QUEUES, settings.WEBHOOK_QUEUE)]
     worker = VisageWorker(queues, connection=queues[0].connection)
     rq_ms, engine_ms, submit_ms = [], [], []
     loads_after_first = None
     for i in range(args.jobs):
         started = time.perf_counter()
         source = inspect_upload(upload(astronaut, "PNG"), field="source", allow_video=False)
-        target = inspect_upload(
-            upload(np.ascontiguousarray(astronaut[:, ::-1]), "JPEG"), field="target", allow_video=False
-        )
+        target = inspect_upload(upload(np.ascontiguousarray(astronaut[:, ::-1]), "JPEG"), field="target",
+                                allow_video=False)
         job, _ = services.job_create(user=user, source=source, target=target, options=services.JobOptions())
         submit_ms.append((time.perf_counter() - started) * 1000)
         worker.work(burst=True)
@@ -85,17 +81,11 @@ def main() -> None:
     rest = slice(1, None)
     overhead = [r - e for r, e in zip(rq_ms[rest], engine_ms[rest], strict=True)]
     print(f"jobs: {args.jobs} (astronaut 512×512 pair, classical swapper, CPU)")
-    print(
-        f"first job: GPU-queue run {rq_ms[0]:.0f} ms (includes model loading), engine {engine_ms[0]:.0f} ms"
-    )
-    print(
-        f"later jobs: GPU-queue run median {statistics.median(rq_ms[rest]):.0f} ms, engine median "
-        f"{statistics.median(engine_ms[rest]):.0f} ms"
-    )
-    print(
-        f"per-job overhead outside the engine (S3 get/put, decode/encode, DB, output screening): "
-        f"median {statistics.median(overhead):.0f} ms"
-    )
+    print(f"first job: GPU-queue run {rq_ms[0]:.0f} ms (includes model loading), engine {engine_ms[0]:.0f} ms")
+    print(f"later jobs: GPU-queue run median {statistics.median(rq_ms[rest]):.0f} ms, engine median "
+          f"{statistics.median(engine_ms[rest]):.0f} ms")
+    print(f"per-job overhead outside the engine (S3 get/put, decode/encode, DB, output screening): "
+          f"median {statistics.median(overhead):.0f} ms")
     print(f"submit (validate + S3 put + DB + hold) median {statistics.median(submit_ms):.0f} ms")
     print(f"model loads after {args.jobs} jobs: {model_load_counts()} (unchanged after the first job)")
 
