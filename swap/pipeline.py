@@ -416,9 +416,11 @@ class Pipeline(_Backends):
                 groups.setdefault(source_index, []).append(found[face_index])
             return [(sources[index], chosen) for index, chosen in groups.items()]
 
-        return self._swap(frame, options, None, assign)
+        return self._swap(frame, options, None, assign, numbered=True)
 
-    def _swap(self, frame, options: SwapOptions, faces: list[Face] | None, assign) -> SwapResult:
+    def _swap(
+        self, frame, options: SwapOptions, faces: list[Face] | None, assign, *, numbered: bool = False
+    ) -> SwapResult:
         """Detect (unless given), let `assign` pair source identities with target faces, swap each
         group in batches, enhance, and report timings and inference time."""
         timer = StageTimer()
@@ -431,7 +433,13 @@ class Pipeline(_Backends):
             # Target embeddings cost a ResNet/ArcFace run per face; only reference mode needs them.
             if faces is None:
                 faces = self.analyse(
-                    frame, embed=selection.needs_embeddings(options), timer=timer, mode=mode, report=detection
+                    frame,
+                    embed=selection.needs_embeddings(options),
+                    timer=timer,
+                    # Faces picked by number (face_index, assignments) were numbered by the upload
+                    # page's full detection: fast must not find a different set.
+                    mode="standard" if numbered or options.face_index is not None else mode,
+                    report=detection,
                 )
             elif faces and selection.needs_embeddings(options) and faces[0].embedding is None:
                 with timer.stage("embed"):

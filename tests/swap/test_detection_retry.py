@@ -68,3 +68,17 @@ def test_dlib_cnn_finds_the_astronaut(astronaut):
     assert len(faces) == 1
     x1, y1, x2, y2 = faces[0].box
     assert 150 < (x1 + x2) / 2 < 300 and 50 < (y1 + y2) / 2 < 200  # her face, not the patch
+
+
+def test_faces_picked_by_number_are_found_as_the_upload_page_numbered_them(pipeline, astronaut):
+    from swap.errors import NoFaceFound
+    from swap.types import SwapOptions
+
+    tilted, _ = _rotated(astronaut, 60)
+    source = pipeline.prepare_source([astronaut])
+    with pytest.raises(NoFaceFound):
+        pipeline.swap_frame(source, tilted, SwapOptions(mode="fast"))
+    # face_index was chosen on the upload page's full detection: fast must search the same way.
+    result = pipeline.swap_frame(source, tilted, SwapOptions(mode="fast", face_index=0))
+    assert result.mode == "fast" and len(result.faces_used) == 1
+    assert result.detection["found_by"].startswith("dlib_hog@")
