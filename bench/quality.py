@@ -54,6 +54,14 @@ THUMB = 150
 TRANSFORMS = ("clean", "rotated", "lowlight", "grayscale", "occluder", "edge", "jpeg")
 
 
+def shrink(image: np.ndarray, max_side: int) -> np.ndarray:
+    h, w = image.shape[:2]
+    if not max_side or max(h, w) <= max_side:
+        return image
+    s = max_side / max(h, w)
+    return cv2.resize(image, (round(w * s), round(h * s)), interpolation=cv2.INTER_AREA)
+
+
 def person(path: Path) -> str:
     return re.sub(r"_\d+$", "", path.stem)
 
@@ -282,6 +290,10 @@ def main() -> None:
     parser.add_argument("--no-timing", action="store_true")
     parser.add_argument("--sheet", default="quality_contact_sheet.png")
     parser.add_argument("--multi", action="store_true", help="only the 1-photo vs several-photos figure")
+    parser.add_argument("--max-side", type=int, default=800, help="shrink larger photos to this (0 = keep)")
+    parser.add_argument(
+        "--all-photos", action="store_true", help="every photo of a person as a target, not one"
+    )
     args = parser.parse_args()
     modes = args.modes.split(",")
     transforms = args.transforms.split(",")
@@ -291,7 +303,7 @@ def main() -> None:
         return
     print(f"engine: {ROOT}", flush=True)
     pipeline = Pipeline(PipelineConfig(models_dir=Path("var/models-none")))
-    images = {p: cv2.imread(str(p)) for p in photos}
+    images = {p: shrink(cv2.imread(str(p)), args.max_side) for p in photos}
     analysed = {p: pipeline.analyse(img) for p, img in images.items()}
     if args.multi:
         multi_photo(pipeline, photos, images, analysed, modes)
@@ -307,10 +319,14 @@ def main() -> None:
 
     rows: dict[tuple[str, str], list[dict]] = defaultdict(list)
     sheet_rows = []
+    seen: set[tuple[Path, str]] = set()
     for s in sources:
         for t in photos:
             if person(s) == person(t) or not analysed[t] or min(images[t].shape[:2]) < 200:
                 continue
+            if not args.all_photos and (s, person(t)) in seen:
+                continue
+            seen.add((s, person(t)))
             box = analysed[t][0].box
             for name in transforms:
                 target, bar = transform(images[t], name, box)
