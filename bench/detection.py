@@ -2,7 +2,7 @@
 
 For every portrait in ../shared/faces, as is and rotated / cut by the frame edge, runs the
 engine's detector once with retries off (HOG alone) and once as the pipeline does (angle
-retries, then dlib's CNN on a copy of at most 640 px), and prints who found the face and the
+retries, then dlib's CNN on a copy of at most 480 px), and prints who found the face and the
 extra time the retries took. Prints figures only.
 
     python bench/detection.py [--faces DIR]

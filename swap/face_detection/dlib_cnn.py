@@ -19,7 +19,7 @@ class DlibCnnDetector:
     name = "dlib_cnn"
     reports_inference_time = True
 
-    def __init__(self, *, max_side: int = 640, upsample: int = 0, score_threshold: float = 0.3) -> None:
+    def __init__(self, *, max_side: int = 480, upsample: int = 0, score_threshold: float = 0.3) -> None:
         self.max_side = max_side
         self.upsample = upsample
         self.score_threshold = score_threshold
