@@ -12,7 +12,8 @@ Classical swapper (no downloaded models):
   eye openings kept, occlusion-aware mask, frame-edge mask, local lighting match, grain,
   sharpness and JPEG-blockiness match, Poisson blend.
 - hq: standard's steps, plus a 2× supersampled Lanczos warp, every source photo blended by pose
-  similarity, and a multi-band (Laplacian pyramid) blend; plus the enhancer when installed.
+  similarity, and the Poisson result joined by a multi-band (Laplacian pyramid) blend instead of
+  one feather; plus the enhancer when installed.
 
 ONNX swappers (inswapper, hyperswap):
 - fast: the detector's own 5 points (no landmark model), no pixel boost, box mask only.
@@ -84,7 +85,7 @@ def plan_modes(
             "Poisson blend",
         )
         standard = ModePlan("standard", "standard", standard_steps)
-        hq_steps = standard_steps[:-1] + (
+        hq_steps = standard_steps + (
             "2x supersampled Lanczos warp",
             "all source photos blended by pose similarity",
             "multi-band (Laplacian pyramid) blend",

@@ -65,6 +65,7 @@ class ClassicalSettings:
     match_grain: bool = True
     match_blockiness: bool = True
     supersample: int = 2  # hq: warp at this many times the resolution, then area-reduce
+    hq_blend: str = "poisson+multiband"  # hq: "poisson+multiband", "multiband" or "poisson"
     pose_tau: float = 0.03  # hq: photo weight exp(-(residual - best) / tau)
 
 
@@ -400,11 +401,16 @@ class ClassicalSwapper:
         alpha *= mask > 0  # never reach outside the mask
         alpha *= inframe > 0  # nor outside the frame (the padded rim is not the picture)
         with inference_clock.stage("paste"):
-            if hq:
+            cloned = poisson(warped, roi, mask, cfg.membrane_limit)
+            if hq and cfg.hq_blend == "poisson+multiband":
+                # The Poisson solve removes what low-frequency mismatch is left at the rim; the
+                # pyramid then joins each frequency band over its own width instead of one feather.
+                filled = np.where(mask[..., None] > 0, cloned, roi.astype(np.float32))
+                blended = multiband(filled, roi, alpha, face_size)
+            elif hq and cfg.hq_blend == "multiband":
                 filled = np.where(mask[..., None] > 0, warped, roi)
                 blended = multiband(filled, roi, alpha, face_size)
             else:
-                cloned = poisson(warped, roi, mask, cfg.membrane_limit)
                 blended = roi.astype(np.float32) + alpha[..., None] * (cloned - roi.astype(np.float32))
             original = out.copy() if cfg.match_blockiness else None
             self._write_back(out, roi, blended, alpha, (x1, y1), box)
