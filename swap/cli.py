@@ -14,7 +14,7 @@ from swap.config import PipelineConfig
 from swap.errors import EngineError
 from swap.image_io import decode_image, encode_image
 from swap.models.cli import add_subparser
-from swap.pipeline import Pipeline
+from swap.pipeline import Pipeline, mode_capabilities
 from swap.serve.launcher import add_subparser as add_serve
 from swap.types import SwapOptions
 
@@ -38,7 +38,13 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--output", type=Path, required=True, help="result image (.png, .jpg or .webp)")
     run.add_argument("--swapper", default=None, help="classical (default without models) or inswapper_128")
     run.add_argument("--enhancer", default=None, help="enhance the result with this model, e.g. gfpgan_1.4")
-    run.add_argument("--hq", action="store_true", help="enhance with the installed enhancer, if any")
+    run.add_argument(
+        "--mode",
+        choices=("fast", "standard", "hq"),
+        default="standard",
+        help="fast, standard or hq (what each does: python -m swap modes)",
+    )
+    run.add_argument("--hq", action="store_true", help="same as --mode hq")
     run.add_argument(
         "--faces",
         choices=("one", "many", "reference"),
@@ -55,6 +61,10 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--models-dir", type=Path, default=None, help="where ONNX model files live")
     run.add_argument("--quality", type=int, default=92, help="JPEG/WebP quality")
     run.set_defaults(func=_run)
+
+    modes = subparsers.add_parser("modes", help="what fast / standard / hq do with the installed models")
+    modes.add_argument("--models-dir", type=Path, default=None, help="where ONNX model files live")
+    modes.set_defaults(func=_modes)
 
     add_subparser(subparsers)
     add_serve(subparsers)
@@ -88,7 +98,7 @@ def _run(args: argparse.Namespace) -> int:
         faces=args.faces,
         face_index=args.face_index,
         reference_index=args.reference_index,
-        enhance=bool(args.hq or args.enhancer),
+        mode="hq" if (args.hq or args.enhancer) else args.mode,
     )
     identity = pipeline.prepare_source(sources)
     result = pipeline.swap_frame(identity, target, options)
@@ -100,11 +110,25 @@ def _run(args: argparse.Namespace) -> int:
         ) from exc
     if result.enhancer_skipped_reason:
         print(f"note: not enhanced: {result.enhancer_skipped_reason}", file=sys.stderr)
+    if result.mode != result.mode_requested:
+        print(f"note: mode {result.mode_requested} ran as {result.mode}: {result.mode_note}", file=sys.stderr)
     t = result.timings_ms
     print(
-        f"swapped {len(result.faces_used)} face(s) with {result.swapper} in {t['total']:.0f} ms "
+        f"swapped {len(result.faces_used)} face(s) with {result.swapper} ({result.mode}) in {t['total']:.0f} ms "
         f"-> {args.output}"
     )
+    return 0
+
+
+def _modes(args: argparse.Namespace) -> int:
+    config = PipelineConfig.from_env()
+    if args.models_dir:
+        config = replace(config, models_dir=args.models_dir)
+    for name, plan in mode_capabilities(config).items():
+        runs = "" if plan.runs_as == name else f" (runs as {plan.runs_as}: {plan.note})"
+        print(f"{name}{runs}")
+        for step in plan.steps:
+            print(f"  - {step}")
     return 0
 
 

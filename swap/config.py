@@ -23,13 +23,20 @@ class PipelineConfig:
     landmarker: str = AUTO
     recognizer: str = AUTO
     swapper: str = AUTO
-    enhancer: str = AUTO  # used only when SwapOptions.enhance; "none" disables it
+    enhancer: str = AUTO  # used only in mode hq; "none" disables it
+    # ONNX swappers' content masks (FaceFusion's occluder and face parser): auto = when installed.
+    occluder: str = AUTO  # xseg_1 / xseg_2 / xseg_3 / none
+    face_parser: str = AUTO  # bisenet_resnet_34 / bisenet_resnet_18 / none
     runtime: object | None = field(default_factory=_runtime_options_default)  # swap.runtime.RuntimeOptions
     max_batch: int = 16  # most faces one swapper call takes; more are split into several calls
     detect_max_side: int = 1024  # larger frames are searched for faces on a downscaled copy
     detect_upsample: int = 1  # dlib HOG: 1 finds faces down to ~40 px on the searched copy
     # dlib HOG scores real faces ~1-3; the astronaut's mission patch scores ~0.02.
     detect_score_threshold: float = 0.2
+    # When the detector finds nothing: retry on copies rotated by these angles (degrees), then the
+    # fallback detector ("dlib_cnn", or "none"). Not in mode fast.
+    detect_angles: tuple[float, ...] = (-30.0, 30.0, 90.0, -90.0)
+    detect_fallback: str = "dlib_cnn"
     max_pixels: int = 40_000_000  # uploads above this are refused before decoding
     # inswapper works at 128 px; 256/512 align the face larger and swap it as 4/16 interleaved
     # 128-px tiles in one batch (FaceFusion's "pixel boost"): sharper faces, 4/16× the model time.
@@ -43,7 +50,15 @@ class PipelineConfig:
         cfg = cls()
         if env.get("VISAGE_MODELS_DIR"):
             cfg.models_dir = Path(env["VISAGE_MODELS_DIR"])
-        for name in ("detector", "landmarker", "recognizer", "swapper", "enhancer"):
+        for name in (
+            "detector",
+            "landmarker",
+            "recognizer",
+            "swapper",
+            "enhancer",
+            "occluder",
+            "face_parser",
+        ):
             value = env.get(f"VISAGE_{name.upper()}")
             if value:
                 setattr(cfg, name, value.strip())
@@ -56,6 +71,16 @@ class PipelineConfig:
                     raise ValueError(f"VISAGE_{name.upper()} must be an integer, got {value!r}") from None
         if env.get("VISAGE_CANARY_PERCENT"):
             cfg.canary_percent = float(env["VISAGE_CANARY_PERCENT"])
+        if env.get("VISAGE_DETECT_FALLBACK"):
+            cfg.detect_fallback = env["VISAGE_DETECT_FALLBACK"].strip()
+        if "VISAGE_DETECT_ANGLES" in env:  # "" turns the retries off
+            raw = env["VISAGE_DETECT_ANGLES"].replace(",", " ").split()
+            try:
+                cfg.detect_angles = tuple(float(a) for a in raw)
+            except ValueError:
+                raise ValueError(
+                    f"VISAGE_DETECT_ANGLES must be numbers, got {env['VISAGE_DETECT_ANGLES']!r}"
+                ) from None
         if env.get("VISAGE_DETECT_SCORE_THRESHOLD"):
             cfg.detect_score_threshold = float(env["VISAGE_DETECT_SCORE_THRESHOLD"])
         device = env.get("VISAGE_DEVICE_ID")

@@ -18,6 +18,7 @@ from swap.runtime import record_model_load
 
 SHAPE_68 = "shape_predictor_68_face_landmarks.dat"
 RESNET = "dlib_face_recognition_resnet_model_v1.dat"
+CNN_DETECTOR = "mmod_human_face_detector.dat"
 
 _lock = threading.Lock()
 _cache: dict[str, Any] = {}
@@ -60,3 +61,7 @@ def shape_predictor_68() -> Any:
 
 def resnet_recognizer() -> Any:
     return _load("dlib_resnet", lambda: dlib.face_recognition_model_v1(_model_path(RESNET)))
+
+
+def cnn_detector() -> Any:
+    return _load("dlib_cnn", lambda: dlib.cnn_face_detection_model_v1(_model_path(CNN_DETECTOR)))

@@ -16,10 +16,13 @@ import numpy as np
 from swap import inference_clock, selection
 from swap.config import AUTO, PipelineConfig
 from swap.errors import EngineError, FaceIndexOutOfRange, ModelMissing, NoFaceFound
+from swap.face_detection.dlib_cnn import DlibCnnDetector
 from swap.face_detection.dlib_hog import DlibHogDetector
+from swap.face_detection.retry import RetryingDetector
 from swap.face_landmarks.dlib_shape import DlibShapeLandmarker
 from swap.face_recognition.dlib_resnet import DlibResnetRecognizer
 from swap.models import registry
+from swap.modes import FAST_DETECT_MAX_SIDE, ModePlan, plan_modes, requested_mode
 from swap.serve import client as triton_client
 from swap.swappers.classical import ClassicalSwapper
 from swap.types import Face, FaceDetector, SourceIdentity, SwapOptions, SwapResult
@@ -28,7 +31,9 @@ from swap.types import Face, FaceDetector, SourceIdentity, SwapOptions, SwapResu
 ONNX_DETECTORS = ("yoloface_8n",)
 ONNX_LANDMARKERS = ("2dfan4",)
 ONNX_RECOGNIZERS = ("arcface_w600k_r50",)
-ONNX_SWAPPERS = ("inswapper_128", "inswapper_128_fp16")
+ONNX_SWAPPERS = ("inswapper_128", "inswapper_128_fp16", "hyperswap_1a_256")
+ONNX_OCCLUDERS = ("xseg_1",)
+ONNX_PARSERS = ("bisenet_resnet_34",)
 ONNX_ENHANCERS = ("gfpgan_1.4", "codeformer")
 RECOGNIZER_FOR_KIND = {"arcface512": ONNX_RECOGNIZERS, "dlib128": ()}
 
@@ -68,6 +73,13 @@ def build_detector(config: PipelineConfig | None = None) -> FaceDetector:
     return _Backends(config or PipelineConfig.from_env())._build_detector()
 
 
+def mode_capabilities(config: PipelineConfig | None = None) -> dict[str, ModePlan]:
+    """What fast / standard / hq do on this install, WITHOUT loading any model: for the web side
+    (quotes, the upload page) that has no Pipeline. Same answer as Pipeline.mode_capabilities()
+    for the same config and models folder."""
+    return _Backends(config or PipelineConfig.from_env()).planned_modes()
+
+
 class _Backends:
     """How a config's backend names become adapters (shared by Pipeline and build_detector)."""
 
@@ -79,11 +91,52 @@ class _Backends:
 
     # -- backend choice -------------------------------------------------------------------
 
+    def _allowed(self, name: str) -> bool:
+        if not self._installed(name):
+            return False
+        try:
+            registry.refuse_non_commercial(registry.get_spec(name))
+        except EngineError:
+            return False
+        return True
+
+    def planned_modes(self) -> dict[str, ModePlan]:
+        """The mode plans for the backends this config resolves to (installed files and licence
+        policy only; nothing is loaded)."""
+        swapper = CLASSICAL
+        requested = self.config.swapper
+        if requested == AUTO:
+            recognizer_ok = all(self._allowed(r) for r in ONNX_RECOGNIZERS[:1])
+            swapper = next((n for n in ONNX_SWAPPERS if recognizer_ok and self._allowed(n)), CLASSICAL)
+        elif requested != CLASSICAL:
+            swapper = requested
+        enhancer = None
+        if self.config.enhancer == AUTO:
+            enhancer = next((n for n in ONNX_ENHANCERS if self._allowed(n)), None)
+        elif self.config.enhancer != NO_ENHANCER:
+            enhancer = self.config.enhancer
+        size = 128
+        if swapper != CLASSICAL:
+            try:
+                size = registry.get_spec(swapper).input_size[0]
+            except KeyError:
+                pass
+        return plan_modes(
+            swapper=swapper,
+            classical=swapper == CLASSICAL,
+            enhancer=enhancer,
+            pixel_boost=self.config.pixel_boost,
+            swapper_size=size,
+        )
+
     def _installed(self, name: str) -> bool:
         runtime = self.config.runtime
         if runtime is not None and runtime.inference == "triton":  # served, not installed here
             return name in triton_client.served_models(runtime.triton_url)
-        return registry.is_installed(name, self.config.models_dir)
+        try:
+            return registry.is_installed(name, self.config.models_dir)
+        except KeyError:  # not in the active manifest (an operator's own list)
+            return False
 
     def _load_onnx(self, name: str, **options) -> object:
         if not self._installed(name):
@@ -107,11 +160,23 @@ class _Backends:
         return self._load_onnx(requested)
 
     def _dlib_detector(self):
-        return DlibHogDetector(
+        hog = DlibHogDetector(
             upsample=self.config.detect_upsample,
             max_side=self.config.detect_max_side,
             score_threshold=self.config.detect_score_threshold,
         )
+        return RetryingDetector(hog, angles=self.config.detect_angles, fallback=self._fallback_factory())
+
+    def _fallback_factory(self):
+        if self.config.detect_fallback in ("", "none"):
+            return None
+        if self.config.detect_fallback != "dlib_cnn":
+            raise ValueError(f"unknown fallback detector {self.config.detect_fallback!r} (dlib_cnn or none)")
+
+        def build():
+            return DlibCnnDetector()
+
+        return build
 
 
 class Pipeline(_Backends):
@@ -124,6 +189,7 @@ class Pipeline(_Backends):
         )
         self.recognizer = self._build_recognizer()
         self.enhancer, self.enhancer_missing_reason = self._build_enhancer()
+        self.maskers = self._build_maskers()
 
     def _dlib_landmarker(self):
         return DlibShapeLandmarker()
@@ -160,6 +226,24 @@ class Pipeline(_Backends):
             return self._load_onnx(name)
         return self._resolve(requested, ONNX_RECOGNIZERS, DLIB_RECOGNIZER, self._dlib_recognizer)
 
+    def _build_maskers(self) -> list[object]:
+        """Occlusion (XSeg) and region (BiSeNet) masks for an ONNX swapper, when installed: the
+        swapper combines them with its box mask as FaceFusion does (element-wise minimum)."""
+        if not hasattr(self.swapper, "maskers"):
+            return []
+        maskers = []
+        for requested, candidates in (
+            (self.config.occluder, ONNX_OCCLUDERS),
+            (self.config.face_parser, ONNX_PARSERS),
+        ):
+            if requested == NO_ENHANCER:
+                continue
+            masker = self._first_installed(candidates) if requested == AUTO else self._load_onnx(requested)
+            if masker is not None:
+                maskers.append(masker)
+        self.swapper.maskers = maskers
+        return maskers
+
     def _build_enhancer(self) -> tuple[object | None, str | None]:
         requested = self.config.enhancer
         if requested == NO_ENHANCER:
@@ -171,6 +255,17 @@ class Pipeline(_Backends):
             return enhancer, None
         return self._load_onnx(requested), None
 
+    def mode_capabilities(self) -> dict[str, ModePlan]:
+        """What fast / standard / hq do with the models this pipeline loaded, and which mode's work
+        each one really runs (`runs_as`): price a job by `runs_as`, or refuse the mode."""
+        return plan_modes(
+            swapper=self.swapper.name,
+            classical=self.swapper.name == CLASSICAL,
+            enhancer=self.enhancer.name if self.enhancer else None,
+            pixel_boost=self.config.pixel_boost,
+            swapper_size=getattr(self.swapper, "model_size", 128),
+        )
+
     @property
     def backends(self) -> dict[str, str | None]:
         return {
@@ -179,6 +274,7 @@ class Pipeline(_Backends):
             "recognizer": self.recognizer.name,
             "swapper": self.swapper.name,
             "enhancer": self.enhancer.name if self.enhancer else None,
+            **({"masks": "+".join(m.name for m in self.maskers)} if self.maskers else {}),
         }
 
     # -- running ----------------------------------------------------------------------------
@@ -191,25 +287,55 @@ class Pipeline(_Backends):
             score=1.0,
             landmarks_5=np.array([[52, 56], [76, 56], [64, 68], [54, 80], [74, 80]], np.float32),
         )
-        self.detector.detect(frame)
+        self._detect(frame, "fast")  # no retries on a blank frame
         self.landmarker.refine(frame, [dummy])
         self.recognizer.embed(frame, [dummy])
 
     def analyse(
-        self, frame: np.ndarray, *, embed: bool = True, timer: StageTimer | None = None
+        self,
+        frame: np.ndarray,
+        *,
+        embed: bool = True,
+        timer: StageTimer | None = None,
+        mode: str = "standard",
+        report: dict | None = None,
     ) -> list[Face]:
-        """All faces in `frame`, largest first, with landmarks (and embeddings if `embed`)."""
+        """All faces in `frame`, largest first, with landmarks (and embeddings if `embed`).
+
+        mode "fast" searches a smaller copy and never retries; `report` (a dict) receives how the
+        faces were found (retries, fallback, their time)."""
         timer = timer or StageTimer()
         with timer.stage("detect"):
-            faces = self._timed(self.detector, lambda: self.detector.detect(frame))
+            faces = self._timed(self.detector, lambda: self._detect(frame, mode))
+        last = getattr(self.detector, "last_report", None)
+        if report is not None and last is not None:
+            report.update(last.as_dict())
+            if last.retry_ms:
+                timer.timings_ms["detect_retry"] = last.retry_ms
         faces = selection.by_size(faces)
-        if faces:
+        skip_landmarks = (
+            mode == "fast" and self.swapper.name != CLASSICAL and self.detector.name != DLIB_DETECTOR
+        )
+        if faces and skip_landmarks:  # fast with an ONNX detector: its own 5 points align the face
+            if embed:
+                with timer.stage("embed"):
+                    self._embed(frame, faces)
+        elif faces:
             with timer.stage("landmarks"):
                 faces = self._timed(self.landmarker, lambda: self.landmarker.refine(frame, faces))
             if embed:
                 with timer.stage("embed"):
                     self._embed(frame, faces)
         return faces
+
+    def _detect(self, frame: np.ndarray, mode: str) -> list[Face]:
+        if not hasattr(self.detector, "last_report"):  # an ONNX detector: one pass at its own size
+            return self.detector.detect(frame)
+        if mode == "fast":
+            return self.detector.detect(
+                frame, retries=False, max_side=min(FAST_DETECT_MAX_SIDE, self.config.detect_max_side)
+            )
+        return self.detector.detect(frame)
 
     def _embed(self, frame: np.ndarray, faces: list[Face]) -> None:
         vectors = self._timed(self.recognizer, lambda: self.recognizer.embed(frame, faces))
@@ -239,6 +365,7 @@ class Pipeline(_Backends):
             face=face,
             embedding=embedding,
             embedding_kind=self.recognizer.embedding_kind,
+            photos=chosen,
             prepare_ms=(time.perf_counter() - start) * 1000.0,
             inference_ms=clock.inference_ms,
         )
@@ -277,17 +404,31 @@ class Pipeline(_Backends):
                 groups.setdefault(source_index, []).append(found[face_index])
             return [(sources[index], chosen) for index, chosen in groups.items()]
 
-        return self._swap(frame, options, None, assign)
+        return self._swap(frame, options, None, assign, numbered=True)
 
-    def _swap(self, frame, options: SwapOptions, faces: list[Face] | None, assign) -> SwapResult:
+    def _swap(
+        self, frame, options: SwapOptions, faces: list[Face] | None, assign, *, numbered: bool = False
+    ) -> SwapResult:
         """Detect (unless given), let `assign` pair source identities with target faces, swap each
         group in batches, enhance, and report timings and inference time."""
         timer = StageTimer()
         start = time.perf_counter()
+        asked = requested_mode(options.mode, options.enhance)
+        plan = self.mode_capabilities()[asked]
+        mode = plan.runs_as
+        detection: dict = {}
         with inference_clock.session() as clock:
             # Target embeddings cost a ResNet/ArcFace run per face; only reference mode needs them.
             if faces is None:
-                faces = self.analyse(frame, embed=selection.needs_embeddings(options), timer=timer)
+                faces = self.analyse(
+                    frame,
+                    embed=selection.needs_embeddings(options),
+                    timer=timer,
+                    # Faces picked by number (face_index, assignments) were numbered by the upload
+                    # page's full detection: fast must not find a different set.
+                    mode="standard" if numbered or options.face_index is not None else mode,
+                    report=detection,
+                )
             elif faces and selection.needs_embeddings(options) and faces[0].embedding is None:
                 with timer.stage("embed"):
                     self._embed(frame, faces)
@@ -309,12 +450,15 @@ class Pipeline(_Backends):
                     for i in range(0, len(chosen), max(1, self.config.max_batch)):
                         batch = chosen[i : i + self.config.max_batch]
                         image = self._timed(
-                            self.swapper, lambda s=source, b=batch, im=image: self.swapper.swap(s, im, b)
+                            self.swapper,
+                            lambda s=source, b=batch, im=image: self._swap_batch(s, im, b, plan),
                         )
             used = [face for _, chosen in groups for face in chosen]
 
             enhancer_name, skipped = None, None
-            if options.enhance:
+            if asked == "hq" and not plan.enhance:
+                skipped = self.enhancer_missing_reason
+            if plan.enhance:
                 if self.enhancer is None:
                     skipped = self.enhancer_missing_reason
                 else:
@@ -325,7 +469,9 @@ class Pipeline(_Backends):
                         )
                     enhancer_name = self.enhancer.name
 
-        timings = {name: 0.0 for name in ("detect", "landmarks", "embed", "swap", "enhance", "paste")}
+        timings = {
+            name: 0.0 for name in ("detect", "detect_retry", "landmarks", "embed", "swap", "enhance", "paste")
+        }
         timings.update(timer.timings_ms)
         paste_ms = clock.stages_ms.get("paste", 0.0)
         timings["paste"] = paste_ms
@@ -339,7 +485,19 @@ class Pipeline(_Backends):
             enhancer=enhancer_name,
             enhancer_skipped_reason=skipped,
             inference_ms=clock.inference_ms,
+            mode_requested=asked,
+            mode=mode,
+            mode_steps=plan.steps,
+            mode_note=plan.note,
+            detection=detection,
         )
+
+    def _swap_batch(
+        self, source: SourceIdentity, image: np.ndarray, batch: list[Face], plan: ModePlan
+    ) -> np.ndarray:
+        if getattr(self.swapper, "supports_modes", False):
+            return self.swapper.swap(source, image, batch, mode=plan.runs_as, pixel_boost=plan.pixel_boost)
+        return self.swapper.swap(source, image, batch)
 
     def swap_image(
         self, source: np.ndarray | list[np.ndarray], target: np.ndarray, options: SwapOptions | None = None

@@ -12,6 +12,7 @@ import numpy as np
 
 EmbeddingKind = Literal["dlib128", "arcface512"]
 FaceSelection = Literal["one", "many", "reference"]
+Mode = Literal["fast", "standard", "hq"]
 
 
 @dataclass
@@ -22,6 +23,7 @@ class Face:
     landmarks_68: np.ndarray | None = None  # (68, 2) float32, iBUG 300-W order
     embedding: np.ndarray | None = None  # raw (not normalised) identity embedding
     embedding_kind: EmbeddingKind | None = None
+    angle: float = 0.0  # degrees the frame was rotated for the detector to see this face upright
 
     @property
     def area(self) -> float:
@@ -34,8 +36,12 @@ class SwapOptions:
     faces: FaceSelection = "one"
     reference_index: int | None = None  # with faces="reference": which target face is the reference
     face_index: int | None = None  # swap exactly this target face (largest-first order)
-    reference_distance: float = 0.3  # (1 - cos) / 2 below this is "the same person"
-    enhance: bool = False  # mode "hq": run the face enhancer when one is installed
+    # None: the embedding kind's own line (selection.REFERENCE_THRESHOLDS: dlib128 Euclidean 0.6,
+    # arcface512 (1 - cos) / 2 < 0.3); a number overrides it in that kind's metric.
+    reference_distance: float | None = None
+    # fast | standard | hq: what work is done (swap.modes); the result reports the mode that ran.
+    mode: Mode = "standard"
+    enhance: bool = False  # legacy spelling of mode="hq" (kept for callers that still set it)
     enhancer_blend: float = 0.8
 
 
@@ -43,11 +49,20 @@ class SwapOptions:
 class SwapResult:
     image: np.ndarray  # BGR uint8, same shape as the target
     faces_used: list[Face]
-    timings_ms: dict[str, float] = field(default_factory=dict)  # per stage: detect, landmarks, embed, swap, enhance, paste, total
+    timings_ms: dict[str, float] = field(
+        default_factory=dict
+    )  # per stage: detect, landmarks, embed, swap, enhance, paste, total
     swapper: str = ""
     enhancer: str | None = None
     enhancer_skipped_reason: str | None = None  # e.g. "gfpgan_1.4 is not installed"
     inference_ms: float = 0.0  # time inside model inference calls (dlib, ONNX runs): billed "GPU seconds"
+    # The mode asked for, and the mode whose work actually ran (what billing must charge): they
+    # differ when this install cannot do more for the asked mode (swap.modes).
+    mode_requested: Mode = "standard"
+    mode: Mode = "standard"
+    mode_steps: tuple[str, ...] = ()
+    mode_note: str | None = None  # why `mode` differs from `mode_requested`
+    detection: dict[str, object] = field(default_factory=dict)  # how faces were found (retries, fallback)
 
 
 class FaceDetector(Protocol):
@@ -77,6 +92,9 @@ class SourceIdentity:
     face: Face  # the chosen face in that photo, with landmarks and embedding
     embedding: np.ndarray  # averaged raw embedding over all source photos
     embedding_kind: EmbeddingKind
+    # Every usable photo (image, its largest face): the classical swapper picks or blends them per
+    # target face by head pose and expression; ONNX swappers use the averaged embedding.
+    photos: list[tuple[np.ndarray, Face]] = field(default_factory=list)
     prepare_ms: float = 0.0  # wall time spent analysing the source photo(s)
     inference_ms: float = 0.0  # of which inside model calls: billed with the job's first frame
 

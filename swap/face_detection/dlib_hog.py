@@ -32,9 +32,10 @@ class DlibHogDetector:
         self.score_threshold = score_threshold
         self._detector = dlib_models.frontal_detector()
 
-    def detect(self, frame: np.ndarray) -> list[Face]:
+    def detect(self, frame: np.ndarray, *, max_side: int | None = None) -> list[Face]:
+        """Faces found on a copy of at most `max_side` px (default: the configured size)."""
         h, w = frame.shape[:2]
-        scale = min(1.0, self.max_side / max(h, w))
+        scale = min(1.0, (max_side or self.max_side) / max(h, w))
         small = (
             frame
             if scale == 1.0

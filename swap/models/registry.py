@@ -31,6 +31,9 @@ ADAPTERS = {
     "twodfan4": ("swap.face_landmarks.twodfan4", "TwoDFan4Landmarker"),
     "arcface": ("swap.face_recognition.arcface", "ArcfaceRecognizer"),
     "inswapper": ("swap.swappers.inswapper", "InswapperSwapper"),
+    "hyperswap": ("swap.swappers.hyperswap", "HyperswapSwapper"),
+    "xseg": ("swap.face_masks.xseg", "XsegOccluder"),
+    "bisenet": ("swap.face_masks.bisenet", "BisenetParser"),
     "gfpgan": ("swap.enhancers.gfpgan", "GfpganEnhancer"),
     "codeformer": ("swap.enhancers.codeformer", "CodeformerEnhancer"),
 }
@@ -39,7 +42,7 @@ ADAPTERS = {
 @dataclass(frozen=True)
 class ModelSpec:
     name: str
-    kind: str  # detector | landmarker | recognizer | swapper | enhancer
+    kind: str  # detector | landmarker | recognizer | swapper | enhancer | occluder | parser
     adapter: str
     file: str
     url: str

@@ -1,11 +1,17 @@
 """Classical face swap that needs no downloaded weights.
 
-Per target face: warp the source face onto the target's landmarks (piecewise affine over a
-Delaunay triangulation, done as ONE remap so triangle edges never show), move its colour to
-the target's skin (LAB mean/std inside the face), then Poisson-blend it (seamless clone,
-NORMAL_CLONE: mixed cloning would keep the target's gradients and so its identity) inside a
-slightly shrunk hull of the face, feathered at the rim. Everything outside that mask is
-copied back from the target, so only the face can change.
+Per target face (standard mode): pick the source photo whose pose and expression are closest
+to the target's, warp it onto the target's landmarks (piecewise affine over a Delaunay
+triangulation, done as ONE remap so triangle edges never show; nothing is taken from outside
+the source photo), keep the target's own mouth opening and eye openings (expression) and
+whatever covers the face (occlusion estimate), give the face the target's low-frequency
+lighting and colour, grain, sharpness and JPEG blockiness, and Poisson-blend it (NORMAL_CLONE:
+mixed cloning would keep the target's gradients and so its identity) inside a slightly shrunk
+hull of the face, feathered at the rim and cut at the frame edge. Everything outside that mask
+is copied back from the target, so only the face can change.
+
+hq: the same with a 2x supersampled Lanczos warp, every source photo blended by pose
+similarity, and a multi-band blend. fast: one photo, global colour match, feathered alpha.
 """
 
 from __future__ import annotations
@@ -16,6 +22,16 @@ import cv2
 import numpy as np
 
 from swap import inference_clock
+from swap.swappers.appearance import (
+    is_grayscale,
+    match_blockiness,
+    match_grain,
+    match_sharpness,
+    to_gray3,
+    transfer_shading,
+)
+from swap.swappers.blending import multiband, poisson
+from swap.swappers.occlusion import occlusion_mask
 from swap.types import Face, SourceIdentity
 
 JAW = slice(0, 17)
@@ -31,12 +47,26 @@ class ClassicalSettings:
     source_shape: float = 0.5  # 0 = inner features take the target's shape, 1 = the source's
     mask_shrink: float = 0.04  # erode the hull by this x face size, so the seam sits on skin
     feather: float = 0.05  # soften the rim over this x face size
-    keep_target_mouth: bool = False  # keep the target's open mouth (teeth/tongue)
-    sharpen: float = 0.35  # unsharp amount on the warped source (remap softens it)
+    keep_target_mouth: bool = True  # the target's lips and mouth opening (teeth, tongue): expression
+    keep_target_eyes: bool = True  # the target's eye openings (gaze, blinks)
+    # Openness difference (mouth gap / width; eyelid gap / width) above which the target's mouth or
+    # eyes are kept: below it the expressions match and the source's own features are used. On
+    # ../shared/faces closed mouths measure 0.01-0.04, smiles with teeth 0.1-0.13, speech 0.18-0.36;
+    # open eyes 0.20-0.36, so only a blink-sized difference keeps the target's eyes.
+    expression_tolerance: float = 0.05
+    eye_tolerance: float = 0.12
+    sharpen: float = 0.35  # most unsharp amount when the warped face is softer than its picture
     # Drop this x face size of the source rim (hair, background of turned heads); < 0: off. Off by
     # default: on the bench it cost identity (100 % -> 98.8 % of pairs) for a small visual gain.
     source_shrink: float = -1.0
     membrane_limit: float = 20.0  # most the Poisson colour correction may stray from its median
+    shading_sigma: float = 0.12  # x face size: below this scale lighting and colour are the target's
+    occlusion: bool = True  # keep what covers the target's face
+    match_grain: bool = True
+    match_blockiness: bool = True
+    supersample: int = 2  # hq: warp at this many times the resolution, then area-reduce
+    hq_blend: str = "poisson+multiband"  # hq: "poisson+multiband", "multiband" or "poisson"
+    pose_tau: float = 0.03  # hq: photo weight exp(-(residual - best) / tau)
 
 
 def extended_points(points_68: np.ndarray, forehead: float) -> np.ndarray:
@@ -128,112 +158,303 @@ def transfer_colour(src: np.ndarray, dst: np.ndarray, mask: np.ndarray) -> np.nd
     return cv2.cvtColor(np.clip(out, 0, 255).astype(np.uint8), cv2.COLOR_LAB2BGR)
 
 
+def pose_residual(source_68: np.ndarray, target_68: np.ndarray) -> float:
+    """How differently two faces are posed and posed-up (yaw, pitch, open mouth, closed eyes):
+    RMS of the 68 points after the best similarity fit, over the target's inter-ocular distance."""
+    m = _similarity(source_68, target_68)
+    aligned = source_68 @ m[:, :2].T + m[:, 2]
+    eyes = float(np.linalg.norm(target_68[36:42].mean(0) - target_68[42:48].mean(0))) or 1.0
+    return float(np.sqrt(np.mean(np.sum((aligned - target_68) ** 2, axis=1)))) / eyes
+
+
+def mouth_openness(points_68: np.ndarray) -> float:
+    """Gap between the inner lips over the mouth's width (0 = closed)."""
+    gap = np.linalg.norm(points_68[[61, 62, 63]] - points_68[[67, 66, 65]], axis=1).mean()
+    return float(gap / (np.linalg.norm(points_68[54] - points_68[48]) or 1.0))
+
+
+def eye_openness(points_68: np.ndarray) -> float:
+    """Eyelid gap over eye width, both eyes averaged (about 0.3 open, under 0.1 closed)."""
+    values = []
+    for a in (36, 42):
+        lids = np.linalg.norm(points_68[[a + 1, a + 2]] - points_68[[a + 5, a + 4]], axis=1).mean()
+        values.append(lids / (np.linalg.norm(points_68[a + 3] - points_68[a]) or 1.0))
+    return float(np.mean(values))
+
+
+def _disk(radius: int) -> np.ndarray:
+    r = max(1, int(radius))
+    return cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1))
+
+
 class ClassicalSwapper:
     name = "classical"
     needs_embedding = None
     reports_inference_time = True  # no model: none of its time is inference
+    supports_modes = True
 
     def __init__(self, settings: ClassicalSettings | None = None) -> None:
         self.settings = settings or ClassicalSettings()
+        self._not_face_cache: dict = {}
 
-    def swap(self, source: SourceIdentity, frame: np.ndarray, faces: list[Face]) -> np.ndarray:
-        if source.face.landmarks_68 is None:
-            raise ValueError("the classical swapper needs 68 source landmarks")
+    def swap(
+        self,
+        source: SourceIdentity,
+        frame: np.ndarray,
+        faces: list[Face],
+        mode: str = "standard",
+        pixel_boost: int | None = None,  # ONNX swappers only
+    ) -> np.ndarray:
+        photos = source.photos or [(source.image, source.face)]
+        for _, face in photos:
+            if face.landmarks_68 is None:
+                raise ValueError("the classical swapper needs 68 source landmarks")
         out = frame.copy()
         for face in faces:
             if face.landmarks_68 is None:
                 raise ValueError("the classical swapper needs 68 target landmarks")
-            self._swap_one(source.image, source.face.landmarks_68, out, face.landmarks_68)
+            if mode == "fast":
+                self._swap_fast(photos[0], out, face.landmarks_68)
+            else:
+                self._swap_full(photos, out, face.landmarks_68, hq=mode == "hq")
         return out
 
-    def _swap_one(self, src_img: np.ndarray, src_68: np.ndarray, out: np.ndarray, tgt_68: np.ndarray) -> None:
-        cfg = self.settings
-        dst_68 = destination_points(src_68, tgt_68, cfg.source_shape)
-        src_pts = extended_points(src_68, cfg.forehead)
-        dst_pts = extended_points(dst_68, cfg.forehead)
-        face_size = float(np.linalg.norm(dst_pts.max(0) - dst_pts.min(0))) / np.sqrt(2)
+    # -- shared geometry ------------------------------------------------------------------------
 
-        # Work in a region around the face, padded past the frame edge by reflection so faces
-        # that touch the border keep a full Poisson boundary.
+    def _region(self, out: np.ndarray, dst_pts: np.ndarray, face_size: float):
+        """The work region around the face: (x1, y1, x2, y2) unclipped, the clipped frame box, the
+        ROI (padded past the frame edge by REPLICATING edge pixels: reflection would mirror
+        features into the face), and a 0/255 map of which ROI pixels are inside the frame."""
         margin = int(0.15 * face_size) + 8
         x1, y1 = np.floor(dst_pts.min(0)).astype(int) - margin
         x2, y2 = np.ceil(dst_pts.max(0)).astype(int) + margin
         fh, fw = out.shape[:2]
         cx1, cy1, cx2, cy2 = max(x1, 0), max(y1, 0), min(x2, fw), min(y2, fh)
         if cx2 - cx1 < 8 or cy2 - cy1 < 8:
-            return
+            return None
         roi = cv2.copyMakeBorder(
-            out[cy1:cy2, cx1:cx2], cy1 - y1, y2 - cy2, cx1 - x1, x2 - cx2, cv2.BORDER_REFLECT_101
+            out[cy1:cy2, cx1:cx2], cy1 - y1, y2 - cy2, cx1 - x1, x2 - cx2, cv2.BORDER_REPLICATE
         )
+        inframe = np.zeros(roi.shape[:2], np.uint8)
+        inframe[cy1 - y1 : cy2 - y1, cx1 - x1 : cx2 - x1] = 255
+        return (x1, y1), (cx1, cy1, cx2, cy2), roi, inframe
+
+    def _warp(self, image, src_pts, local, tris, size, scale: int = 1, not_face: np.ndarray | None = None):
+        """The source warped onto `local` (ROI coordinates) and a 0/255 map of pixels that really
+        came from inside the source photo (no border fill: a face cut by the source's edge leaves
+        a hole, not mirrored features) and are not in `not_face` (0/255 in the source photo: its
+        hair, background, glasses). scale > 1: warp at scale× with Lanczos, then area-reduce."""
+        rw, rh = size
+        if scale <= 1:
+            map_x, map_y, covered = piecewise_affine_maps(local, src_pts, tris, (rw, rh))
+            warped = cv2.remap(image, map_x, map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
+        else:
+            big = local * scale + (scale - 1) / 2.0
+            map_x, map_y, covered = piecewise_affine_maps(big, src_pts, tris, (rw * scale, rh * scale))
+            warped = cv2.remap(image, map_x, map_y, cv2.INTER_LANCZOS4, borderMode=cv2.BORDER_CONSTANT)
+            warped = cv2.resize(warped, (rw, rh), interpolation=cv2.INTER_AREA)
+        h, w = image.shape[:2]
+        inside = covered & (map_x >= 0) & (map_y >= 0) & (map_x <= w - 1) & (map_y <= h - 1)
+        valid = inside.astype(np.uint8) * 255
+        if not_face is not None:
+            valid &= ~cv2.remap(not_face, map_x, map_y, cv2.INTER_NEAREST, borderValue=0)
+        if scale > 1:
+            valid = (cv2.resize(valid, (rw, rh), interpolation=cv2.INTER_AREA) > 254).astype(np.uint8) * 255
+        return warped, valid
+
+    # -- fast ----------------------------------------------------------------------------------
+
+    def _swap_fast(self, photo, out: np.ndarray, tgt_68: np.ndarray) -> None:
+        """Landmark warp, global colour match, feathered alpha: no Poisson solve, no region masks."""
+        cfg = self.settings
+        src_img, src_face = photo
+        dst_68 = destination_points(src_face.landmarks_68, tgt_68, cfg.source_shape)
+        src_pts = extended_points(src_face.landmarks_68, cfg.forehead)
+        dst_pts = extended_points(dst_68, cfg.forehead)
+        face_size = float(np.linalg.norm(dst_pts.max(0) - dst_pts.min(0))) / np.sqrt(2)
+        region = self._region(out, dst_pts, face_size)
+        if region is None:
+            return
+        (x1, y1), (cx1, cy1, cx2, cy2), roi, inframe = region
         rh, rw = roi.shape[:2]
         local = dst_pts - [x1, y1]
-
         tris = delaunay(local, (rw, rh))
-        map_x, map_y, covered = piecewise_affine_maps(local, src_pts, tris, (rw, rh))
-        warped = cv2.remap(src_img, map_x, map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT_101)
-        if cfg.sharpen > 0:
-            blur = cv2.GaussianBlur(warped, (0, 0), 1.2)
-            warped = cv2.addWeighted(warped, 1 + cfg.sharpen, blur, -cfg.sharpen, 0)
-
+        warped, valid = self._warp(src_img, src_pts, local, tris, (rw, rh))
         mask = np.zeros((rh, rw), np.uint8)
         cv2.fillConvexPoly(mask, cv2.convexHull(np.round(local).astype(np.int32)), 255)
-        mask &= covered.astype(np.uint8) * 255
-        # Only take source pixels that are face: with a turned source head, the far side of its
-        # hull is hair and background, which the warp would otherwise stretch onto the cheek.
-        if cfg.source_shrink >= 0:
-            mask &= self._source_face_mask(src_img.shape, src_pts, map_x, map_y, face_size)
-        if cfg.keep_target_mouth:
-            tgt_local = tgt_68 - [x1, y1]
-            cv2.fillPoly(mask, [np.round(tgt_local[MOUTH_INNER]).astype(np.int32)], 0)
-        shrink = max(1, int(cfg.mask_shrink * face_size))
-        mask = cv2.erode(mask, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * shrink + 1,) * 2))
+        mask &= valid
+        mask = cv2.erode(mask, _disk(cfg.mask_shrink * face_size))
         if cv2.countNonZero(mask) < 64:
             return
-
         warped = transfer_colour(warped, roi, mask)
-        with inference_clock.stage("paste"):
-            self._blend(warped, roi, mask, face_size)
-        oy, ox = cy1 - y1, cx1 - x1
-        out[cy1:cy2, cx1:cx2] = roi[oy : oy + (cy2 - cy1), ox : ox + (cx2 - cx1)]
-
-    def _source_face_mask(self, shape, src_pts, map_x, map_y, face_size: float) -> np.ndarray:
-        src_size = float(np.linalg.norm(src_pts.max(0) - src_pts.min(0))) / np.sqrt(2)
-        x1, y1 = np.maximum(np.floor(src_pts.min(0)).astype(int) - 2, 0)
-        x2, y2 = np.ceil(src_pts.max(0)).astype(int) + 2
-        x2, y2 = min(x2, shape[1]), min(y2, shape[0])
-        valid = np.zeros((max(1, y2 - y1), max(1, x2 - x1)), np.uint8)
-        cv2.fillConvexPoly(valid, cv2.convexHull(np.round(src_pts - [x1, y1]).astype(np.int32)), 255)
-        r = max(1, int(self.settings.source_shrink * src_size))
-        valid = cv2.erode(valid, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1,) * 2))
-        warped = cv2.remap(
-            valid, map_x - np.float32(x1), map_y - np.float32(y1), cv2.INTER_NEAREST, borderValue=0
+        if is_grayscale(roi, inframe):
+            warped = to_gray3(warped)
+        feather = max(1, int(cfg.feather * face_size))
+        alpha = cv2.GaussianBlur(
+            cv2.erode(mask, _disk(feather / 2)).astype(np.float32) / 255.0, (0, 0), feather / 2.0
         )
-        return warped
+        alpha *= (mask > 0) & (inframe > 0)
+        with inference_clock.stage("paste"):
+            blended = roi.astype(np.float32) + alpha[..., None] * (warped.astype(np.float32) - roi)
+            self._write_back(out, roi, blended, alpha, (x1, y1), (cx1, cy1, cx2, cy2))
 
-    def _blend(self, warped: np.ndarray, roi: np.ndarray, mask: np.ndarray, face_size: float) -> None:
-        """Poisson-blend `warped` into `roi` (in place) inside `mask`, feathered at the rim."""
-        bx, by, bw, bh = cv2.boundingRect(mask)
-        # The mask stays >= margin away from the ROI edge, as seamlessClone needs. OpenCV 5.0's
-        # seamlessClone overwrites its mask argument, and may touch a pixel just outside it:
-        # hand it a copy, and only take pixels inside our own mask below.
-        cloned = cv2.seamlessClone(warped, roi, mask.copy(), (bx + bw // 2, by + bh // 2), cv2.NORMAL_CLONE)
+    # -- standard / hq -------------------------------------------------------------------------
 
-        feather = max(1, int(self.settings.feather * face_size))
-        inner = cv2.erode(mask, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (feather + 1,) * 2))
-        limit = self.settings.membrane_limit
-        if limit > 0 and cv2.countNonZero(inner) > 64:
-            # The clone is the warped face plus a smooth correction fitted to the mask's rim. Where
-            # the rim crosses hair or background (turned heads), that correction smears a dark or
-            # bright patch across the cheek: keep it within `limit` of its typical value.
-            membrane = cloned.astype(np.float32) - warped.astype(np.float32)
-            centre = np.median(membrane[inner > 0], axis=0)
-            membrane = centre + np.clip(membrane - centre, -limit, limit)
-            cloned = np.clip(warped.astype(np.float32) + membrane, 0, 255)
+    def _swap_full(self, photos, out: np.ndarray, tgt_68: np.ndarray, *, hq: bool) -> None:
+        cfg = self.settings
+        ranked = sorted(
+            ((pose_residual(face.landmarks_68, tgt_68), i) for i, (_, face) in enumerate(photos)),
+        )
+        used = ranked if hq else ranked[:1]
+        primary = photos[used[0][1]][1]
+        dst_68 = destination_points(primary.landmarks_68, tgt_68, cfg.source_shape)
+        # Expression: where the target's mouth or eyes are posed differently from the source's (an
+        # open mouth over closed lips, a blink), that part keeps the target's shape and opening;
+        # where they match, the source's own (part of its identity) is used.
+        src_68 = primary.landmarks_68
+        keep_mouth = (
+            cfg.keep_target_mouth
+            and mouth_openness(tgt_68) > 0.06
+            and abs(mouth_openness(tgt_68) - mouth_openness(src_68)) > cfg.expression_tolerance
+        )
+        keep_eyes = (
+            cfg.keep_target_eyes and abs(eye_openness(tgt_68) - eye_openness(src_68)) > cfg.eye_tolerance
+        )
+        if keep_eyes:
+            dst_68[36:48] = tgt_68[36:48]
+        if keep_mouth:
+            dst_68[48:68] = tgt_68[48:68]
+        dst_pts = extended_points(dst_68, cfg.forehead)
+        face_size = float(np.linalg.norm(dst_pts.max(0) - dst_pts.min(0))) / np.sqrt(2)
+        region = self._region(out, dst_pts, face_size)
+        if region is None:
+            return
+        (x1, y1), box, roi, inframe = region
+        rh, rw = roi.shape[:2]
+        local = dst_pts - [x1, y1]
+        tgt_local = (tgt_68 - [x1, y1]).astype(np.float32)
+        tris = delaunay(local, (rw, rh))
+        scale = cfg.supersample if hq else 1
+
+        # Warp each used photo; hq blends them, weighted by how close their pose is to the target's.
+        best = used[0][0]
+        acc = np.zeros((rh, rw, 3), np.float32)
+        weight_sum = np.zeros((rh, rw), np.float32)
+        primary_valid = None
+        for residual, index in used:
+            image, face = photos[index]
+            src_pts = extended_points(face.landmarks_68, cfg.forehead)
+            not_face = self._source_not_face(image, face, src_pts) if cfg.occlusion else None
+            warped, valid = self._warp(image, src_pts, local, tris, (rw, rh), scale, not_face)
+            if primary_valid is None:
+                primary_valid = valid
+            weight = float(np.exp(-(residual - best) / cfg.pose_tau))
+            if weight < 0.05:
+                continue
+            if len(used) > 1:  # each photo in the target's colours first, so they average cleanly
+                warped = transfer_colour(warped, roi, cv2.erode(valid, _disk(3)))
+            w = (valid > 0).astype(np.float32) * weight
+            acc += warped.astype(np.float32) * w[..., None]
+            weight_sum += w
+        valid = primary_valid
+        warped = np.clip(acc / np.maximum(weight_sum, 1e-6)[..., None], 0, 255).astype(np.uint8)
+        warped[weight_sum <= 0] = roi[weight_sum <= 0]
+
+        grayscale = is_grayscale(roi, inframe)
+        if grayscale:
+            warped = to_gray3(warped)
+
+        hull = np.zeros((rh, rw), np.uint8)
+        cv2.fillConvexPoly(hull, cv2.convexHull(np.round(local).astype(np.int32)), 255)
+        shape_mask = hull & valid
+        if cfg.source_shrink >= 0:
+            shape_mask &= self._source_face_mask(photos[used[0][1]], local, tris, (rw, rh), face_size)
+        holes = np.zeros((rh, rw), np.uint8)
+        if keep_mouth:
+            cv2.fillPoly(holes, [np.round(tgt_local[MOUTH_INNER]).astype(np.int32)], 255)
+        if keep_eyes:
+            for part in (slice(36, 42), slice(42, 48)):
+                cv2.fillPoly(holes, [np.round(tgt_local[part]).astype(np.int32)], 255)
+        holes = cv2.dilate(holes, _disk(0.012 * face_size))
+        if cfg.occlusion:
+            holes |= occlusion_mask(
+                roi,
+                tgt_local,
+                face_size,
+                region_points=extended_points(tgt_local, cfg.forehead),
+                grayscale=grayscale,
+            )
+        shrink = max(1, int(cfg.mask_shrink * face_size))
+        mask = cv2.erode(shape_mask, _disk(shrink)) & ~holes
+        if cv2.countNonZero(mask & inframe) < 64:
+            return
+
+        skin = mask & inframe
+        warped = transfer_shading(warped, roi, skin, max(2.0, cfg.shading_sigma * face_size))
+        warped = match_sharpness(warped, roi, skin, cfg.sharpen)
+        if cfg.match_grain:
+            warped = match_grain(warped, roi, skin)
+
+        feather = max(1, int(cfg.feather * face_size))
+        inner = cv2.erode(mask, _disk(feather / 2))
         alpha = cv2.GaussianBlur(inner.astype(np.float32) / 255.0, (0, 0), feather / 2.0)
         alpha *= mask > 0  # never reach outside the mask
-        blended = roi.astype(np.float32) + alpha[..., None] * (cloned.astype(np.float32) - roi)
-        inside = mask > 0
-        roi[inside] = np.clip(np.rint(blended[inside]), 0, 255).astype(np.uint8)
+        alpha *= inframe > 0  # nor outside the frame (the padded rim is not the picture)
+        with inference_clock.stage("paste"):
+            cloned = poisson(warped, roi, mask, cfg.membrane_limit)
+            if hq and cfg.hq_blend == "poisson+multiband":
+                # The Poisson solve removes what low-frequency mismatch is left at the rim; the
+                # pyramid then joins each frequency band over its own width instead of one feather.
+                filled = np.where(mask[..., None] > 0, cloned, roi.astype(np.float32))
+                blended = multiband(filled, roi, alpha, face_size)
+            elif hq and cfg.hq_blend == "multiband":
+                filled = np.where(mask[..., None] > 0, warped, roi)
+                blended = multiband(filled, roi, alpha, face_size)
+            else:
+                blended = roi.astype(np.float32) + alpha[..., None] * (cloned - roi.astype(np.float32))
+            original = out.copy() if cfg.match_blockiness else None
+            self._write_back(out, roi, blended, alpha, (x1, y1), box)
+            if original is not None:
+                cx1, cy1, cx2, cy2 = box
+                oy, ox = cy1 - y1, cx1 - x1
+                match_blockiness(out, original, alpha[oy : oy + cy2 - cy1, ox : ox + cx2 - cx1], (cx1, cy1))
+
+    def _source_not_face(self, image: np.ndarray, face: Face, src_pts: np.ndarray) -> np.ndarray:
+        """What in the source's face hull is not its skin (hair over the forehead, background past a
+        turned cheek, glasses, a hand): the same skin-model estimate as for the target, cached per
+        photo so several target faces pay for it once."""
+        key = (id(image), face.box.tobytes())
+        cached = self._not_face_cache.get(key)
+        if cached is None:
+            size = float(np.linalg.norm(src_pts.max(0) - src_pts.min(0))) / np.sqrt(2)
+            cached = occlusion_mask(
+                image, face.landmarks_68, size, region_points=src_pts, grayscale=is_grayscale(image)
+            )
+            self._not_face_cache = {key: cached}  # one photo at a time: bounded memory
+        return cached
+
+    @staticmethod
+    def _write_back(out, roi, blended, alpha, origin, box) -> None:
+        """Copy the changed pixels (alpha > 0) of the ROI back into the frame."""
+        x1, y1 = origin
+        cx1, cy1, cx2, cy2 = box
+        changed = alpha > 0
+        result = roi.copy()
+        result[changed] = np.clip(np.rint(blended[changed]), 0, 255).astype(np.uint8)
+        oy, ox = cy1 - y1, cx1 - x1
+        out[cy1:cy2, cx1:cx2] = result[oy : oy + (cy2 - cy1), ox : ox + (cx2 - cx1)]
+
+    def _source_face_mask(self, photo, local, tris, size, face_size: float) -> np.ndarray:
+        """Only take source pixels that are face: with a turned source head, the far side of its
+        hull is hair and background, which the warp would otherwise stretch onto the cheek."""
+        image, face = photo
+        src_pts = extended_points(face.landmarks_68, self.settings.forehead)
+        src_size = float(np.linalg.norm(src_pts.max(0) - src_pts.min(0))) / np.sqrt(2)
+        valid = np.zeros(image.shape[:2], np.uint8)
+        cv2.fillConvexPoly(valid, cv2.convexHull(np.round(src_pts).astype(np.int32)), 255)
+        valid = cv2.erode(valid, _disk(self.settings.source_shrink * src_size))
+        map_x, map_y, _ = piecewise_affine_maps(local, src_pts, tris, size)
+        return cv2.remap(valid, map_x, map_y, cv2.INTER_NEAREST, borderValue=0)
 
 
 def face_mask(

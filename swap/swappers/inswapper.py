@@ -19,11 +19,12 @@ import numpy as np
 import onnx
 from onnx import numpy_helper
 
-from swap.align import box_mask, paste_back_many, warp_faces
-from swap.errors import EngineError
-from swap.onnx_adapter import OnnxAdapter
-from swap.runtime import RuntimeOptions, clock_stage, input_dtype, run_in_batches
-from swap.types import EmbeddingKind, Face, SourceIdentity
+from swap.runtime import RuntimeOptions, input_dtype, run_in_batches
+from swap.swappers.onnx_swapper import (  # noqa: F401 - re-exported for callers
+    OnnxFaceSwapper,
+    explode_pixel_boost,
+    implode_pixel_boost,
+)
 
 SIZE = 128
 TEMPLATE = "arcface_128"
@@ -42,22 +43,6 @@ def source_latent(embedding: np.ndarray, emap: np.ndarray) -> np.ndarray:
     return (e @ emap) / np.linalg.norm(e)
 
 
-def implode_pixel_boost(crops: np.ndarray, factor: int) -> np.ndarray:
-    """(N, k·S, k·S, C) → (N·k², S, S, C): sub-image (i, j) holds pixels [i::k, j::k]."""
-    n, size, _, channels = crops.shape
-    s = size // factor
-    tiles = crops.reshape(n, s, factor, s, factor, channels).transpose(0, 2, 4, 1, 3, 5)
-    return tiles.reshape(n * factor * factor, s, s, channels)
-
-
-def explode_pixel_boost(tiles: np.ndarray, factor: int) -> np.ndarray:
-    """Inverse of implode_pixel_boost: (N·k², S, S, C) → (N, k·S, k·S, C)."""
-    _, s, _, channels = tiles.shape
-    n = len(tiles) // (factor * factor)
-    crops = tiles.reshape(n, factor, factor, s, s, channels).transpose(0, 3, 1, 4, 2, 5)
-    return crops.reshape(n, s * factor, s * factor, channels)
-
-
 def preprocess(crops_bgr: np.ndarray) -> np.ndarray:
     """(N, S, S, 3) BGR uint8 → (N, 3, S, S) RGB float32 in [0, 1]."""
     return (crops_bgr[..., ::-1].astype(np.float32) / 255.0).transpose(0, 3, 1, 2).astype(np.float32)
@@ -68,10 +53,11 @@ def postprocess(output: np.ndarray) -> np.ndarray:
     return output.astype(np.float32).transpose(0, 2, 3, 1).clip(0, 1)[..., ::-1] * 255.0
 
 
-class InswapperSwapper(OnnxAdapter):
+class InswapperSwapper(OnnxFaceSwapper):
     """FaceSwapper for inswapper_128 / inswapper_128_fp16."""
 
-    needs_embedding: EmbeddingKind | None = "arcface512"
+    model_size = SIZE
+    template = TEMPLATE
 
     def __init__(
         self,
@@ -79,35 +65,18 @@ class InswapperSwapper(OnnxAdapter):
         runtime: RuntimeOptions | None = None,
         *,
         name: str = "inswapper_128",
-        max_batch: int = 16,
-        mask_blur: float = 0.3,
-        mask_padding: tuple[float, float, float, float] = (0, 0, 0, 0),
-        pixel_boost: int = SIZE,
+        **options,
     ):
-        if pixel_boost < SIZE or pixel_boost % SIZE:
-            raise ValueError(
-                f"pixel_boost must be a multiple of {SIZE} (128, 256, 384, 512…), not {pixel_boost}"
-            )
-        super().__init__(model_path, runtime, name=name, max_batch=max_batch)
+        super().__init__(model_path, runtime, name=name, **options)
         # A versioned session (Triton, or local while a canary runs) gives the emap of the version
         # each job runs; the plain session: this file's.
         self._served_emap = getattr(self.session, "emap", None)
         self.emap = None if self._served_emap else read_emap(model_path)
-        self.crop_size = pixel_boost
-        self.boost = pixel_boost // SIZE
-        self.mask = box_mask(self.crop_size, mask_blur, mask_padding)
         self.target_dtype = input_dtype(self.session, "target")
         self.source_dtype = input_dtype(self.session, "source")
 
-    def swap_crops(self, latent: np.ndarray, crops_bgr: np.ndarray) -> np.ndarray:
-        """Swapped crops (N, B, B, 3) BGR float32 0–255 for aligned crops (N, B, B, 3) BGR, B = pixel boost.
-
-        Every sub-image of every face goes into the same batched run(s)."""
-        if self.boost > 1:
-            return explode_pixel_boost(
-                self._run(latent, implode_pixel_boost(crops_bgr, self.boost)), self.boost
-            )
-        return self._run(latent, crops_bgr)
+    def source_input(self, embedding: np.ndarray) -> np.ndarray:
+        return source_latent(embedding, self._served_emap() if self._served_emap else self.emap)
 
     def _run(self, latent: np.ndarray, crops_bgr: np.ndarray) -> np.ndarray:
         target = preprocess(crops_bgr).astype(self.target_dtype)
@@ -116,16 +85,3 @@ class InswapperSwapper(OnnxAdapter):
             self.session, {"target": target, "source": source}, max_batch=self.max_batch
         )[:1]
         return postprocess(output)
-
-    def swap(self, source: SourceIdentity, frame: np.ndarray, faces: list[Face]) -> np.ndarray:
-        if source.embedding_kind != "arcface512":
-            raise EngineError(
-                f"{self.name} needs an ArcFace 512-d source embedding, got {source.embedding_kind}."
-            )
-        if not faces:
-            return frame.copy()
-        crops, matrices = warp_faces(frame, [face.landmarks_5 for face in faces], TEMPLATE, self.crop_size)
-        emap = self._served_emap() if self._served_emap else self.emap
-        swapped = self.swap_crops(source_latent(source.embedding, emap), crops)
-        with clock_stage("paste"):
-            return paste_back_many(frame, swapped, [self.mask] * len(faces), matrices)

@@ -211,3 +211,70 @@ def make_2dfan4(path: Path, points_64: np.ndarray, *, peak: float = 0.9, batch: 
     ]
     graph = helper.make_graph(nodes, "2dfan4_stub", [image], [landmarks, heatmaps], initializer=inits)
     return _save(graph, path)
+
+
+def make_xseg(path: Path, *, batch: str | int = "N") -> Path:
+    """xseg stand-in: input [N, 256, 256, 3] channels-last; output [N, 256, 256, 1] = input channel 0
+    (B when fed BGR), so a crop's blue channel says where the 'face' is."""
+    image = helper.make_tensor_value_info("input", TensorProto.FLOAT, [batch, 256, 256, 3])
+    output = helper.make_tensor_value_info("output", TensorProto.FLOAT, [batch, 256, 256, 1])
+    inits = [
+        numpy_helper.from_array(np.array([0], dtype=np.int64), "zero_i"),
+        numpy_helper.from_array(np.array([1], dtype=np.int64), "one_i"),
+        numpy_helper.from_array(np.array([3], dtype=np.int64), "axis_i"),
+    ]
+    nodes = [helper.make_node("Slice", ["input", "zero_i", "one_i", "axis_i"], ["output"])]
+    graph = helper.make_graph(nodes, "xseg_stub", [image], [output], initializer=inits)
+    return _save(graph, path)
+
+
+def make_bisenet(path: Path, *, batch: str | int = "N") -> Path:
+    """bisenet stand-in: input [N, 3, 512, 512]; output [N, 19, 512, 512] where class 1 (skin) scores
+    the input's channel 0 (normalised R when fed RGB), class 17 (hair) scores a constant 0.5 and the
+    rest −10: 'skin' wherever (R / 255 − 0.485) / 0.229 > 0.5, i.e. R > ~153."""
+    image = helper.make_tensor_value_info("input", TensorProto.FLOAT, [batch, 3, 512, 512])
+    output = helper.make_tensor_value_info("output", TensorProto.FLOAT, [batch, 19, 512, 512])
+    base = np.full((1, 19, 1, 1), -10.0, np.float32)
+    base[0, 17] = 0.5
+    onehot = np.zeros((1, 19, 1, 1), np.float32)
+    onehot[0, 1] = 1.0
+    base[0, 1] = 0.0
+    inits = [
+        numpy_helper.from_array(np.array([0], dtype=np.int64), "zero_i"),
+        numpy_helper.from_array(np.array([1], dtype=np.int64), "one_i"),
+        numpy_helper.from_array(base, "base"),
+        numpy_helper.from_array(onehot, "onehot"),
+    ]
+    nodes = [
+        helper.make_node("Slice", ["input", "zero_i", "one_i", "one_i"], ["red"]),  # [N,1,512,512]
+        helper.make_node("Mul", ["red", "onehot"], ["skin_plane"]),  # [N,19,512,512]
+        helper.make_node("Add", ["skin_plane", "base"], ["output"]),
+    ]
+    graph = helper.make_graph(nodes, "bisenet_stub", [image], [output], initializer=inits)
+    return _save(graph, path)
+
+
+def make_hyperswap(path: Path, *, batch: str | int = "N") -> Path:
+    """hyperswap_1a_256 stand-in: `target` [N, 3, 256, 256], `source` [N, 512] -> `output` with
+    ch0 (R) = source[:, 0], ch1 (G) = target G, ch2 (B) = −target R (all in the (x − .5) / .5 scale)."""
+    target = helper.make_tensor_value_info("target", TensorProto.FLOAT, [batch, 3, 256, 256])
+    source = helper.make_tensor_value_info("source", TensorProto.FLOAT, [batch, 512])
+    output = helper.make_tensor_value_info("output", TensorProto.FLOAT, [batch, 3, 256, 256])
+    inits = [
+        numpy_helper.from_array(np.array([0], dtype=np.int64), "zero_i"),
+        numpy_helper.from_array(np.array([1], dtype=np.int64), "one_i"),
+        numpy_helper.from_array(np.array([2], dtype=np.int64), "two_i"),
+        numpy_helper.from_array(np.array([-1, 1, 1, 1], dtype=np.int64), "latent_shape"),
+    ]
+    nodes = [
+        helper.make_node("Slice", ["target", "one_i", "two_i", "one_i"], ["green"]),
+        helper.make_node("Sub", ["green", "green"], ["zeros"]),
+        helper.make_node("Slice", ["target", "zero_i", "one_i", "one_i"], ["red_in"]),
+        helper.make_node("Neg", ["red_in"], ["blue"]),
+        helper.make_node("Slice", ["source", "zero_i", "one_i", "one_i"], ["s0"]),
+        helper.make_node("Reshape", ["s0", "latent_shape"], ["s0_4d"]),
+        helper.make_node("Add", ["zeros", "s0_4d"], ["red"]),
+        helper.make_node("Concat", ["red", "green", "blue"], ["output"], axis=1),
+    ]
+    graph = helper.make_graph(nodes, "hyperswap_stub", [target, source], [output], initializer=inits)
+    return _save(graph, path)

@@ -7,7 +7,15 @@ import numpy as np
 import pytest
 
 from swap.face_recognition.dlib_resnet import dlib_distance
-from swap.swappers.classical import ClassicalSwapper, delaunay, face_mask
+from swap.swappers.classical import (
+    ClassicalSettings,
+    ClassicalSwapper,
+    delaunay,
+    face_mask,
+    mouth_openness,
+    pose_residual,
+)
+from swap.types import SwapOptions
 
 
 def _outside(frame_shape, faces, grow: float = 0.25) -> np.ndarray:
@@ -69,14 +77,12 @@ def test_several_faces_in_one_call(pipeline, source, astronaut):
     swapper = pipeline.swapper
     original = swapper.swap
 
-    def counting(src, img, faces):
+    def counting(src, img, faces, **mode_options):
         calls.append(len(faces))
-        return original(src, img, faces)
+        return original(src, img, faces, **mode_options)
 
     swapper.swap = counting
     try:
-        from swap.types import SwapOptions
-
         result = pipeline.swap_frame(source, frame, SwapOptions(faces="many"))
     finally:
         del swapper.swap
@@ -97,3 +103,88 @@ def test_swapper_needs_landmarks(source, astronaut):
     face = Face(box=np.array([0, 0, 10, 10], np.float32), score=1.0, landmarks_5=np.zeros((5, 2), np.float32))
     with pytest.raises(ValueError, match="68 target landmarks"):
         ClassicalSwapper().swap(source, astronaut, [face])
+
+
+# --- quality: what the swap must keep from the target ------------------------------------------
+
+
+def test_grayscale_target_gets_a_grayscale_face(pipeline, source, other_face):
+    grey = cv2.cvtColor(cv2.cvtColor(other_face, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
+    for mode in ("fast", "standard", "hq"):
+        result = pipeline.swap_frame(source, grey, SwapOptions(mode=mode))
+        changed = np.abs(result.image.astype(int) - grey).max(axis=2) > 3
+        assert changed.mean() > 0.01
+        spread = np.ptp(result.image.astype(int), axis=2)[changed]
+        assert spread.max() <= 2, mode  # no colour appears in a black-and-white photo
+
+
+def _bar_over_mouth(image: np.ndarray, face) -> tuple[np.ndarray, np.ndarray]:
+    out = image.copy()
+    pts = face.landmarks_68
+    x1, x2 = int(pts[48, 0]) - 10, int(pts[54, 0]) + 10
+    y1, y2 = int(pts[51, 1]) - 6, int(pts[57, 1]) + 6
+    bar = np.zeros(image.shape[:2], bool)
+    bar[y1:y2, x1:x2] = True
+    out[bar] = (200, 90, 30)  # a blue bar over the mouth
+    return out, bar
+
+
+def test_an_occluder_over_the_face_is_not_painted_over(pipeline, other_face, astronaut):
+    target_face = pipeline.analyse(astronaut, embed=False)[0]
+    target, bar = _bar_over_mouth(astronaut, target_face)
+    source = pipeline.prepare_source([other_face])
+    faces = pipeline.analyse(target, embed=False)
+    kept = {}
+    for occlusion in (True, False):
+        swapper = ClassicalSwapper(ClassicalSettings(occlusion=occlusion))
+        out = swapper.swap(source, target, faces)
+        diff = np.abs(out.astype(int) - target).max(axis=2)
+        kept[occlusion] = float((diff[bar] <= 3).mean())
+    assert kept[True] > 0.95
+    assert kept[False] < 0.8  # without the estimate the swap paints over the bar
+
+
+def test_the_targets_open_mouth_is_kept_when_expressions_differ(pipeline, other_face, astronaut):
+    source = pipeline.prepare_source([other_face])
+    faces = pipeline.analyse(astronaut, embed=False)
+    pts = faces[0].landmarks_68
+    assert mouth_openness(pts) > 0.06  # she smiles with her teeth showing
+    inner = np.zeros(astronaut.shape[:2], np.uint8)
+    cv2.fillPoly(inner, [np.round(pts[60:68]).astype(np.int32)], 255)
+    inner = cv2.erode(inner, np.ones((3, 3), np.uint8)) > 0
+    same = {}
+    for keep in (True, False):
+        # tolerance -1: treat the expressions as different, as for an open mouth over closed lips
+        settings = ClassicalSettings(keep_target_mouth=keep, expression_tolerance=-1.0)
+        out = ClassicalSwapper(settings).swap(source, astronaut, faces)
+        same[keep] = float((np.abs(out.astype(int) - astronaut).max(axis=2)[inner] <= 4).mean())
+    assert same[True] > 0.9  # teeth and tongue are the target's
+    assert same[False] < same[True] - 0.3
+
+
+def test_several_source_photos_are_used(pipeline, astronaut, other_face):
+    one = pipeline.prepare_source([astronaut])
+    two = pipeline.prepare_source([astronaut, cv2.flip(astronaut, 1)])
+    assert len(two.photos) == 2
+    for mode in ("standard", "hq"):
+        a = pipeline.swap_frame(one, other_face, SwapOptions(mode=mode)).image
+        b = pipeline.swap_frame(two, other_face, SwapOptions(mode=mode)).image
+        assert not np.array_equal(a, b), mode
+
+
+def test_the_pose_closest_photo_is_chosen(pipeline, astronaut, other_face):
+    target = pipeline.analyse(other_face, embed=False)[0].landmarks_68
+    straight = pipeline.analyse(astronaut, embed=False)[0].landmarks_68
+    mirrored = pipeline.analyse(cv2.flip(astronaut, 1), embed=False)[0].landmarks_68
+    # other_face is the astronaut mirrored: the mirrored photo matches its pose better.
+    assert pose_residual(mirrored, target) < pose_residual(straight, target)
+
+
+def test_nothing_is_taken_from_outside_the_source_photo():
+    image = np.full((100, 100, 3), 200, np.uint8)
+    src = np.array([[-40, 10], [60, 10], [60, 90], [-40, 90]], np.float32)  # left part off the photo
+    dst = np.array([[10, 10], [110, 10], [110, 90], [10, 90]], np.float32)
+    tris = np.array([[0, 1, 2], [0, 2, 3]], np.int32)
+    warped, valid = ClassicalSwapper()._warp(image, src, dst, tris, (130, 100))
+    assert valid[50, 20] == 0 and warped[50, 20].tolist() == [0, 0, 0]  # maps to x = -30: a hole
+    assert valid[50, 90] == 255 and warped[50, 90].tolist() == [200, 200, 200]

@@ -97,3 +97,16 @@ def test_module_entry_point_has_no_traceback(photos):
     )
     assert proc.returncode == 1
     assert proc.stderr == "error: No face was found in the source image.\n"
+
+
+def test_run_reports_the_mode_that_ran(photos, capsys):
+    args = ["run", "--source", str(photos / "source.png"), "--target", str(photos / "target.jpg")]
+    assert main([*args, "--output", str(photos / "fast.png"), "--mode", "fast"]) == 0
+    assert "with classical (fast)" in capsys.readouterr().out
+
+
+def test_modes_lists_what_each_mode_does(tmp_path, capsys):
+    assert main(["modes", "--models-dir", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "fast\n" in out and "standard\n" in out and "hq\n" in out
+    assert "multi-band (Laplacian pyramid) blend" in out

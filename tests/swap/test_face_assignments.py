@@ -58,7 +58,9 @@ def test_each_face_gets_its_assigned_person(pipeline, people):
 
 def test_one_person_into_both_faces_is_one_batch(pipeline, people):
     (person_a, _), _ = people
-    result = pipeline.swap_assigned([identity(person_a)], textured_frame(480, 640), assignments=[(0, 0), (1, 0)])
+    result = pipeline.swap_assigned(
+        [identity(person_a)], textured_frame(480, 640), assignments=[(0, 0), (1, 0)]
+    )
     assert result.image[156, 156, 0] == result.image[264, 464, 0] == round(LATENT_A * 255)
 
 

@@ -16,7 +16,7 @@ from swap.errors import FaceIndexOutOfRange, ModelMissing, NoFaceFound
 from swap.pipeline import Pipeline
 from swap.types import Face, SwapOptions
 
-STAGES = {"detect", "landmarks", "embed", "swap", "enhance", "paste", "total"}
+STAGES = {"detect", "detect_retry", "landmarks", "embed", "swap", "enhance", "paste", "total"}
 
 
 def _face(size: float, embedding=None) -> Face:

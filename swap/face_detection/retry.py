@@ -1,0 +1,123 @@
+"""Finding faces the first detector misses: angle retries, then a fallback detector.
+
+FaceFusion retries detection on rotated copies of the frame and maps the boxes back; dlib's
+HOG detector also misses tilted (rolled) heads, so when it finds nothing we try the frame
+rotated by each of `angles` (stopping at the first that finds faces), and then a fallback
+detector (dlib's CNN face detector on a downscaled copy, which finds profile-ish and cut-off
+faces HOG cannot). Each found face remembers the angle it was upright at (`Face.angle`) so
+the landmarker can look at it upright too. What was tried and how long it took is reported.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from swap.types import Face, FaceDetector
+
+DEFAULT_ANGLES = (-30.0, 30.0, 90.0, -90.0)
+
+
+@dataclass
+class DetectionReport:
+    detector: str
+    found_by: str | None = None  # detector name (with "@angle" for a retry), None if nothing found
+    tries: list[str] = field(default_factory=list)
+    retry_ms: float = 0.0  # time spent on angle retries and the fallback (0 if the first pass found faces)
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "detector": self.detector,
+            "found_by": self.found_by,
+            "tries": list(self.tries),
+            "retry_ms": round(self.retry_ms, 1),
+        }
+
+
+def rotate_frame(frame: np.ndarray, angle: float) -> tuple[np.ndarray, np.ndarray]:
+    """The frame rotated by `angle` degrees (counter-clockwise, as OpenCV) on a canvas large enough
+    to hold all of it, and the 2x3 matrix frame -> rotated."""
+    h, w = frame.shape[:2]
+    m = cv2.getRotationMatrix2D((w / 2.0, h / 2.0), angle, 1.0)
+    cos, sin = abs(m[0, 0]), abs(m[0, 1])
+    nw, nh = int(round(h * sin + w * cos)), int(round(h * cos + w * sin))
+    m[0, 2] += nw / 2.0 - w / 2.0
+    m[1, 2] += nh / 2.0 - h / 2.0
+    rotated = cv2.warpAffine(frame, m, (nw, nh), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
+    return rotated, m
+
+
+def map_face_back(face: Face, matrix: np.ndarray, angle: float, frame_shape: tuple[int, ...]) -> Face:
+    """A face found in a rotated frame, in the original frame: same box size around the mapped
+    centre (the face's own frame is rotated, not bigger), upright angle recorded."""
+    inverse = cv2.invertAffineTransform(matrix)
+    x1, y1, x2, y2 = face.box
+    centre = np.array([(x1 + x2) / 2.0, (y1 + y2) / 2.0, 1.0])
+    cx, cy = inverse @ centre
+    half_w, half_h = (x2 - x1) / 2.0, (y2 - y1) / 2.0
+    h, w = frame_shape[:2]
+    box = np.array([cx - half_w, cy - half_h, cx + half_w, cy + half_h], np.float32)
+    points = cv2.transform(face.landmarks_5.reshape(-1, 1, 2).astype(np.float32), inverse).reshape(-1, 2)
+    mapped = Face(box=np.clip(box, 0, [w, h, w, h]).astype(np.float32), score=face.score, landmarks_5=points)
+    mapped.angle = float(angle)
+    return mapped
+
+
+class RetryingDetector:
+    """A FaceDetector that retries on rotated copies and then a fallback detector."""
+
+    reports_inference_time = True
+
+    def __init__(
+        self,
+        primary: FaceDetector,
+        *,
+        angles: tuple[float, ...] = DEFAULT_ANGLES,
+        fallback: Callable[[], FaceDetector] | None = None,
+    ) -> None:
+        self.primary = primary
+        self.angles = tuple(angles)
+        self._fallback_factory = fallback  # built on first use: most jobs never need it
+        self._fallback: FaceDetector | None = None
+        self.name = primary.name
+        self.last_report = DetectionReport(detector=primary.name)
+
+    def detect(self, frame: np.ndarray, *, retries: bool = True, max_side: int | None = None) -> list[Face]:
+        report = DetectionReport(detector=self.primary.name, tries=[self.primary.name])
+        faces = self._primary(frame, max_side)
+        if faces:
+            report.found_by = self.primary.name
+        elif retries:
+            start = time.perf_counter()
+            for angle in self.angles:
+                report.tries.append(f"{self.primary.name}@{angle:g}")
+                rotated, matrix = rotate_frame(frame, angle)
+                found = self._primary(rotated, max_side)
+                if found:
+                    faces = [map_face_back(face, matrix, angle, frame.shape) for face in found]
+                    report.found_by = f"{self.primary.name}@{angle:g}"
+                    break
+            fallback = self.fallback
+            if not faces and fallback is not None:
+                report.tries.append(fallback.name)
+                faces = fallback.detect(frame)
+                if faces:
+                    report.found_by = fallback.name
+            report.retry_ms = (time.perf_counter() - start) * 1000.0
+        self.last_report = report
+        return faces
+
+    @property
+    def fallback(self) -> FaceDetector | None:
+        if self._fallback is None and self._fallback_factory is not None:
+            self._fallback = self._fallback_factory()
+        return self._fallback
+
+    def _primary(self, frame: np.ndarray, max_side: int | None) -> list[Face]:
+        if max_side is not None and hasattr(self.primary, "max_side"):
+            return self.primary.detect(frame, max_side=max_side)
+        return self.primary.detect(frame)

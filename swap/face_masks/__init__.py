@@ -1,0 +1,1 @@
+"""Content masks for ONNX swappers: occlusion (XSeg) and face-parser regions (BiSeNet)."""

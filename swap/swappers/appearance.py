@@ -1,0 +1,176 @@
+"""Make a warped source face look like it was photographed with the target.
+
+Lighting and colour come from the target's own skin at low spatial frequency (a masked, i.e.
+normalised, Gaussian blur), the source keeps only its fine detail; then grain and sharpness
+are matched to the target, and a grayscale target gets a grayscale face. JPEG blockiness is
+matched after pasting (`match_blockiness`), on the frame's own 8x8 grid.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+
+def is_grayscale(image: np.ndarray, mask: np.ndarray | None = None, tolerance: float = 2.0) -> bool:
+    """All three channels (nearly) equal inside `mask`: a black-and-white photo."""
+    img = image.astype(np.int16)
+    spread = np.abs(img[..., 0] - img[..., 1]) + np.abs(img[..., 1] - img[..., 2])
+    values = spread[mask > 0] if mask is not None and mask.any() else spread
+    return float(np.mean(values)) < tolerance
+
+
+def to_gray3(image: np.ndarray) -> np.ndarray:
+    return cv2.cvtColor(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
+
+
+def masked_blur(values: np.ndarray, weight: np.ndarray, sigma: float) -> np.ndarray:
+    """Gaussian blur that only averages where weight > 0 (normalised convolution)."""
+    w = weight.astype(np.float32)
+    num = cv2.GaussianBlur(values * (w[..., None] if values.ndim == 3 else w), (0, 0), sigma)
+    den = cv2.GaussianBlur(w, (0, 0), sigma)
+    den = np.maximum(den, 1e-4)
+    return num / (den[..., None] if values.ndim == 3 else den)
+
+
+def transfer_shading(
+    warped: np.ndarray, target: np.ndarray, skin: np.ndarray, sigma: float, *, detail_gain_max: float = 1.25
+) -> np.ndarray:
+    """The target's low-frequency shading and colour with the source's fine detail (Lab).
+
+    `skin` (0/255) marks pixels where both images show face skin (no mouth, eyes, occluders);
+    elsewhere the low-pass is filled in from around them. The detail layer's contrast is scaled
+    to the target's (a flat, low-light target must not get a contrasty face), never boosted by
+    more than `detail_gain_max`, and colour detail is never boosted (no green/blue casts).
+    """
+    w = cv2.cvtColor(warped, cv2.COLOR_BGR2LAB).astype(np.float32)
+    t = cv2.cvtColor(target, cv2.COLOR_BGR2LAB).astype(np.float32)
+    m = (skin > 0).astype(np.float32)
+    if m.sum() < 64:
+        return warped
+    low_w = masked_blur(w, m, sigma)
+    low_t = masked_blur(t, m, sigma)
+    detail_w = w - low_w
+    detail_t = t - low_t
+    sel = m > 0
+    std_w = detail_w[sel].std(0) + 1e-3
+    std_t = detail_t[sel].std(0) + 1e-3
+    gain = np.clip(std_t / std_w, 0.5, detail_gain_max)
+    gain[1:] = np.minimum(gain[1:], 1.0)
+    out = low_t + detail_w * gain
+    return cv2.cvtColor(np.clip(out, 0, 255).astype(np.uint8), cv2.COLOR_LAB2BGR)
+
+
+def noise_sigma(image: np.ndarray, mask: np.ndarray) -> float:
+    """Robust per-pixel noise level of the luminance inside `mask` (MAD of a 3x3 median residual)."""
+    grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    residual = grey.astype(np.float32) - cv2.medianBlur(grey, 3).astype(np.float32)
+    values = residual[mask > 0]
+    if values.size < 64:
+        return 0.0
+    return float(1.4826 * np.median(np.abs(values - np.median(values))))
+
+
+def sharpness(image: np.ndarray, mask: np.ndarray) -> float:
+    """Mean absolute Laplacian of the luminance inside `mask` (fine-detail energy)."""
+    grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    lap = np.abs(cv2.Laplacian(grey, cv2.CV_32F, ksize=3))
+    values = lap[mask > 0]
+    return float(values.mean()) if values.size else 0.0
+
+
+def match_sharpness(
+    warped: np.ndarray, target: np.ndarray, mask: np.ndarray, max_sharpen: float
+) -> np.ndarray:
+    """Blur the face when it is crisper than its picture; sharpen it (at most `max_sharpen`) when softer."""
+    s_t, s_w = sharpness(target, mask), sharpness(warped, mask)
+    if s_t <= 0 or s_w <= 0:
+        return warped
+    if s_w > 1.2 * s_t:
+        best, best_err = warped, abs(np.log(s_w / s_t))
+        for sigma in (0.5, 0.8, 1.1, 1.5, 2.0, 2.8):
+            blurred = cv2.GaussianBlur(warped, (0, 0), sigma)
+            err = abs(np.log(max(sharpness(blurred, mask), 1e-3) / s_t))
+            if err < best_err:
+                best, best_err = blurred, err
+        return best
+    if s_w < s_t / 1.2 and max_sharpen > 0:
+        amount = float(min(max_sharpen, s_t / s_w - 1.0))
+        blur = cv2.GaussianBlur(warped, (0, 0), 1.2)
+        return cv2.addWeighted(warped, 1 + amount, blur, -amount, 0)
+    return warped
+
+
+def match_grain(warped: np.ndarray, target: np.ndarray, mask: np.ndarray, seed: int = 0) -> np.ndarray:
+    """Add luminance grain so the face is as noisy as the target's skin."""
+    n_t, n_w = noise_sigma(target, mask), noise_sigma(warped, mask)
+    if n_t <= 1.2 * n_w or n_t < 0.8:
+        return warped
+    sigma = float(np.sqrt(n_t**2 - n_w**2))
+    rng = np.random.default_rng(seed)
+    grain = rng.normal(0.0, sigma, warped.shape[:2]).astype(np.float32)
+    return np.clip(warped.astype(np.float32) + grain[..., None], 0, 255).astype(np.uint8)
+
+
+def blockiness(grey: np.ndarray, mask: np.ndarray, offset: tuple[int, int] = (0, 0)) -> float:
+    """Mean step across the 8x8 JPEG grid over the mean step elsewhere (1 = no blocks).
+
+    `offset` is the frame position of grey[0, 0], so the grid is the frame's."""
+    g = grey.astype(np.float32)
+    ox, oy = offset
+    dx = np.abs(np.diff(g, axis=1))
+    dy = np.abs(np.diff(g, axis=0))
+    mx = (mask[:, 1:] > 0) & (mask[:, :-1] > 0)
+    my = (mask[1:, :] > 0) & (mask[:-1, :] > 0)
+    cols = (np.arange(dx.shape[1]) + ox + 1) % 8 == 0
+    rows = (np.arange(dy.shape[0]) + oy + 1) % 8 == 0
+    on = np.concatenate([dx[:, cols][mx[:, cols]], dy[rows, :][my[rows, :]]])
+    off = np.concatenate([dx[:, ~cols][mx[:, ~cols]], dy[~rows, :][my[~rows, :]]])
+    if on.size < 32 or off.size < 32:
+        return 1.0
+    return float((on.mean() + 0.5) / (off.mean() + 0.5))
+
+
+def match_blockiness(
+    frame: np.ndarray,
+    original: np.ndarray,
+    alpha: np.ndarray,
+    origin: tuple[int, int],
+    min_ratio: float = 1.15,
+) -> None:
+    """Re-compress the pasted face (in place in `frame`) when the original picture is blocky.
+
+    `alpha` (float, 0–1) covers the region starting at `origin` (x, y) in frame pixels; the
+    region is widened to the frame's 8x8 grid so the new blocks line up with the old ones."""
+    h, w = alpha.shape
+    x0, y0 = origin
+    gx0, gy0 = (x0 // 8) * 8, (y0 // 8) * 8
+    gx1 = min(frame.shape[1], -(-(x0 + w) // 8) * 8)
+    gy1 = min(frame.shape[0], -(-(y0 + h) // 8) * 8)
+    if gx1 - gx0 < 16 or gy1 - gy0 < 16:
+        return
+    a = np.zeros((gy1 - gy0, gx1 - gx0), np.float32)
+    a[y0 - gy0 : y0 - gy0 + h, x0 - gx0 : x0 - gx0 + w] = alpha[: gy1 - y0, : gx1 - x0]
+    region_mask = (a > 0.5).astype(np.uint8)
+    if region_mask.sum() < 256:
+        return
+    before = cv2.cvtColor(original[gy0:gy1, gx0:gx1], cv2.COLOR_BGR2GRAY)
+    ratio = blockiness(before, region_mask)
+    if ratio < min_ratio:
+        return
+    region = frame[gy0:gy1, gx0:gx1]
+    best, best_err = None, None
+    for quality in (15, 25, 35, 50, 65, 80):
+        ok, data = cv2.imencode(".jpg", region, [cv2.IMWRITE_JPEG_QUALITY, quality])
+        if not ok:
+            continue
+        decoded = cv2.imdecode(data, cv2.IMREAD_COLOR)
+        err = abs(blockiness(cv2.cvtColor(decoded, cv2.COLOR_BGR2GRAY), region_mask) - ratio)
+        if best_err is None or err < best_err:
+            best, best_err = decoded, err
+    if best is None:
+        return
+    blended = region.astype(np.float32) + a[..., None] * (best.astype(np.float32) - region)
+    frame[gy0:gy1, gx0:gx1] = np.where(a[..., None] > 0, np.clip(np.rint(blended), 0, 255), region).astype(
+        np.uint8
+    )

@@ -1,0 +1,104 @@
+"""What covers the target's face (a hand, a microphone, sunglasses, a bar), without a model.
+
+A skin model is fitted to the target's own cheeks and forehead (robust medians of Lab chroma
+and lightness, away from eyes, brows, nostrils and lips); pixels inside the face that are
+off the skin's hue, far less or far more saturated, or much darker than it are occluders, and
+large connected groups of them are cut out of the swap mask so the swap never paints over them.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+EYES = (slice(36, 42), slice(42, 48))
+BROWS = (slice(17, 22), slice(22, 27))
+NOSE_LOWER = slice(31, 36)
+MOUTH_OUTER = slice(48, 60)
+
+
+def _poly(mask: np.ndarray, points: np.ndarray, value: int = 255) -> None:
+    cv2.fillPoly(mask, [np.round(points).astype(np.int32)], value)
+
+
+def _disk(radius: int) -> np.ndarray:
+    r = max(1, radius)
+    return cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1))
+
+
+def face_region(shape: tuple[int, int], points_68: np.ndarray) -> np.ndarray:
+    mask = np.zeros(shape, np.uint8)
+    cv2.fillConvexPoly(mask, cv2.convexHull(np.round(points_68).astype(np.int32)), 255)
+    return mask
+
+
+def skin_sample_mask(shape: tuple[int, int], points_68: np.ndarray, face_size: float) -> np.ndarray:
+    """Where to learn the target's skin: the face minus eyes, brows, nostrils and lips, inset."""
+    face = cv2.erode(face_region(shape, points_68), _disk(int(0.05 * face_size)))
+    features = np.zeros(shape, np.uint8)
+    for part in EYES:
+        _poly(features, points_68[part])
+    for part in BROWS:
+        cv2.polylines(
+            features, [np.round(points_68[part]).astype(np.int32)], False, 255, max(1, int(0.03 * face_size))
+        )
+    _poly(features, points_68[MOUTH_OUTER])
+    nose = points_68[NOSE_LOWER]
+    _poly(features, np.vstack([nose, points_68[[33]] + [0, 0.02 * face_size]]))
+    features = cv2.dilate(features, _disk(int(0.05 * face_size)))
+    return face & ~features
+
+
+def occlusion_mask(
+    image: np.ndarray,
+    points_68: np.ndarray,
+    face_size: float,
+    *,
+    region_points: np.ndarray | None = None,
+    grayscale: bool = False,
+) -> np.ndarray:
+    """0/255: pixels inside the face (the hull of `region_points`, default the 68 points) that
+    are not the target's skin, eyes or mouth."""
+    shape = image.shape[:2]
+    sample = skin_sample_mask(shape, points_68, face_size)
+    if cv2.countNonZero(sample) < 64:
+        return np.zeros(shape, np.uint8)
+    lab = cv2.cvtColor(image, cv2.COLOR_BGR2LAB).astype(np.float32)
+    light = lab[..., 0]
+    chroma = lab[..., 1:] - 128.0
+    sel = sample > 0
+    l_skin = float(np.median(light[sel]))
+    c_skin = np.median(chroma[sel], axis=0)
+    c_norm = float(np.linalg.norm(c_skin))
+    too_dark = light < 0.35 * l_skin
+    too_bright = light > min(250.0, 1.5 * l_skin + 25.0)
+    if grayscale or c_norm < 3.0:
+        occluded = too_dark | too_bright
+    else:
+        unit = c_skin / c_norm
+        along = (chroma @ unit) / c_norm  # saturation relative to the skin's, along its hue
+        across = (chroma[..., 0] * unit[1] - chroma[..., 1] * unit[0]) / c_norm  # off the skin's hue
+        occluded = (np.abs(across) > 0.7) | (along < 0.3) | (along > 2.6) | too_dark | too_bright
+    face = face_region(shape, points_68 if region_points is None else region_points)
+    # Eye openings, the inner mouth and the brows are never "occluders" (the first two stay the
+    # target's anyway; dark brows are features, not something in front of the face).
+    keep = np.zeros(shape, np.uint8)
+    for part in EYES:
+        _poly(keep, points_68[part])
+    _poly(keep, points_68[60:68])
+    for part in BROWS:
+        cv2.polylines(
+            keep, [np.round(points_68[part]).astype(np.int32)], False, 255, max(1, int(0.05 * face_size))
+        )
+    keep = cv2.dilate(keep, _disk(int(0.02 * face_size)))
+    occluded = (occluded.astype(np.uint8) * 255) & face & ~keep
+    occluded = cv2.morphologyEx(occluded, cv2.MORPH_OPEN, _disk(max(1, int(0.01 * face_size))))
+    occluded = cv2.morphologyEx(occluded, cv2.MORPH_CLOSE, _disk(max(1, int(0.02 * face_size))))
+    # Small specks (pores, stubble, a mole) are skin detail, not an occluder.
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(occluded, connectivity=8)
+    min_area = 0.006 * cv2.countNonZero(face)
+    out = np.zeros(shape, np.uint8)
+    for i in range(1, count):
+        if stats[i, cv2.CC_STAT_AREA] >= min_area:
+            out[labels == i] = 255
+    return cv2.dilate(out, _disk(int(0.015 * face_size)))

@@ -1,0 +1,84 @@
+"""Faces HOG misses: rotated copies are searched, then the fallback detector; all reported."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from swap.face_detection.retry import RetryingDetector, rotate_frame
+from swap.types import Face
+
+
+def _rotated(image: np.ndarray, angle: float) -> tuple[np.ndarray, np.ndarray]:
+    rotated, matrix = rotate_frame(image, angle)
+    return rotated, matrix
+
+
+def test_a_tilted_face_is_found_by_an_angle_retry_with_landmarks_in_place(pipeline, astronaut):
+    upright = pipeline.analyse(astronaut, embed=False)[0]
+    tilted, matrix = _rotated(astronaut, 60)
+    # HOG alone misses a face tilted by 60 degrees (it copes up to about 40).
+    assert pipeline.detector.detect(tilted, retries=False) == []
+    report: dict = {}
+    faces = pipeline.analyse(tilted, embed=False, report=report)
+    assert len(faces) == 1
+    assert report["found_by"].startswith("dlib_hog@")
+    assert report["tries"][0] == "dlib_hog" and report["retry_ms"] > 0
+    # The landmarks were fitted upright and mapped back: they sit on the tilted face's features.
+    expected = (np.c_[upright.landmarks_5, np.ones(5)] @ matrix.T).astype(np.float32)
+    eye_distance = float(np.linalg.norm(expected[0] - expected[1]))
+    error = np.linalg.norm(faces[0].landmarks_5 - expected, axis=1)
+    assert error.max() < 0.2 * eye_distance
+
+
+def test_fast_mode_does_not_retry(pipeline, astronaut):
+    tilted, _ = _rotated(astronaut, 60)
+    assert pipeline.analyse(tilted, embed=False, mode="fast") == []
+
+
+class _Fixed:
+    def __init__(self, name: str, faces: list[Face]) -> None:
+        self.name, self.faces, self.calls = name, faces, 0
+
+    def detect(self, frame: np.ndarray) -> list[Face]:
+        self.calls += 1
+        return list(self.faces)
+
+
+def test_the_fallback_runs_only_when_every_retry_missed():
+    face = Face(
+        box=np.array([10, 10, 50, 50], np.float32), score=1.0, landmarks_5=np.zeros((5, 2), np.float32)
+    )
+    primary, fallback = _Fixed("hog", []), _Fixed("cnn", [face])
+    detector = RetryingDetector(primary, angles=(-30, 30), fallback=lambda: fallback)
+    frame = np.zeros((64, 64, 3), np.uint8)
+    assert detector.detect(frame) == [face]
+    assert primary.calls == 3 and fallback.calls == 1
+    assert detector.last_report.tries == ["hog", "hog@-30", "hog@30", "cnn"]
+    assert detector.last_report.found_by == "cnn"
+
+    found = RetryingDetector(_Fixed("hog", [face]), fallback=lambda: pytest.fail("not needed"))
+    assert found.detect(frame) == [face] and found.last_report.retry_ms == 0.0
+
+
+def test_dlib_cnn_finds_the_astronaut(astronaut):
+    from swap.face_detection.dlib_cnn import DlibCnnDetector
+
+    faces = DlibCnnDetector(max_side=512).detect(astronaut)
+    assert len(faces) == 1
+    x1, y1, x2, y2 = faces[0].box
+    assert 150 < (x1 + x2) / 2 < 300 and 50 < (y1 + y2) / 2 < 200  # her face, not the patch
+
+
+def test_faces_picked_by_number_are_found_as_the_upload_page_numbered_them(pipeline, astronaut):
+    from swap.errors import NoFaceFound
+    from swap.types import SwapOptions
+
+    tilted, _ = _rotated(astronaut, 60)
+    source = pipeline.prepare_source([astronaut])
+    with pytest.raises(NoFaceFound):
+        pipeline.swap_frame(source, tilted, SwapOptions(mode="fast"))
+    # face_index was chosen on the upload page's full detection: fast must search the same way.
+    result = pipeline.swap_frame(source, tilted, SwapOptions(mode="fast", face_index=0))
+    assert result.mode == "fast" and len(result.faces_used) == 1
+    assert result.detection["found_by"].startswith("dlib_hog@")
