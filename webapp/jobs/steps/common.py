@@ -110,7 +110,7 @@ def swap_options_for(job: Job) -> SwapOptions:
         faces=job.faces,
         face_index=job.face_index,
         reference_index=job.reference_face_index,
-        enhance=job.mode == "hq",
+        mode=job.mode,
     )
 
 

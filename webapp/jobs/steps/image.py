@@ -55,7 +55,13 @@ def swap_image(job: Job, sources: list, target_bytes: bytes, started: float) -> 
         "faces_swapped": len(result.faces_used),
         "source_photos": len(sources),
         "model_versions": model_versions(),
+        # Billing charges the mode that ran (services.mode_that_ran), never a dearer one asked for.
+        "mode_requested": result.mode_requested,
+        "mode_ran": result.mode,
+        "mode_steps": list(result.mode_steps),
     }
+    if result.mode_note:
+        notes["mode_note"] = result.mode_note
     if result.enhancer_skipped_reason:
         notes["enhancer_skipped"] = result.enhancer_skipped_reason
     return services.JobOutcome(

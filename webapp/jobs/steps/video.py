@@ -202,8 +202,12 @@ def finish(
         for name, ms in s.stage_ms.items():
             stage_ms[name] = round(stage_ms.get(name, 0.0) + ms, 2)
     width, height = size
+    plan = get_pipeline().mode_capabilities()[job.mode]  # every frame runs this plan
     notes = {
         "swapper": get_pipeline().swapper.name,
+        "mode_requested": job.mode,
+        "mode_ran": plan.runs_as,
+        "mode_steps": list(plan.steps),
         "frames_swapped": sum(s.swapped_frames for s in stats),
         "segments": len(parts),
         "detections": sum(s.detections for s in stats),
