@@ -28,7 +28,7 @@ class DlibShapeLandmarker:
         # dlib reads RGB or grey; handing it grey skips a channel swap and matches its training.
         grey = frame if frame.ndim == 2 else cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
         for face in faces:
-            with inference_clock.measure():
+            with inference_clock.measure(self.name, "dlib", 1):
                 shape = self._predictor(grey, to_dlib_rect(face.box))
             pts = np.array([(p.x, p.y) for p in shape.parts()], np.float32)
             face.landmarks_68 = pts

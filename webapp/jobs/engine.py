@@ -6,8 +6,10 @@ import threading
 
 from django.conf import settings
 
+from swap import inference_clock
 from swap.config import PipelineConfig
 from swap.pipeline import Pipeline
+from webapp.telemetry import metrics
 
 _pipeline: Pipeline | None = None
 _lock = threading.Lock()
@@ -20,6 +22,8 @@ def get_pipeline() -> Pipeline:
             config = PipelineConfig.from_env()
             config.models_dir = settings.VISAGE_MODELS_DIR
             _pipeline = Pipeline(config)
+            # Per-model inference timings to Prometheus; the engine itself stays platform-free.
+            inference_clock.add_observer(metrics.observe_inference)
         return _pipeline
 
 
