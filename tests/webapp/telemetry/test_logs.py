@@ -27,13 +27,11 @@ def json_lines():
     root.addHandler(handler)
     old_level = root.level
     root.setLevel(logging.INFO)
-    lines: list[dict] = []
     try:
-        yield lines
+        yield lambda: [json.loads(line) for line in stream.getvalue().splitlines()]
     finally:
         root.removeHandler(handler)
         root.setLevel(old_level)
-        lines.extend(json.loads(line) for line in stream.getvalue().splitlines())
 
 
 def test_a_line_is_json_with_the_bound_context_and_extra_fields():
@@ -67,7 +65,7 @@ def test_the_request_id_follows_the_job_into_its_tasks_and_worker_logs(api_a, as
 
     drain()
 
-    about_job = [line for line in json_lines if line.get("job_id") == job_id]
+    about_job = [line for line in json_lines() if line.get("job_id") == job_id]
     assert {line["queue"] for line in about_job} >= {"moderation", "default"}
     assert all(line["request_id"] == "req-observe-42" for line in about_job)
     ended = next(line for line in about_job if line.get("outcome") == "succeeded")
