@@ -56,6 +56,18 @@ class PrometheusAPI:
         result = self.query(expr)
         return float(result[0]["value"][1]) if result else None
 
+    def answering(self) -> bool:
+        try:
+            return requests.get(f"{self.url}/-/ready", timeout=5).status_code == 200
+        except requests.ConnectionError:
+            return False
+
+
+def alive(processes: list[subprocess.Popen], log_path) -> bool:
+    for process in processes:
+        assert process.poll() is None, f"{process.args[:3]} exited: {log_path.read_text()[-3000:]}"
+    return True
+
 
 def bucket_bounds(seconds: float) -> tuple[float, float]:
     """The (lower, upper] histogram bucket an observation of `seconds` falls in."""
@@ -114,6 +126,8 @@ scrape_configs:
         return state == "succeeded"
 
     try:
+        wait_until(lambda: alive(processes, tmp_path / "stack.log") and api.answering(), timeout_s=120,
+                   what="Prometheus to start")
         wait_until(lambda: api.scalar('up{job="visage-web"}') == 1, timeout_s=120, what="Prometheus scraping the web")
         assert requests.get(f"{web}/metrics", timeout=30).status_code == 401  # the key is required
 
