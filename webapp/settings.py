@@ -287,6 +287,9 @@ METRICS_KEY = env_str("VISAGE_METRICS_KEY", "")
 # Workers' own /metrics port (visage_worker --metrics-port overrides; 0 = none).
 WORKER_METRICS_PORT = env_int("VISAGE_WORKER_METRICS_PORT", 0)
 GPU_SAMPLE_INTERVAL_S = env_float("VISAGE_GPU_SAMPLE_INTERVAL_S", 5.0)
+# OpenTelemetry traces of requests, RQ tasks and job stages: "otlp" (OTEL_EXPORTER_OTLP_* variables),
+# "console", or empty (off). Needs the `tracing` extra.
+TRACING = env_str("VISAGE_TRACING", "")
 # json: one JSON object per line with request_id, job_id, queue, attempt, stage; plain: for a terminal.
 LOG_FORMAT = env_str("VISAGE_LOG_FORMAT", "json")
 if LOG_FORMAT not in ("json", "plain"):

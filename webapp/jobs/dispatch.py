@@ -22,7 +22,7 @@ from rq.exceptions import NoSuchJobError
 from rq.job import Dependency
 from rq.job import Job as RQJob
 
-from webapp.telemetry import context
+from webapp.telemetry import context, tracing
 
 logger = logging.getLogger(__name__)
 
@@ -68,9 +68,12 @@ def _children_key(job_id: uuid.UUID, attempt: int) -> str:
 
 
 def _meta(**fields) -> dict:
-    """Task meta: the request id that started the job rides along, so the worker's logs carry it."""
+    """Task meta: the request id (and trace context) that started the job ride along, so the
+    worker's logs and spans connect to the request."""
     request_id = context.request_id()
-    return {**fields, "request_id": request_id} if request_id else fields
+    meta = {**fields, "request_id": request_id} if request_id else dict(fields)
+    trace_context = tracing.inject()  # {} unless tracing is on: the task continues this trace
+    return {**meta, "trace": trace_context} if trace_context else meta
 
 
 def enqueue_screening(job_id: uuid.UUID) -> None:

@@ -18,7 +18,7 @@ from django.conf import settings
 from django.db import close_old_connections, connection
 from rq import SimpleWorker
 
-from webapp.telemetry import context, metrics
+from webapp.telemetry import context, metrics, tracing
 
 from . import services
 
@@ -91,7 +91,8 @@ class VisageWorker(SimpleWorker):
         try:
             with context.bound(
                 request_id=job.meta.get("request_id"), job_id=subject, queue=queue.name, attempt=attempt
-            ):
+            ), tracing.continued(job.meta.get("trace"), f"rq {job.func_name.rsplit('.', 1)[-1]}",
+                                 **{"visage.job_id": subject, "visage.queue": queue.name}):
                 heartbeat_job_id = job.meta.get("heartbeat_job_id")
                 if heartbeat_job_id:
                     with Heartbeat(uuid.UUID(heartbeat_job_id)):

@@ -1,4 +1,5 @@
 from django.apps import AppConfig
+from django.conf import settings
 
 from webapp.telemetry import metrics
 
@@ -14,6 +15,10 @@ class OpsConfig(AppConfig):
         from moderation import signals  # noqa: PLC0415 - apps are loaded by now
 
         signals.screened.connect(_count_moderation_decision, dispatch_uid="visage-moderation-metrics")
+        if settings.TRACING:
+            from . import tracing  # noqa: PLC0415 - only when tracing is on
+
+            tracing.configure()
 
 
 def _count_moderation_decision(sender, *, stage: str, decision: str, check: str, **kwargs) -> None:

@@ -17,6 +17,8 @@ from contextlib import contextmanager
 
 from prometheus_client import Counter, Gauge, Histogram
 
+from . import tracing
+
 # Seconds: a photo job takes seconds, a clip minutes; the tail matters most.
 JOB_BUCKETS_S = (0.5, 1, 2, 3, 5, 7.5, 10, 15, 20, 30, 45, 60, 90, 120, 180, 300, 600, 1200, 1800, 3600)
 HTTP_BUCKETS_S = (0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 10, 30)
@@ -101,10 +103,12 @@ def observe_stage(stage: str, seconds: float) -> None:
 
 @contextmanager
 def timed_stage(stage: str) -> Iterator[None]:
-    """Observe the enclosed block as `stage` (also when it raises: the time was spent)."""
+    """Observe the enclosed block as `stage` (also when it raises: the time was spent); a trace
+    span too when tracing is on."""
     start = time.perf_counter()
     try:
-        yield
+        with tracing.span(f"stage {stage}", **{"visage.stage": stage}):
+            yield
     finally:
         observe_stage(stage, time.perf_counter() - start)
 
