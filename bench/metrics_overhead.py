@@ -35,7 +35,9 @@ def setup_django():
     django.setup()
     from django.core.management import call_command
 
+    started = time.perf_counter()
     call_command("migrate", interactive=False, verbosity=0)
+    print(f"(database migrated in {time.perf_counter() - started:.0f} s)", flush=True)
 
 
 def requests_per_second(client, url: str, headers: dict, count: int) -> float:
@@ -85,6 +87,7 @@ def middleware_overhead(count: int) -> None:
     for name, middleware in variants.items():
         with override_settings(MIDDLEWARE=middleware):
             results[name] = requests_per_second(Client(), url, headers, count)
+        print(f"(measured {name})", flush=True)
     base = results["metrics off"]
     print(f"\nGET /api/v1/jobs/<id>, {count} requests x 3 rounds (median), in-process WSGI:")
     for name, rps in results.items():
