@@ -66,8 +66,17 @@ def middleware_overhead(count: int) -> None:
     user = get_user_model().objects.create_user(username="bench", password="bench-pass-123")
     billing_services.account_top_up(user=user, amount=Decimal("100"), actor=None, reason="bench")
     _, key = account_services.api_token_create(user=user, name="bench")
-    upload = Upload.objects.create(owner=user, role="target", kind="image", media_type="image/jpeg",
-                                   s3_key="bench/target.jpg", size_bytes=1, sha256="0" * 64, width=64, height=64)
+    upload = Upload.objects.create(
+        owner=user,
+        role="target",
+        kind="image",
+        media_type="image/jpeg",
+        s3_key="bench/target.jpg",
+        size_bytes=1,
+        sha256="0" * 64,
+        width=64,
+        height=64,
+    )
     job = Job.objects.create(owner=user, source=upload, target=upload, state="succeeded")
     url, headers = f"/api/v1/jobs/{job.id}", {"Authorization": f"Bearer {key}"}
 
@@ -78,7 +87,8 @@ def middleware_overhead(count: int) -> None:
         import django_prometheus  # noqa: F401
 
         variants["django-prometheus"] = [
-            "django_prometheus.middleware.PrometheusBeforeMiddleware", *off,
+            "django_prometheus.middleware.PrometheusBeforeMiddleware",
+            *off,
             "django_prometheus.middleware.PrometheusAfterMiddleware",
         ]
     except ImportError:
@@ -107,8 +117,16 @@ def make_jobs(user, count: int) -> None:
     states = ["succeeded"] * 90 + ["failed"] * 5 + ["rejected"] * 3 + ["canceled"] * 2
     batch = []
     for i in range(count):
-        batch.append(Job(owner=user, source=upload, target=upload, state=states[i % len(states)],
-                         completed_at=now - timedelta(seconds=i), gpu_seconds=1))
+        batch.append(
+            Job(
+                owner=user,
+                source=upload,
+                target=upload,
+                state=states[i % len(states)],
+                completed_at=now - timedelta(seconds=i),
+                gpu_seconds=1,
+            )
+        )
         if len(batch) == 5000:
             Job.objects.bulk_create(batch)
             batch = []
@@ -140,13 +158,17 @@ def scrape_time(total_jobs: int) -> None:
             times.append((time.perf_counter() - started) * 1000)
         started = time.perf_counter()  # what the previous /metrics ran on every scrape
         list(Job.objects.values_list("state").annotate(n=Count("id")))
-        Job.objects.filter(state="succeeded").aggregate(Sum("gpu_seconds"), Sum("wall_seconds"), Sum("frames_processed"))
+        Job.objects.filter(state="succeeded").aggregate(
+            Sum("gpu_seconds"), Sum("wall_seconds"), Sum("frames_processed")
+        )
         old_ms = (time.perf_counter() - started) * 1000
         print(f"  {have:8d} {statistics.median(times):10.1f} {old_ms:26.1f}")
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--requests", type=int, default=3000)
     parser.add_argument("--jobs", type=int, default=100_000)
     args = parser.parse_args()

@@ -12,8 +12,27 @@ from webapp.telemetry import metrics as _defined  # noqa: F401 - registers every
 
 SUFFIXES = {"histogram": ("_bucket", "_count", "_sum"), "counter": ("_total",), "gauge": ("",)}
 PROMQL_WORDS = {
-    "sum", "rate", "increase", "histogram_quantile", "by", "without", "on", "unless", "and", "or", "max",
-    "min", "avg", "count", "vector", "group_left", "group_right", "le", "offset", "irate", "bool",
+    "sum",
+    "rate",
+    "increase",
+    "histogram_quantile",
+    "by",
+    "without",
+    "on",
+    "unless",
+    "and",
+    "or",
+    "max",
+    "min",
+    "avg",
+    "count",
+    "vector",
+    "group_left",
+    "group_right",
+    "le",
+    "offset",
+    "irate",
+    "bool",
 }
 
 

@@ -25,14 +25,20 @@ def recording_rules() -> list[dict]:
 
 
 def test_promtool_check_rules(promtool):
-    result = subprocess.run([promtool, "check", "rules", "alerts.yml", "recording-rules.yml"], cwd=RULES,
-                            capture_output=True, text=True, timeout=120)
+    result = subprocess.run(
+        [promtool, "check", "rules", "alerts.yml", "recording-rules.yml"],
+        cwd=RULES,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert result.returncode == 0, result.stdout + result.stderr
 
 
 def test_promtool_test_rules(promtool):
-    result = subprocess.run([promtool, "test", "rules", "alerts_test.yml"], cwd=RULES,
-                            capture_output=True, text=True, timeout=300)
+    result = subprocess.run(
+        [promtool, "test", "rules", "alerts_test.yml"], cwd=RULES, capture_output=True, text=True, timeout=300
+    )
     assert result.returncode == 0, result.stdout + result.stderr
 
 
@@ -40,11 +46,20 @@ def test_promtool_test_rules_catches_a_broken_threshold(promtool, tmp_path):
     """The unit tests can fail: loosen one threshold and they must."""
     for name in ("recording-rules.yml", "alerts_test.yml"):
         (tmp_path / name).write_text((RULES / name).read_text())
-    broken = (RULES / "alerts.yml").read_text().replace('{queue=~"vip|default|batch"}) > 100', '{queue=~"vip|default|batch"}) > 1000')
+    broken = (
+        (RULES / "alerts.yml")
+        .read_text()
+        .replace('{queue=~"vip|default|batch"}) > 100', '{queue=~"vip|default|batch"}) > 1000')
+    )
     assert broken != (RULES / "alerts.yml").read_text()
     (tmp_path / "alerts.yml").write_text(broken)
-    result = subprocess.run([promtool, "test", "rules", "alerts_test.yml"], cwd=tmp_path,
-                            capture_output=True, text=True, timeout=300)
+    result = subprocess.run(
+        [promtool, "test", "rules", "alerts_test.yml"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert result.returncode != 0 and "VisageGpuBacklogHigh" in result.stdout + result.stderr
 
 

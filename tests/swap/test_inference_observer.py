@@ -29,8 +29,11 @@ def test_each_batch_of_a_model_run_is_reported_with_model_provider_and_size(tmp_
     images = np.random.default_rng(0).random((5, 3, 112, 112), dtype=np.float32)
     with inference_clock.session() as clock:
         runtime.run_in_batches(session, {"input.1": images}, max_batch=2)
-    assert [(m, p, b) for m, p, _, b in heard] == [("arcface_probe", "cpu", 2), ("arcface_probe", "cpu", 2),
-                                                   ("arcface_probe", "cpu", 1)]
+    assert [(m, p, b) for m, p, _, b in heard] == [
+        ("arcface_probe", "cpu", 2),
+        ("arcface_probe", "cpu", 2),
+        ("arcface_probe", "cpu", 1),
+    ]
     assert all(seconds >= 0 for _, _, seconds, _ in heard)
     # The billed clock still sees the same runs the observers heard.
     assert clock.inference_ms == pytest.approx(sum(s for _, _, s, _ in heard) * 1000, rel=1e-6)

@@ -25,7 +25,16 @@ MODES = frozenset({"fast", "standard", "hq"})
 def job_ended(job_id: uuid.UUID) -> None:
     row = (
         Job.objects.filter(id=job_id)
-        .values("state", "mode", "created_at", "completed_at", "target__kind", "error_code", "gpu_seconds", "queue")
+        .values(
+            "state",
+            "mode",
+            "created_at",
+            "completed_at",
+            "target__kind",
+            "error_code",
+            "gpu_seconds",
+            "queue",
+        )
         .first()
     )
     if row is None or row["completed_at"] is None:
@@ -44,8 +53,13 @@ def job_ended(job_id: uuid.UUID) -> None:
         "job %s %s",
         job_id,
         row["state"],
-        extra={"job_id": str(job_id), "outcome": row["state"], "duration_s": round(duration_s, 3),
-               "error_code": row["error_code"] or None, **{k: labels[k] for k in ("kind", "mode")}},
+        extra={
+            "job_id": str(job_id),
+            "outcome": row["state"],
+            "duration_s": round(duration_s, 3),
+            "error_code": row["error_code"] or None,
+            **{k: labels[k] for k in ("kind", "mode")},
+        },
     )
 
 

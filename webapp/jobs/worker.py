@@ -85,21 +85,29 @@ class VisageWorker(SimpleWorker):
 
     def execute_job(self, job, queue):
         close_old_connections()
+        try:
+            heartbeat_job_id = job.meta.get("heartbeat_job_id")
+            if heartbeat_job_id:
+                with Heartbeat(uuid.UUID(heartbeat_job_id)):
+                    return super().execute_job(job, queue)
+            return super().execute_job(job, queue)
+        finally:
+            close_old_connections()
+
+    def perform_job(self, job, queue, *args, **kwargs):
+        """The task runs with its job's log context (and trace, when tracing is on); its queue
+        wait is observed first (issue 12)."""
         _observe_queue_wait(job, queue.name)
         subject = job.meta.get("heartbeat_job_id") or (job.args[0] if job.args else None)
         attempt = job.args[1] if len(job.args) > 1 and isinstance(job.args[1], int) else None
-        try:
-            with context.bound(
-                request_id=job.meta.get("request_id"), job_id=subject, queue=queue.name, attempt=attempt
-            ), tracing.continued(job.meta.get("trace"), f"rq {job.func_name.rsplit('.', 1)[-1]}",
-                                 **{"visage.job_id": subject, "visage.queue": queue.name}):
-                heartbeat_job_id = job.meta.get("heartbeat_job_id")
-                if heartbeat_job_id:
-                    with Heartbeat(uuid.UUID(heartbeat_job_id)):
-                        return super().execute_job(job, queue)
-                return super().execute_job(job, queue)
-        finally:
-            close_old_connections()
+        task = job.func_name.rsplit(".", 1)[-1]
+        with context.bound(
+            request_id=job.meta.get("request_id"), job_id=subject, queue=queue.name, attempt=attempt
+        ):
+            with tracing.continued(
+                job.meta.get("trace"), f"rq {task}", **{"visage.job_id": subject, "visage.queue": queue.name}
+            ):
+                return super().perform_job(job, queue, *args, **kwargs)
 
 
 def _observe_queue_wait(job, queue_name: str) -> None:

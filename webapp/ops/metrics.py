@@ -58,8 +58,9 @@ class StackCollector:
     a failed scrape."""
 
     def collect(self):
-        up = GaugeMetricFamily("visage_dependency_up", "1 when the dependency answered this scrape",
-                               labels=["dependency"])
+        up = GaugeMetricFamily(
+            "visage_dependency_up", "1 when the dependency answered this scrape", labels=["dependency"]
+        )
         yield from self._redis(up)
         yield from self._database(up)
         up.add_metric(["s3"], self._s3_up())
@@ -68,7 +69,8 @@ class StackCollector:
     def _redis(self, up):
         depth = GaugeMetricFamily("visage_queue_depth", "Tasks waiting on each RQ queue", labels=["queue"])
         workers = GaugeMetricFamily(
-            "visage_workers", "RQ workers alive (heartbeat within RQ's TTL) by queue set and state",
+            "visage_workers",
+            "RQ workers alive (heartbeat within RQ's TTL) by queue set and state",
             labels=["queues", "state"],
         )
         try:
@@ -106,7 +108,11 @@ class StackCollector:
             )
             for state in ACTIVE_STATES:
                 active.add_metric([state], counts.get(state, 0))
-            oldest = Job.objects.order_by().filter(state=JobState.REVIEW).aggregate(oldest=Min("created_at"))["oldest"]
+            oldest = (
+                Job.objects.order_by()
+                .filter(state=JobState.REVIEW)
+                .aggregate(oldest=Min("created_at"))["oldest"]
+            )
             review_age.add_metric([], (datetime.now(UTC) - oldest).total_seconds() if oldest else 0.0)
             up.add_metric(["database"], 1)
         except Exception:  # noqa: BLE001
@@ -154,8 +160,9 @@ def _authorized(request) -> bool:
 
 def metrics_view(request):
     if not _authorized(request):
-        response = HttpResponse("metrics need Authorization: Bearer <VISAGE_METRICS_KEY>\n", status=401,
-                                content_type="text/plain")
+        response = HttpResponse(
+            "metrics need Authorization: Bearer <VISAGE_METRICS_KEY>\n", status=401, content_type="text/plain"
+        )
         response["WWW-Authenticate"] = 'Bearer realm="metrics"'
         return response
     started = time.perf_counter()

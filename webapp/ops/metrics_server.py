@@ -26,8 +26,12 @@ class _ThreadingServer(WSGIServer):
 def _with_bearer(app, key: str):
     def guarded(environ, start_response):
         scheme, _, supplied = environ.get("HTTP_AUTHORIZATION", "").partition(" ")
-        if key and not (scheme.lower() == "bearer" and hmac.compare_digest(supplied.strip().encode(), key.encode())):
-            start_response("401 Unauthorized", [("Content-Type", "text/plain"), ("WWW-Authenticate", "Bearer")])
+        if key and not (
+            scheme.lower() == "bearer" and hmac.compare_digest(supplied.strip().encode(), key.encode())
+        ):
+            start_response(
+                "401 Unauthorized", [("Content-Type", "text/plain"), ("WWW-Authenticate", "Bearer")]
+            )
             return [b"metrics need Authorization: Bearer <VISAGE_METRICS_KEY>\n"]
         return app(environ, start_response)
 

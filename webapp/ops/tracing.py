@@ -25,11 +25,15 @@ def configure(exporter=None, *, processor: str = "batch") -> None:
             SimpleSpanProcessor,
         )
     except ImportError as exc:
-        raise ImproperlyConfigured(f"VISAGE_TRACING needs the tracing extra (pip install '.[tracing]'): {exc}") from exc
+        raise ImproperlyConfigured(
+            f"VISAGE_TRACING needs the tracing extra (pip install '.[tracing]'): {exc}"
+        ) from exc
     if exporter is None:
         exporter = _exporter(settings.TRACING, ConsoleSpanExporter)
     provider = TracerProvider(resource=Resource.create({"service.name": SERVICE_NAME}))
-    provider.add_span_processor(SimpleSpanProcessor(exporter) if processor == "simple" else BatchSpanProcessor(exporter))
+    provider.add_span_processor(
+        SimpleSpanProcessor(exporter) if processor == "simple" else BatchSpanProcessor(exporter)
+    )
     trace.set_tracer_provider(provider)
     DjangoInstrumentor().instrument(tracer_provider=provider)
     tracing.enable(provider.get_tracer("visage"))

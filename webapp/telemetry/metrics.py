@@ -29,8 +29,17 @@ BATCH_BUCKETS = (1, 2, 4, 8, 16, 32, 64)
 
 # Every stage `visage_job_stage_seconds` may carry (the engine's own stages plus the job's I/O).
 STAGES = (
-    "screening", "download", "detect", "landmarks", "embed", "swap", "enhance", "paste",
-    "encode", "upload", "output_screening",
+    "screening",
+    "download",
+    "detect",
+    "landmarks",
+    "embed",
+    "swap",
+    "enhance",
+    "paste",
+    "encode",
+    "upload",
+    "output_screening",
 )
 
 HTTP_REQUEST_DURATION = Histogram(
@@ -75,7 +84,9 @@ BILLING_CAPTURED = Counter(
 )
 # Set by GPU workers' NVML sampler (webapp.ops.gpu); absent where no GPU is present.
 GPU_UTILIZATION = Gauge(
-    "visage_gpu_utilization_ratio", "GPU busy fraction over the last sample period", ["gpu"],
+    "visage_gpu_utilization_ratio",
+    "GPU busy fraction over the last sample period",
+    ["gpu"],
     multiprocess_mode="livemax",
 )
 GPU_MEMORY_USED = Gauge(

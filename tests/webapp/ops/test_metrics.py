@@ -73,9 +73,11 @@ def test_a_canceled_job_is_counted_once(api_a, astronaut_pair):
     after = scrape()
     canceled = {"kind": "image", "mode": "fast", "outcome": "canceled"}
     assert value(after, "visage_jobs_total", **canceled) - value(before, "visage_jobs_total", **canceled) == 1
-    assert value(after, "visage_job_duration_seconds_count", **canceled) - value(
-        before, "visage_job_duration_seconds_count", **canceled
-    ) == 1
+    assert (
+        value(after, "visage_job_duration_seconds_count", **canceled)
+        - value(before, "visage_job_duration_seconds_count", **canceled)
+        == 1
+    )
 
 
 def test_metrics_need_the_bearer_key_when_one_is_set(settings):

@@ -90,8 +90,13 @@ def test_prometheus_scrapes_the_stack_and_computes_job_p99(api_a, astronaut_pair
     web_port, worker_port, prom_port = free_port(), free_port(), free_port()
     metrics_dir = tmp_path / "metrics"
     metrics_dir.mkdir()
-    env = dict(os.environ, DJANGO_SETTINGS_MODULE="webapp.settings", DATABASE_URL=database_url_for_subprocess(),
-               PROMETHEUS_MULTIPROC_DIR=str(metrics_dir), VISAGE_METRICS_KEY=KEY)
+    env = dict(
+        os.environ,
+        DJANGO_SETTINGS_MODULE="webapp.settings",
+        DATABASE_URL=database_url_for_subprocess(),
+        PROMETHEUS_MULTIPROC_DIR=str(metrics_dir),
+        VISAGE_METRICS_KEY=KEY,
+    )
     (tmp_path / "prometheus.yml").write_text(f"""
 global: {{scrape_interval: 1s, evaluation_interval: 1s}}
 scrape_configs:
@@ -105,18 +110,44 @@ scrape_configs:
     log = (tmp_path / "stack.log").open("wb")
     manage = [sys.executable, str(settings.BASE_DIR / "manage.py")]
     processes = [
-        start([sys.executable, "-m", "gunicorn", "webapp.wsgi:application", "--bind", f"127.0.0.1:{web_port}",
-               "--workers", "2", "--threads", "4"], env, log),
-        start([prometheus, f"--config.file={tmp_path / 'prometheus.yml'}", f"--storage.tsdb.path={tmp_path / 'tsdb'}",
-               f"--web.listen-address=127.0.0.1:{prom_port}"], env, log),
+        start(
+            [
+                sys.executable,
+                "-m",
+                "gunicorn",
+                "webapp.wsgi:application",
+                "--bind",
+                f"127.0.0.1:{web_port}",
+                "--workers",
+                "2",
+                "--threads",
+                "4",
+            ],
+            env,
+            log,
+        ),
+        start(
+            [
+                prometheus,
+                f"--config.file={tmp_path / 'prometheus.yml'}",
+                f"--storage.tsdb.path={tmp_path / 'tsdb'}",
+                f"--web.listen-address=127.0.0.1:{prom_port}",
+            ],
+            env,
+            log,
+        ),
     ]
     api = PrometheusAPI(f"http://127.0.0.1:{prom_port}")
     web = f"http://127.0.0.1:{web_port}"
     headers = {"Authorization": api_a._credentials["HTTP_AUTHORIZATION"]}
 
     def submit() -> str:
-        response = requests.post(f"{web}/api/v1/jobs", headers=headers, timeout=60,
-                                 files={"source": ("s.png", source), "target": ("t.jpg", target)})
+        response = requests.post(
+            f"{web}/api/v1/jobs",
+            headers=headers,
+            timeout=60,
+            files={"source": ("s.png", source), "target": ("t.jpg", target)},
+        )
         assert response.status_code == 201, response.text
         return response.json()["id"]
 
@@ -126,29 +157,58 @@ scrape_configs:
         return state == "succeeded"
 
     try:
-        wait_until(lambda: alive(processes, tmp_path / "stack.log") and api.answering(), timeout_s=120,
-                   what="Prometheus to start")
-        wait_until(lambda: api.scalar('up{job="visage-web"}') == 1, timeout_s=120, what="Prometheus scraping the web")
+        wait_until(
+            lambda: alive(processes, tmp_path / "stack.log") and api.answering(),
+            timeout_s=120,
+            what="Prometheus to start",
+        )
+        wait_until(
+            lambda: api.scalar('up{job="visage-web"}') == 1, timeout_s=120, what="Prometheus scraping the web"
+        )
         assert requests.get(f"{web}/metrics", timeout=30).status_code == 401  # the key is required
 
         # A job waits on the moderation queue (no worker yet): Prometheus sees the depth.
         first = submit()
-        wait_until(lambda: api.scalar('visage_queue_depth{job="visage-web",queue="moderation"}') == 1,
-                   timeout_s=60, what="queue depth 1 in Prometheus")
+        wait_until(
+            lambda: api.scalar('visage_queue_depth{job="visage-web",queue="moderation"}') == 1,
+            timeout_s=60,
+            what="queue depth 1 in Prometheus",
+        )
 
-        processes.append(start([*manage, "visage_worker", "--queues", "moderation,webhooks,vip,default,batch",
-                                "--metrics-port", str(worker_port)], env, log))
+        processes.append(
+            start(
+                [
+                    *manage,
+                    "visage_worker",
+                    "--queues",
+                    "moderation,webhooks,vip,default,batch",
+                    "--metrics-port",
+                    str(worker_port),
+                ],
+                env,
+                log,
+            )
+        )
         wait_until(lambda: succeeded(first), timeout_s=300, what="the first job to succeed")
-        wait_until(lambda: (api.scalar('sum(visage_jobs_total{job="visage-web"})') or 0) >= 1,
-                   timeout_s=60, what="the first job counted in Prometheus")
+        wait_until(
+            lambda: (api.scalar('sum(visage_jobs_total{job="visage-web"})') or 0) >= 1,
+            timeout_s=60,
+            what="the first job counted in Prometheus",
+        )
 
         later = [submit(), submit()]
         wait_until(lambda: all(succeeded(job_id) for job_id in later), timeout_s=300, what="two more jobs")
-        wait_until(lambda: (api.scalar('sum(visage_jobs_total{job="visage-web"})') or 0) >= 3,
-                   timeout_s=60, what="three jobs counted in Prometheus")
+        wait_until(
+            lambda: (api.scalar('sum(visage_jobs_total{job="visage-web"})') or 0) >= 3,
+            timeout_s=60,
+            what="three jobs counted in Prometheus",
+        )
         p99 = api.scalar(P99)
 
-        depth = {r["metric"]["queue"]: float(r["value"][1]) for r in api.query('visage_queue_depth{job="visage-web"}')}
+        depth = {
+            r["metric"]["queue"]: float(r["value"][1])
+            for r in api.query('visage_queue_depth{job="visage-web"}')
+        }
         worker_inference = api.query('sum by (model) (visage_inference_seconds_count{job="visage-worker"})')
         web_sees_worker = api.scalar('sum(visage_job_stage_seconds_count{job="visage-web",stage="swap"})')
     finally:

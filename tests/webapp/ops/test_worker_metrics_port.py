@@ -25,12 +25,16 @@ def test_the_worker_port_serves_recorded_metrics_behind_the_key():
     finally:
         server.shutdown()
     probe = {"model": "port_probe_model", "provider": "cuda"}
-    assert value(after, "visage_inference_seconds_count", **probe) - value(
-        before, "visage_inference_seconds_count", **probe
-    ) == 1
-    assert value(after, "visage_inference_batch_size_sum", model="port_probe_model") - value(
-        before, "visage_inference_batch_size_sum", model="port_probe_model"
-    ) == 4
+    assert (
+        value(after, "visage_inference_seconds_count", **probe)
+        - value(before, "visage_inference_seconds_count", **probe)
+        == 1
+    )
+    assert (
+        value(after, "visage_inference_batch_size_sum", model="port_probe_model")
+        - value(before, "visage_inference_batch_size_sum", model="port_probe_model")
+        == 4
+    )
     # Queue depth and job states come from the web's /metrics only (never counted twice).
     assert not any(name.startswith("visage_queue_depth") for name, _ in after)
 

@@ -50,7 +50,12 @@ def test_a_line_is_json_with_the_bound_context_and_extra_fields():
         logger.propagate = True
     first, second = (json.loads(line) for line in stream.getvalue().splitlines())
     assert first["event"] == "swap took 12 ms" and first["level"] == "warning"
-    assert (first["request_id"], first["job_id"], first["queue"], first["attempt"]) == ("r-1", "j-1", "default", 2)
+    assert (first["request_id"], first["job_id"], first["queue"], first["attempt"]) == (
+        "r-1",
+        "j-1",
+        "default",
+        2,
+    )
     assert first["duration_s"] == 0.012 and "stage" not in first
     assert "request_id" not in second  # the context ends with its block
 

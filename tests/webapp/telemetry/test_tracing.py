@@ -45,7 +45,13 @@ def test_one_trace_from_the_request_to_every_stage(spans, api_a, astronaut_pair)
     finished = spans.get_finished_spans()
     request = next(s for s in finished if s.kind.name == "SERVER" and "api/v1/jobs" in s.name)
     stages = {s.name: s for s in finished if s.name.startswith("stage ")}
-    assert {"stage screening", "stage download", "stage encode", "stage upload", "stage output_screening"} <= set(stages)
+    assert {
+        "stage screening",
+        "stage download",
+        "stage encode",
+        "stage upload",
+        "stage output_screening",
+    } <= set(stages)
     tasks = {s.name for s in finished if s.name.startswith("rq ")}
     assert {"rq screen_job", "rq run_job"} <= tasks
     in_job = [s for s in finished if s.name.startswith(("stage ", "rq "))]
