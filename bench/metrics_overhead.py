@@ -105,6 +105,45 @@ def middleware_overhead(count: int) -> None:
         print(f"  {name:18s} {rps:8.0f} req/s   {cost_us:+7.1f} µs/request vs off")
 
 
+def middleware_alone(count: int) -> None:
+    """Each middleware around a view that does nothing, rounds interleaved (A B C A B C …), so the
+    figure is the middleware's own cost and a busy machine's drift hits every variant alike."""
+    from django.http import HttpResponse
+    from django.test import RequestFactory
+    from django.urls import resolve
+
+    from webapp.ops.http_metrics import HttpMetricsMiddleware
+
+    path = "/api/v1/jobs/00000000-0000-0000-0000-000000000000"
+    match = resolve(path)
+
+    def view(request):
+        request.resolver_match = match  # what URL resolution leaves on a real request
+        return HttpResponse(b"{}", content_type="application/json")
+
+    chains = {"metrics off": view, "our middleware": HttpMetricsMiddleware(view)}
+    try:
+        from django_prometheus.middleware import PrometheusAfterMiddleware, PrometheusBeforeMiddleware
+
+        chains["django-prometheus"] = PrometheusBeforeMiddleware(PrometheusAfterMiddleware(view))
+    except ImportError:
+        pass
+    factory = RequestFactory()
+    timings: dict[str, list[float]] = {name: [] for name in chains}
+    for _ in range(7):
+        for name, chain in chains.items():
+            requests_ = [factory.get(path) for _ in range(count)]
+            started = time.perf_counter()
+            for request in requests_:
+                chain(request)
+            timings[name].append((time.perf_counter() - started) / count * 1e6)
+    base = statistics.median(timings["metrics off"])
+    print(f"\nThe middleware alone ({count} requests x 7 interleaved rounds, median µs per request):")
+    for name, values in timings.items():
+        median = statistics.median(values)
+        print(f"  {name:18s} {median:8.1f} µs   {median - base:+7.1f} µs vs off")
+
+
 def make_jobs(user, count: int) -> None:
     from datetime import timedelta
 
@@ -169,11 +208,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--requests", type=int, default=3000)
+    parser.add_argument("--requests", type=int, default=3000, help="full-stack GETs per round (0: skip)")
     parser.add_argument("--jobs", type=int, default=100_000)
     args = parser.parse_args()
     setup_django()
-    middleware_overhead(args.requests)
+    middleware_alone(5000)
+    if args.requests:
+        middleware_overhead(args.requests)
     scrape_time(args.jobs)
 
 
