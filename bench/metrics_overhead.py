@@ -202,6 +202,16 @@ def scrape_time(total_jobs: int) -> None:
         )
         old_ms = (time.perf_counter() - started) * 1000
         print(f"  {have:8d} {statistics.median(times):10.1f} {old_ms:26.1f}")
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    with CaptureQueriesContext(connection) as queries:
+        client.get("/metrics")
+    with connection.cursor() as cursor:
+        for query in queries.captured_queries:
+            if Job._meta.db_table in query["sql"] and connection.vendor == "sqlite":
+                cursor.execute("EXPLAIN QUERY PLAN " + query["sql"])
+                print("  plan:", "; ".join(row[-1] for row in cursor.fetchall()))
 
 
 def main() -> None:

@@ -62,7 +62,8 @@ def processed_video_size(info: video_io.VideoInfo, resolution: str) -> tuple[int
 
 def download_target(job: Job, directory: Path) -> Path:
     path = directory / "target"
-    path.write_bytes(storage.get_bytes(settings.S3_UPLOADS_BUCKET, job.target.s3_key))
+    with metrics.timed_stage("download"):
+        path.write_bytes(storage.get_bytes(settings.S3_UPLOADS_BUCKET, job.target.s3_key))
     return path
 
 
