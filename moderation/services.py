@@ -28,7 +28,7 @@ from swap.errors import InvalidImage
 from swap.image_io import decode_image
 from swap.video import io as video_io
 
-from . import clip, conf, hashes, identities, nsfw, ocr, selectors
+from . import clip, conf, hashes, identities, nsfw, ocr, selectors, signals
 from .choices import Decision, ReviewDecision, Stage
 from .findings import SEVERITY, Finding
 from .models import CheckResult, ModerationRecord, ProtectedFace, ProtectedIdentity, Verdict
@@ -409,6 +409,13 @@ def _record(
             known_bad_code=bad_codes[0] if bad_codes else "",
             matched_record_id=image.matched_record_id,
         )
+    deciding = max(findings, key=lambda f: f.severity, default=None)
+    signals.screened.send(
+        sender=None,
+        stage=stage,
+        decision=outcome.decision,
+        check=deciding.check if deciding is not None and deciding.severity else "none",
+    )
     logger.info(
         "screened %s (%s): %s %s in %.0f ms",
         subject_id,

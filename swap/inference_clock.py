@@ -3,13 +3,17 @@
 The pipeline opens a `session()` per frame; adapters wrap each model call in `measure()`
 and may split off a sub-stage (the classical swapper reports its blend as "paste").
 A context variable keeps concurrent frames (threads) apart.
+
+Observers (`add_observer`) hear about every model run that names its model: the worker registers
+one that feeds Prometheus histograms, so the engine reports per-model timings without importing
+anything of the platform.
 """
 
 from __future__ import annotations
 
 import contextvars
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
@@ -21,6 +25,29 @@ class FrameClock:
 
 
 _current: contextvars.ContextVar[FrameClock | None] = contextvars.ContextVar("frame_clock", default=None)
+
+# (model, provider, seconds, batch_size or None) -> None
+InferenceObserver = Callable[[str, str, float, "int | None"], None]
+_observers: list[InferenceObserver] = []
+
+
+def add_observer(observer: InferenceObserver) -> None:
+    """Call `observer` after every named model run (idempotent per observer)."""
+    if observer not in _observers:
+        _observers.append(observer)
+
+
+def remove_observer(observer: InferenceObserver) -> None:
+    if observer in _observers:
+        _observers.remove(observer)
+
+
+def _notify(model: str, provider: str, seconds: float, batch_size: int | None) -> None:
+    for observer in list(_observers):
+        try:
+            observer(model, provider, seconds, batch_size)
+        except Exception:  # noqa: BLE001 - telemetry must never fail a swap
+            pass
 
 
 @contextmanager
@@ -34,15 +61,18 @@ def session() -> Iterator[FrameClock]:
 
 
 @contextmanager
-def measure() -> Iterator[None]:
-    """Count the enclosed block as model inference."""
+def measure(model: str | None = None, provider: str = "cpu", batch_size: int | None = None) -> Iterator[None]:
+    """Count the enclosed block as model inference; a named model's run is also told to observers."""
     start = time.perf_counter()
     try:
         yield
     finally:
+        elapsed_s = time.perf_counter() - start
         clock = _current.get()
         if clock is not None:
-            clock.inference_ms += (time.perf_counter() - start) * 1000.0
+            clock.inference_ms += elapsed_s * 1000.0
+        if model is not None and _observers:
+            _notify(model, provider, elapsed_s, batch_size)
 
 
 @contextmanager

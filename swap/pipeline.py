@@ -516,5 +516,5 @@ class Pipeline(_Backends):
         """Run an adapter call; count all of it as inference unless the adapter reports its own."""
         if getattr(adapter, "reports_inference_time", False):
             return call()
-        with inference_clock.measure():
+        with inference_clock.measure(getattr(adapter, "name", type(adapter).__name__), "cpu"):
             return call()

@@ -229,14 +229,18 @@ def run_in_batches(
     for start in range(0, count, step):
         feeds = {name: value[start : start + step] for name, value in batched.items()}
         feeds.update(constant or {})
-        with _measure():
+        with _measure(session, len(next(iter(feeds.values())))):
             chunks.append(session.run(None, feeds))
     return [np.concatenate([chunk[i] for chunk in chunks], axis=0) for i in range(len(chunks[0]))]
 
 
-def _measure():
-    """Inference time counts as billed device time (swap.inference_clock, owned by the pipeline)."""
-    return inference_clock.measure()
+def _measure(session: ort.InferenceSession, batch_size: int):
+    """Inference time counts as billed device time (swap.inference_clock, owned by the pipeline),
+    and is reported per model and provider to the clock's observers."""
+    model = Path(str(getattr(session, "_model_path", "") or "onnx")).stem
+    providers = session.get_providers()
+    provider = providers[0].removesuffix("ExecutionProvider").lower() if providers else "cpu"
+    return inference_clock.measure(model, provider, batch_size)
 
 
 def clock_stage(name: str):

@@ -15,6 +15,10 @@ from webapp.ops import embedded
 
 _data_dir = Path(tempfile.mkdtemp(prefix="visage-test-"))
 os.environ.setdefault("VISAGE_DATA_DIR", str(_data_dir))
+# prometheus-client multiprocess mode, as `visage_run` runs it: set before prometheus_client is
+# imported; worker subprocesses started by tests inherit it and write beside this process.
+os.environ["PROMETHEUS_MULTIPROC_DIR"] = str(_data_dir / "metrics")
+(_data_dir / "metrics").mkdir()
 os.environ.setdefault("VISAGE_MODELS_DIR", str(_data_dir / "models"))
 # Worker subprocesses start without measuring their speed (a few real swaps, slow on a busy CPU);
 # tests/webapp/jobs/test_billing_e2e.py runs that measurement itself.

@@ -63,6 +63,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "webapp.ops.http_metrics.HttpMetricsMiddleware",  # first: times everything below it
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "webapp.ops.request_id.RequestIdMiddleware",
@@ -351,11 +352,35 @@ CACHES = {
     }
 }
 
+# --- Observability (issue 12) ---------------------------------------------------------------------
+# When set, /metrics answers only `Authorization: Bearer <VISAGE_METRICS_KEY>`.
+METRICS_KEY = env_str("VISAGE_METRICS_KEY", "")
+# Workers' own /metrics port (visage_worker --metrics-port overrides; 0 = none).
+WORKER_METRICS_PORT = env_int("VISAGE_WORKER_METRICS_PORT", 0)
+GPU_SAMPLE_INTERVAL_S = env_float("VISAGE_GPU_SAMPLE_INTERVAL_S", 5.0)
+# OpenTelemetry traces of requests, RQ tasks and job stages: "otlp" (OTEL_EXPORTER_OTLP_* variables),
+# "console", or empty (off). Needs the `tracing` extra.
+TRACING = env_str("VISAGE_TRACING", "")
+# json: one JSON object per line with request_id, job_id, queue, attempt, stage; plain: for a terminal.
+LOG_FORMAT = env_str("VISAGE_LOG_FORMAT", "json")
+if LOG_FORMAT not in ("json", "plain"):
+    raise ImproperlyConfigured(f"VISAGE_LOG_FORMAT must be json or plain, not {LOG_FORMAT!r}")
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "filters": {"context": {"()": "webapp.telemetry.logs.ContextFilter"}},
+    "formatters": {
+        "plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s %(context)s"},
+        "json": {"()": "webapp.telemetry.logs.JsonFormatter"},
+    },
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            "formatter": LOG_FORMAT,
+            "filters": ["context"] if LOG_FORMAT == "plain" else [],
+        }
+    },
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
     "loggers": {"django.db.backends": {"level": "WARNING"}},
 }

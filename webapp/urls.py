@@ -3,7 +3,7 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from webapp.api import problems
-from webapp.ops import health
+from webapp.ops import health, metrics
 
 urlpatterns = [
     path("admin/", admin.site.urls),
@@ -14,7 +14,7 @@ urlpatterns = [
     path("healthz", health.healthz, name="healthz"),
     path("readyz", health.healthz, name="readyz"),
     path("livez", health.livez, name="livez"),
-    path("metrics", health.metrics, name="metrics"),
+    path("metrics", metrics.metrics_view, name="metrics"),
     path("django-rq/", include("django_rq.urls")),
     path("", include("webapp.site.urls")),
 ]

@@ -43,7 +43,7 @@ class DlibHogDetector:
         )
         # HOG runs on grey; a contiguous single-channel image avoids dlib's own conversion.
         grey = np.ascontiguousarray(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY))
-        with inference_clock.measure():
+        with inference_clock.measure(self.name, "dlib", 1):
             rects, scores, _ = self._detector.run(grey, self.upsample, self.score_threshold)
         faces = []
         for rect, score in zip(rects, scores, strict=True):

@@ -31,7 +31,7 @@ class DlibShapeLandmarker:
             if face.angle:
                 pts = self._upright(grey, face)
             else:
-                with inference_clock.measure():
+                with inference_clock.measure(self.name, "dlib", 1):
                     shape = self._predictor(grey, to_dlib_rect(face.box))
                 pts = np.array([(p.x, p.y) for p in shape.parts()], np.float32)
             face.landmarks_68 = pts

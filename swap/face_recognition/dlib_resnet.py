@@ -32,7 +32,7 @@ class DlibResnetRecognizer:
             return []
         rgb = np.ascontiguousarray(cv2.cvtColor(frame, cv2.COLOR_BGR2RGB))
         shapes = dlib.full_object_detections([_shape(f) for f in faces])
-        with inference_clock.measure():
+        with inference_clock.measure(self.name, "dlib", len(faces)):
             descriptors = self._model.compute_face_descriptor(rgb, shapes, self.jitter)
         out = []
         for face, d in zip(faces, descriptors, strict=True):

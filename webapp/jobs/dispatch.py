@@ -23,6 +23,8 @@ from rq.exceptions import NoSuchJobError
 from rq.job import Dependency
 from rq.job import Job as RQJob
 
+from webapp.telemetry import context, tracing
+
 logger = logging.getLogger(__name__)
 
 TASKS = "webapp.jobs.tasks"
@@ -66,11 +68,21 @@ def _children_key(job_id: uuid.UUID, attempt: int) -> str:
     return f"visage:children:{job_id}:{attempt}"
 
 
+def _meta(**fields) -> dict:
+    """Task meta: the request id (and trace context) that started the job ride along, so the
+    worker's logs and spans connect to the request."""
+    request_id = context.request_id()
+    meta = {**fields, "request_id": request_id} if request_id else dict(fields)
+    trace_context = tracing.inject()  # {} unless tracing is on: the task continues this trace
+    return {**meta, "trace": trace_context} if trace_context else meta
+
+
 def enqueue_screening(job_id: uuid.UUID) -> None:
     django_rq.get_queue(settings.MODERATION_QUEUE).enqueue(
         _task("screen_job"),
         str(job_id),
         job_id=screening_task_id(job_id),
+        meta=_meta(),
         on_failure=Callback(_task("on_screening_failure")),
         job_timeout=300,
         failure_ttl=FAILURE_TTL_S,
@@ -84,7 +96,7 @@ def enqueue_gpu(job_id: uuid.UUID, queue_name: str, *, attempt: int) -> None:
         _task("run_job"),
         str(job_id),
         job_id=run_task_id(job_id, attempt),
-        meta={"heartbeat_job_id": str(job_id)},
+        meta=_meta(heartbeat_job_id=str(job_id)),
         retry=GPU_RETRY,
         on_failure=Callback(_task("on_run_failure")),
         job_timeout=settings.JOB_TIMEOUT_S,
@@ -100,7 +112,7 @@ def enqueue_video_segments(job_id: uuid.UUID, attempt: int, segments: int, queue
         job_timeout=settings.JOB_TIMEOUT_S,
         failure_ttl=FAILURE_TTL_S,
         on_failure=Callback(_task("on_video_task_failure")),
-        meta={"heartbeat_job_id": str(job_id)},
+        meta=_meta(heartbeat_job_id=str(job_id)),
     )
     ids = [video_task_id(job_id, attempt, f"segment-{index}") for index in range(segments)]
     join_id = video_task_id(job_id, attempt, "join")
@@ -182,7 +194,7 @@ def _aware(moment: datetime) -> datetime:
 def enqueue_webhook(job_id: uuid.UUID) -> None:
     try:
         django_rq.get_queue(settings.WEBHOOK_QUEUE).enqueue(
-            _task("deliver_webhook"), str(job_id), job_timeout=60, retry=WEBHOOK_RETRY
+            _task("deliver_webhook"), str(job_id), job_timeout=60, retry=WEBHOOK_RETRY, meta=_meta()
         )
     except RedisError:  # a webhook must never break the job's own state change
         logger.exception("could not enqueue the webhook for job %s", job_id)

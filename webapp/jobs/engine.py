@@ -10,9 +10,11 @@ from dataclasses import replace
 
 from django.conf import settings
 
+from swap import inference_clock
 from swap.config import PipelineConfig
 from swap.models import canary
 from swap.pipeline import Pipeline
+from webapp.telemetry import metrics
 
 _pipeline: Pipeline | None = None
 _lock = threading.Lock()
@@ -30,6 +32,8 @@ def get_pipeline() -> Pipeline:
             config.canary_percent = settings.VISAGE_CANARY_PERCENT
             # With Triton down this raises InferenceUnavailable: the run is retried, never charged.
             _pipeline = Pipeline(config)
+            # Per-model inference timings to Prometheus; the engine itself stays platform-free.
+            inference_clock.add_observer(metrics.observe_inference)
         return _pipeline
 
 

@@ -23,8 +23,9 @@ from billing import services as billing_services
 from webapp.media import storage
 from webapp.media.choices import MediaKind
 from webapp.media.validation import MediaInfo, inspect_upload
+from webapp.telemetry import metrics
 
-from . import dispatch
+from . import dispatch, observe
 from .choices import JobState, UploadRole
 from .errors import IdempotencyKeyMismatch, InvalidOption, JobNotCancelable
 from .models import Job, Upload, before_key_for
@@ -254,6 +255,7 @@ def _end_without_charge(
         if moved:
             billing_services.hold_release(job_id=job_id, reason=f"job {to_state}: {code}")
     if moved:
+        observe.job_ended(job_id)
         job = Job.objects.select_related("source", "target").get(id=job_id)
         if job.result_key:
             _delete_result(job)
@@ -372,6 +374,7 @@ def job_succeed(job_id: uuid.UUID, outcome: JobOutcome) -> bool:
 
     False when the job is no longer running (canceled meanwhile): the stored result is deleted.
     """
+    metrics.observe_engine_stages(outcome.stage_ms)
     moved = _record_outcome(job_id, outcome)
     if not moved:
         result_discard(result_key=outcome.result_key)
@@ -422,6 +425,7 @@ def _record_outcome(job_id: uuid.UUID, outcome: JobOutcome) -> bool:
         if moved:
             _capture(Job.objects.get(id=job_id))
     if moved:
+        observe.job_ended(job_id)
         _purge_uploads(Job.objects.select_related("source", "target").get(id=job_id))
         dispatch.enqueue_webhook(job_id)
     return moved
@@ -459,6 +463,7 @@ def _capture(job: Job) -> None:
         ),
     )
     Job.objects.filter(id=job.id).update(cost=charge.amount)
+    transaction.on_commit(lambda: observe.credits_captured(charge))
 
 
 def _succeed_after_review(job: Job) -> bool:
@@ -474,6 +479,7 @@ def _succeed_after_review(job: Job) -> bool:
         if moved:
             _capture(job)
     if moved:
+        observe.job_ended(job.id)
         dispatch.enqueue_webhook(job.id)
     return moved
 

@@ -12,10 +12,13 @@ from __future__ import annotations
 import logging
 import threading
 import uuid
+from datetime import UTC, datetime
 
 from django.conf import settings
 from django.db import close_old_connections, connection
 from rq import SimpleWorker
+
+from webapp.telemetry import context, metrics, tracing
 
 from . import services
 
@@ -90,3 +93,27 @@ class VisageWorker(SimpleWorker):
             return super().execute_job(job, queue)
         finally:
             close_old_connections()
+
+    def perform_job(self, job, queue, *args, **kwargs):
+        """The task runs with its job's log context (and trace, when tracing is on); its queue
+        wait is observed first (issue 12)."""
+        _observe_queue_wait(job, queue.name)
+        subject = job.meta.get("heartbeat_job_id") or (job.args[0] if job.args else None)
+        attempt = job.args[1] if len(job.args) > 1 and isinstance(job.args[1], int) else None
+        task = job.func_name.rsplit(".", 1)[-1]
+        with context.bound(
+            request_id=job.meta.get("request_id"), job_id=subject, queue=queue.name, attempt=attempt
+        ):
+            with tracing.continued(
+                job.meta.get("trace"), f"rq {task}", **{"visage.job_id": subject, "visage.queue": queue.name}
+            ):
+                return super().perform_job(job, queue, *args, **kwargs)
+
+
+def _observe_queue_wait(job, queue_name: str) -> None:
+    """Enqueued → started for this attempt (RQ stamps enqueued_at again when a retry is enqueued)."""
+    if job.enqueued_at is None:
+        return
+    enqueued = job.enqueued_at if job.enqueued_at.tzinfo else job.enqueued_at.replace(tzinfo=UTC)
+    wait_s = (datetime.now(UTC) - enqueued).total_seconds()
+    metrics.QUEUE_WAIT.labels(queue=metrics.bounded(queue_name)).observe(max(0.0, wait_s))

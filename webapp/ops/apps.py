@@ -1,4 +1,7 @@
 from django.apps import AppConfig
+from django.conf import settings
+
+from webapp.telemetry import metrics
 
 
 class OpsConfig(AppConfig):
@@ -7,3 +10,18 @@ class OpsConfig(AppConfig):
     name = "webapp.ops"
     label = "ops"
     verbose_name = "Visage operations"
+
+    def ready(self) -> None:
+        from moderation import signals  # noqa: PLC0415 - apps are loaded by now
+
+        signals.screened.connect(_count_moderation_decision, dispatch_uid="visage-moderation-metrics")
+        if settings.TRACING:
+            from . import tracing  # noqa: PLC0415 - only when tracing is on
+
+            tracing.configure()
+
+
+def _count_moderation_decision(sender, *, stage: str, decision: str, check: str, **kwargs) -> None:
+    metrics.MODERATION_DECISIONS.labels(
+        stage=metrics.bounded(stage), decision=metrics.bounded(decision), check=metrics.bounded(check)
+    ).inc()

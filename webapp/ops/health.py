@@ -1,23 +1,14 @@
-"""Liveness (/livez), readiness (/healthz, also at /readyz) and Prometheus metrics (/metrics)."""
+"""Liveness (/livez) and readiness (/healthz, also at /readyz); Prometheus metrics are in metrics.py."""
 
 from __future__ import annotations
 
-from datetime import timedelta
-
-import django_rq
 import redis
 from django.conf import settings
 from django.db import connection
-from django.db.models import Count, Sum
-from django.http import HttpResponse, JsonResponse
-from django.utils import timezone
-from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Gauge, generate_latest
+from django.http import JsonResponse
 
-from billing import metrics as billing_metrics
 from moderation import selectors as moderation_selectors
 from swap.serve import client as triton_client
-from webapp.jobs.choices import JobState
-from webapp.jobs.models import Job
 from webapp.media import storage
 
 PROBE_TIMEOUT_S = 2
@@ -74,51 +65,3 @@ def _redis() -> None:
         client.ping()
     finally:
         client.close()
-
-
-def metrics(request):
-    """Read from the database and Redis, so every web process reports the same numbers."""
-    registry = CollectorRegistry()
-    jobs = Gauge("visage_jobs", "Jobs by state", ["state"], registry=registry)
-    for state, count in Job.objects.values_list("state").annotate(n=Count("id")).values_list("state", "n"):
-        jobs.labels(state=state).set(count)
-    queued = Gauge("visage_queue_length", "Jobs waiting in each RQ queue", ["queue"], registry=registry)
-    for name in [settings.MODERATION_QUEUE, *settings.GPU_QUEUES, settings.WEBHOOK_QUEUE]:
-        queued.labels(queue=name).set(django_rq.get_queue(name).count)
-    finished = Job.objects.filter(state=JobState.SUCCEEDED)
-    totals = finished.aggregate(
-        gpu=Sum("gpu_seconds"), wall=Sum("wall_seconds"), frames=Sum("frames_processed")
-    )
-    Gauge("visage_gpu_seconds", "GPU seconds metered over all succeeded jobs", registry=registry).set(
-        float(totals["gpu"] or 0)
-    )
-    Gauge("visage_wall_seconds", "Worker wall seconds over all succeeded jobs", registry=registry).set(
-        float(totals["wall"] or 0)
-    )
-    Gauge("visage_frames", "Frames processed over all succeeded jobs", registry=registry).set(
-        totals["frames"] or 0
-    )
-    hour_ago = timezone.now() - timedelta(hours=1)
-    recent = Gauge(
-        "visage_jobs_finished_last_hour", "Jobs that ended in the last hour", ["state"], registry=registry
-    )
-    for state, count in (
-        Job.objects.filter(completed_at__gte=hour_ago)
-        .values_list("state")
-        .annotate(n=Count("id"))
-        .values_list("state", "n")
-    ):
-        recent.labels(state=state).set(count)
-    stale = Gauge(
-        "visage_jobs_running_without_heartbeat",
-        "Running jobs whose heartbeat is older than the timeout",
-        registry=registry,
-    )
-    stale.set(
-        Job.objects.filter(
-            state=JobState.RUNNING,
-            heartbeat_at__lt=timezone.now() - timedelta(seconds=settings.JOB_HEARTBEAT_TIMEOUT_S),
-        ).count()
-    )
-    billing_metrics.add_to(registry)
-    return HttpResponse(generate_latest(registry), content_type=CONTENT_TYPE_LATEST)

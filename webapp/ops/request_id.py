@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 import uuid
 
+from webapp.telemetry import context
+
 _VALID_REQUEST_ID = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
 
 
@@ -15,6 +17,7 @@ class RequestIdMiddleware:
     def __call__(self, request):
         incoming = request.headers.get("X-Request-Id", "")
         request.request_id = incoming if _VALID_REQUEST_ID.match(incoming) else uuid.uuid4().hex
-        response = self.get_response(request)
+        with context.bound(request_id=request.request_id):  # logs and enqueued tasks carry it
+            response = self.get_response(request)
         response["X-Request-Id"] = request.request_id
         return response

@@ -10,6 +10,7 @@ from moderation import services as moderation_services
 from swap.image_io import decode_image
 from webapp.media import storage
 from webapp.media.aigc import encode_labelled
+from webapp.telemetry import metrics
 
 from .. import services
 from ..engine import get_pipeline, model_versions
@@ -21,8 +22,9 @@ RESULT_FORMATS = {"image/png": ("png", "image/png"), "image/webp": ("webp", "ima
 
 
 def run(job: Job, *, started: float) -> None:
-    sources = source_images(job)
-    target_bytes = storage.get_bytes(settings.S3_UPLOADS_BUCKET, job.target.s3_key)
+    with metrics.timed_stage("download"):
+        sources = source_images(job)
+        target_bytes = storage.get_bytes(settings.S3_UPLOADS_BUCKET, job.target.s3_key)
     check_running(job.id, job.attempts)
     services.job_progress(job.id, 20)
     outcome = swap_image(job, sources, target_bytes, started)
@@ -45,9 +47,12 @@ def swap_image(job: Job, sources: list, target_bytes: bytes, started: float) -> 
     services.job_progress(job.id, 80)
 
     extension, media_type = RESULT_FORMATS.get(job.target.media_type, ("jpg", "image/jpeg"))
-    encoded = encode_labelled(result.image, fmt="jpeg" if extension == "jpg" else extension, job_id=job.id)
-    key = store_result(job, data=encoded, media_type=media_type, extension=extension, before=target)
-    review = moderation_services.screen_output(subject_id=job.id, data=encoded)
+    with metrics.timed_stage("encode"):
+        encoded = encode_labelled(result.image, fmt="jpeg" if extension == "jpg" else extension, job_id=job.id)
+    with metrics.timed_stage("upload"):
+        key = store_result(job, data=encoded, media_type=media_type, extension=extension, before=target)
+    with metrics.timed_stage("output_screening"):
+        review = moderation_services.screen_output(subject_id=job.id, data=encoded)
     height, width = result.image.shape[:2]
     notes = {
         "swapper": result.swapper,

@@ -10,6 +10,7 @@ from django.conf import settings
 from moderation import services as moderation_services
 from webapp.media import storage
 from webapp.media.choices import MediaKind
+from webapp.telemetry import metrics
 
 from .. import services
 from ..choices import JobState
@@ -22,6 +23,11 @@ def run(job_id: uuid.UUID) -> None:
     if not services.job_screen_start(job_id):
         logger.info("job %s is not waiting for screening; nothing to do", job_id)
         return
+    with metrics.timed_stage("screening"):
+        _screen(job_id)
+
+
+def _screen(job_id: uuid.UUID) -> None:
     job = Job.objects.select_related("source", "target").get(id=job_id)
     try:
         source = storage.get_bytes(settings.S3_UPLOADS_BUCKET, job.source.s3_key)

@@ -28,6 +28,7 @@ from swap.video.segments import plan_segments
 from swap.video.tracking import TrackingConfig
 from webapp.media import storage
 from webapp.media.aigc import video_metadata
+from webapp.telemetry import metrics
 
 from .. import dispatch, services
 from ..engine import get_pipeline, model_versions
@@ -61,7 +62,8 @@ def processed_video_size(info: video_io.VideoInfo, resolution: str) -> tuple[int
 
 def download_target(job: Job, directory: Path) -> Path:
     path = directory / "target"
-    path.write_bytes(storage.get_bytes(settings.S3_UPLOADS_BUCKET, job.target.s3_key))
+    with metrics.timed_stage("download"):
+        path.write_bytes(storage.get_bytes(settings.S3_UPLOADS_BUCKET, job.target.s3_key))
     return path
 
 
@@ -184,19 +186,22 @@ def finish(
 ) -> services.JobOutcome:
     """Join the parts, mux the original audio once, store the labelled result, screen it."""
     output = directory / "result.mp4"
-    frames = video_io.join_parts(
-        parts,
-        output,
-        fps=info.fps,
-        audio_from=target if info.has_audio else None,
-        metadata=video_metadata(job.id),
-    )
+    with metrics.timed_stage("encode"):
+        frames = video_io.join_parts(
+            parts,
+            output,
+            fps=info.fps,
+            audio_from=target if info.has_audio else None,
+            metadata=video_metadata(job.id),
+        )
     services.job_heartbeat(job.id)
     data = output.read_bytes()
     size = processed_video_size(info, job.resolution)
     middle = next(video_io.read_frames(target, start=frames // 2, stop=frames // 2 + 1, size=size), None)
-    key = store_result(job, data=data, media_type=RESULT_MEDIA_TYPE, extension="mp4", before=middle)
-    review = moderation_services.screen_video_output(subject_id=job.id, path=output)
+    with metrics.timed_stage("upload"):
+        key = store_result(job, data=data, media_type=RESULT_MEDIA_TYPE, extension="mp4", before=middle)
+    with metrics.timed_stage("output_screening"):
+        review = moderation_services.screen_video_output(subject_id=job.id, path=output)
     stage_ms: dict[str, float] = {}
     for s in stats:
         for name, ms in s.stage_ms.items():

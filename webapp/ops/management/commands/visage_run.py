@@ -11,17 +11,20 @@ from __future__ import annotations
 
 import os
 import secrets
+import shutil
 import signal
 import subprocess
 import sys
 import time
 from decimal import Decimal
+from pathlib import Path
 from urllib.parse import urlparse
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.core.management.base import BaseCommand
+from prometheus_client import multiprocess
 
 from billing import services as billing_services
 from webapp.ops import embedded
@@ -47,6 +50,7 @@ class Command(BaseCommand):
                 servers.append(embedded.start_s3(settings.DATA_DIR / "s3", settings.S3_ACCESS_KEY,
                                                  settings.S3_SECRET_KEY, port=port))
                 self.stdout.write(f"s3: started on {settings.S3_ENDPOINT}")
+            self._metrics_dir()
             call_command("migrate", interactive=False, verbosity=0)
             self._demo_user()
             self._supervise(addr)
@@ -54,6 +58,16 @@ class Command(BaseCommand):
             for server in reversed(servers):
                 server.stop()
             self.stdout.write("stopped; data kept in " + str(settings.DATA_DIR))
+
+    def _metrics_dir(self) -> None:
+        """One prometheus-client multiprocess directory for every process started below, so the
+        web's /metrics reports the whole stack. Emptied at start: counters begin again with the
+        processes (Prometheus handles the reset)."""
+        directory = Path(os.environ.get("PROMETHEUS_MULTIPROC_DIR") or settings.DATA_DIR / "metrics")
+        if directory.exists():
+            shutil.rmtree(directory)
+        directory.mkdir(parents=True)
+        os.environ["PROMETHEUS_MULTIPROC_DIR"] = str(directory)
 
     def _demo_user(self) -> None:
         User = get_user_model()
@@ -102,6 +116,7 @@ class Command(BaseCommand):
                             stopping = True
                             break
                         self.stdout.write(f"{name} exited ({process.returncode}); restarting")
+                        multiprocess.mark_process_dead(process.pid)  # drop its live gauges (GPU)
                         time.sleep(1)
                         processes[name] = subprocess.Popen(commands[name])
                 time.sleep(0.5)

@@ -14,6 +14,7 @@ import time
 import django_rq
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
+from prometheus_client import multiprocess
 
 from moderation import services as moderation_services
 from swap.errors import InferenceUnavailable
@@ -22,6 +23,8 @@ from webapp.jobs import engine
 from webapp.jobs.steps import calibrate
 from webapp.jobs.worker import Sweeper, VisageWorker
 from webapp.media import storage
+from webapp.ops.gpu import GpuSampler
+from webapp.ops.metrics_server import serve_worker_metrics
 
 logger = logging.getLogger(__name__)
 
@@ -38,8 +41,10 @@ class Command(BaseCommand):
         parser.add_argument("--name", default=None)
         parser.add_argument("--device", type=int, default=None,
                             help="GPU index for this worker (run one worker per GPU); sets VISAGE_DEVICE_ID.")
+        parser.add_argument("--metrics-port", type=int, default=settings.WORKER_METRICS_PORT,
+                            help="Serve this worker's Prometheus metrics on this port (0: none).")
 
-    def handle(self, *args, queues, max_jobs, burst, name, device, **options):
+    def handle(self, *args, queues, max_jobs, burst, name, device, metrics_port, **options):
         if device is not None:
             os.environ["VISAGE_DEVICE_ID"] = str(device)  # read when the pipeline is built below
         queue_names = [q.strip() for q in queues.split(",") if q.strip()]
@@ -66,6 +71,13 @@ class Command(BaseCommand):
             moderation_services.warm_up()
         self.stdout.write(f"visage worker ready on {','.join(queue_names)} "
                           f"(models loaded in {time.perf_counter() - started:.1f} s)")
+        metrics_server = None
+        if metrics_port:
+            metrics_server = serve_worker_metrics(metrics_port, key=settings.METRICS_KEY)
+            self.stdout.write(f"metrics on :{metrics_port}/metrics")
+        gpu_sampler = None
+        if any(q in settings.GPU_QUEUES for q in queue_names):
+            gpu_sampler = GpuSampler(settings.GPU_SAMPLE_INTERVAL_S).start()
         sweeper = Sweeper().start()
         connection = django_rq.get_connection(queue_names[0])
         worker = VisageWorker([django_rq.get_queue(q) for q in queue_names], connection=connection, name=name)
@@ -75,6 +87,12 @@ class Command(BaseCommand):
             worker.work(burst=burst, max_jobs=max_jobs, with_scheduler=False)
         finally:
             sweeper.stop()
+            if gpu_sampler is not None:
+                gpu_sampler.stop()
+            if metrics_server is not None:
+                metrics_server.shutdown()
+            if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+                multiprocess.mark_process_dead(os.getpid())  # its live GPU gauges leave with it
 
     def _warm_up_engine(self) -> None:
         """Build and warm the pipeline; with VISAGE_INFERENCE=triton, wait for Triton (it may start

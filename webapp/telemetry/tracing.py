@@ -1,0 +1,60 @@
+"""Optional OpenTelemetry tracing (VISAGE_TRACING; off by default). Spans for the job's stages
+come from `metrics.timed_stage`; a task's span continues the trace of the request that enqueued
+it through the RQ meta (`traceparent`), so one trace runs from the API call to the result.
+
+Everything here is a no-op unless webapp.ops.tracing.configure() installed a tracer provider (the
+opentelemetry packages are the optional `tracing` extra).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager, nullcontext
+
+_tracer = None
+
+
+def enable(tracer) -> None:
+    global _tracer
+    _tracer = tracer
+
+
+def enabled() -> bool:
+    return _tracer is not None
+
+
+def span(name: str, **attributes):
+    """A span around the enclosed block when tracing is on; otherwise nothing."""
+    if _tracer is None:
+        return nullcontext()
+    return _tracer.start_as_current_span(
+        name, attributes={k: v for k, v in attributes.items() if v is not None}
+    )
+
+
+def inject() -> dict:
+    """The current trace context as carrier fields (for an RQ task's meta); {} when off."""
+    if _tracer is None:
+        return {}
+    from opentelemetry import propagate  # noqa: PLC0415 - optional dependency
+
+    carrier: dict = {}
+    propagate.inject(carrier)
+    return carrier
+
+
+@contextmanager
+def continued(carrier: dict | None, name: str, **attributes) -> Iterator[None]:
+    """A span continuing the trace in `carrier` (a task's meta); nothing when tracing is off."""
+    if _tracer is None:
+        yield
+        return
+    from opentelemetry import context as otel_context  # noqa: PLC0415
+    from opentelemetry import propagate  # noqa: PLC0415
+
+    token = otel_context.attach(propagate.extract(carrier or {}))
+    try:
+        with span(name, **attributes):
+            yield
+    finally:
+        otel_context.detach(token)
