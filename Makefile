@@ -47,7 +47,8 @@ WHEEL_PIP_ARGS ?=
 $(WHEELS)/.built: pyproject.toml
 	mkdir -p $(WHEELS)
 	$(PYTHON) -m pip wheel --quiet $(WHEEL_PIP_ARGS) --wheel-dir $(WHEELS) \
-		'.[cpu,gpu,video,engine,moderation]'
+		'.[cpu,gpu,video,engine,moderation]' \
+		'async-timeout>=4.0.3'  # redis needs it below Python 3.11.3 (Debian 12 has 3.11.2)
 	rm -f $(WHEELS)/visage-*.whl  # the images run the source from /app, not an installed copy
 	touch $@
 
@@ -58,7 +59,7 @@ images: wheelhouse
 	@for target in $(IMAGE_TARGETS); do \
 		echo "building $(IMAGE_PREFIX)$$target:$(IMAGE_TAG)"; \
 		start=$$(date +%s); \
-		$(PODMAN) build --network host --build-arg BASE=$(IMAGE_BASE) --target $$target \
+		$(PODMAN) build --format docker --network host --build-arg BASE=$(IMAGE_BASE) --target $$target \
 			-t $(IMAGE_PREFIX)$$target:$(IMAGE_TAG) -f deploy/Containerfile . || exit 1; \
 		echo "built $(IMAGE_PREFIX)$$target:$(IMAGE_TAG) in $$(( $$(date +%s) - start )) s"; \
 	done
