@@ -135,9 +135,9 @@ def stack(images, environment):
 def wait_until_healthy(base_url: str, container: str) -> None:
     for _ in range(120):
         try:
-            if requests.get(f"{base_url}/healthz", timeout=5).status_code == 200:
+            if requests.get(f"{base_url}/healthz", timeout=60).status_code == 200:
                 return
-        except requests.ConnectionError:
+        except (requests.ConnectionError, requests.Timeout):
             pass
         state = podman("inspect", "-f", "{{.State.Status}}", container, check=False).stdout.strip()
         assert state == "running", f"{container} exited: {podman('logs', container, check=False).stderr[-3000:]}"
