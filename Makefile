@@ -17,6 +17,7 @@ run: $(STAMP)
 	$(PY) manage.py visage_run
 
 test: $(STAMP)
+	$(VENV)/bin/lint-imports
 	$(PY) -m pytest
 
 lint: $(STAMP)

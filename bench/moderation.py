@@ -97,7 +97,7 @@ def main() -> None:
     for label, target in pairs.items():
         ms = median_ms(
             lambda target=target: services.screen_inputs(
-                subject_id=uuid.uuid4(), source=source, target=target, target_kind="image"
+                subject_id=uuid.uuid4(), source=source, target=target
             ),
             args.runs,
         )

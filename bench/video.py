@@ -1,4 +1,4 @@
-"""Video throughput on CPU with the classical pipeline (issue #6); prints figures, asserts nothing.
+"""Video throughput on CPU with the classical pipeline; prints figures, asserts nothing.
 
     python -m bench.video [--seconds 10] [--fps 25] [--width 1280 --height 720] [--interval 10]
 

@@ -41,10 +41,10 @@ def main() -> None:
 
     from billing import services as billing_services
     from swap.runtime import model_load_counts
-    from webapp import services
-    from webapp.models import Job
-    from webapp.validation import inspect_upload
-    from webapp.worker import VisageWorker
+    from webapp.jobs import services
+    from webapp.jobs.models import Job
+    from webapp.jobs.worker import VisageWorker
+    from webapp.media.validation import inspect_upload
 
     call_command("migrate", verbosity=0)
     user = get_user_model().objects.create_user("bench", password="bench-pass-123")

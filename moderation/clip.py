@@ -14,11 +14,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from PIL import Image
 
 from swap.runtime import record_model_load
 
 from . import conf
-from .findings import Finding
+from .findings import SEVERITY, Finding
 
 logger = logging.getLogger(__name__)
 
@@ -53,8 +54,6 @@ class ClipClassifier:
         record_model_load(f"clip:{key.model_name}")
 
     def probabilities(self, image_bgr: np.ndarray) -> dict[str, float]:
-        from PIL import Image  # noqa: PLC0415
-
         self.calls += 1
         pixels = self.preprocess(Image.fromarray(np.ascontiguousarray(image_bgr[:, :, ::-1])))[None]
         with self.torch.inference_mode():
@@ -66,7 +65,7 @@ class ClipClassifier:
 
 
 _classifier: ClipClassifier | None = None
-_error: str = ""
+_error: tuple[ClipKey, str] | None = None  # the last load failure, for the configuration that failed
 _lock = threading.Lock()
 
 
@@ -85,8 +84,8 @@ def status() -> str:
         return f"error: checkpoint {key.checkpoint} does not exist"
     if _classifier is not None and _classifier.key == key:
         return "ready"
-    if _error:
-        return f"error: {_error}"
+    if _error is not None and _error[0] == key:
+        return f"error: {_error[1]}"
     return "configured"
 
 
@@ -100,9 +99,9 @@ def get_classifier() -> ClipClassifier | None:
         if _classifier is None or _classifier.key != key:
             try:
                 _classifier = ClipClassifier(key)
-                _error = ""
+                _error = None
             except Exception as exc:
-                _error = f"{type(exc).__name__}: {exc}"
+                _error = (key, f"{type(exc).__name__}: {exc}")
                 logger.exception("CLIP model %s could not be loaded", key.model_name)
                 raise
         return _classifier
@@ -131,8 +130,7 @@ def check(image_bgr: np.ndarray, *, role: str) -> Finding:
         if band is None:
             continue
         outcome = band.outcome(prob)
-        rank = {"pass": 0, "review": 1, "reject": 2}[outcome]
-        if (rank, prob) > ({"pass": 0, "review": 1, "reject": 2}[worst[0]], worst[1]):
+        if (SEVERITY[outcome], prob) > (SEVERITY[worst[0]], worst[1]):
             worst = (outcome, prob, prompt)
     outcome, score, prompt = worst
     band = bands.get(prompt) if prompt else None

@@ -1,9 +1,9 @@
-"""Moderation thresholds and model locations, each with a default.
+"""Moderation thresholds and model locations.
 
-Every value is read at call time from the Django setting of the same name when one is set (tests
-use pytest-django's `settings` fixture), else from the environment variable — so a deployment
-configures moderation with env vars only and nothing here needs `webapp/settings.py`.
-Blocked terms and protected identities are data, edited in the admin, not settings.
+Every value is a Django setting of the same name, parsed from the environment once by
+`webapp/settings.py` with the project's one env parser (a typo in a boolean stops the process
+instead of becoming False); read here at call time so tests can change them with pytest-django's
+`settings` fixture. Blocked terms and protected identities are data, edited in the admin.
 
 | variable | default | meaning |
 |---|---|---|
@@ -26,8 +26,6 @@ Blocked terms and protected identities are data, edited in the admin, not settin
 
 from __future__ import annotations
 
-import json
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -52,49 +50,6 @@ CLIP_DEFAULTS: dict[str, dict[str, float] | None] = {
 }
 
 
-def _raw(name: str) -> str | None:
-    value = getattr(settings, name, None)
-    if value is None:
-        value = os.environ.get(name)
-    return None if value is None or value == "" else str(value)
-
-
-def _bool(name: str, default: bool) -> bool:
-    value = _raw(name)
-    if value is None:
-        return default
-    return value.lower() in {"1", "true", "yes", "on"}
-
-
-def _float(name: str, default: float) -> float:
-    value = _raw(name)
-    try:
-        return default if value is None else float(value)
-    except ValueError as exc:
-        raise ImproperlyConfigured(f"{name} must be a number, not {value!r}") from exc
-
-
-def _int(name: str, default: int) -> int:
-    value = _raw(name)
-    try:
-        return default if value is None else int(value)
-    except ValueError as exc:
-        raise ImproperlyConfigured(f"{name} must be an integer, not {value!r}") from exc
-
-
-def _json(name: str):
-    value = getattr(settings, name, None)
-    if value is not None and not isinstance(value, str):
-        return value  # a dict set directly in Django settings / a test
-    value = _raw(name)
-    if value is None:
-        return None
-    try:
-        return json.loads(value)
-    except json.JSONDecodeError as exc:
-        raise ImproperlyConfigured(f"{name} must be JSON: {exc}") from exc
-
-
 @dataclass(frozen=True)
 class Band:
     """A score at or above `review` holds for a moderator; at or above `reject` rejects."""
@@ -111,36 +66,34 @@ class Band:
 
 
 def nsfw_model_path() -> Path:
-    configured = _raw("VISAGE_NSFW_MODEL")
-    if configured:
-        return Path(configured)
-    import nudenet  # noqa: PLC0415 - only for the location of the model it ships
+    if settings.VISAGE_NSFW_MODEL:
+        return Path(settings.VISAGE_NSFW_MODEL)
+    import nudenet  # noqa: PLC0415 - only for the location of the model it ships; nudenet imports cv2 and more
 
     return Path(nudenet.__file__).resolve().parent / "320n.onnx"
 
 
 def nsfw_thresholds() -> dict[str, Band]:
     merged = {label: Band(*band) for label, band in NSFW_DEFAULTS.items()}
-    for label, band in (_json("VISAGE_NSFW_THRESHOLDS") or {}).items():
-        review, reject = band
+    for label, (review, reject) in settings.VISAGE_NSFW_THRESHOLDS.items():
         merged[label] = Band(review, reject)
     return merged
 
 
 def clip_model_name() -> str:
-    return _raw("VISAGE_CLIP_MODEL") or "ViT-B-32"
+    return settings.VISAGE_CLIP_MODEL
 
 
 def clip_checkpoint() -> str:
-    return _raw("VISAGE_CLIP_CHECKPOINT") or ""
+    return settings.VISAGE_CLIP_CHECKPOINT
 
 
 def clip_config_path() -> str:
-    return _raw("VISAGE_CLIP_CONFIG") or ""
+    return settings.VISAGE_CLIP_CONFIG
 
 
 def clip_prompts() -> dict[str, Band | None]:
-    prompts = _json("VISAGE_CLIP_PROMPTS") or CLIP_DEFAULTS
+    prompts = settings.VISAGE_CLIP_PROMPTS or CLIP_DEFAULTS
     if len(prompts) < 2:
         raise ImproperlyConfigured(
             "VISAGE_CLIP_PROMPTS needs at least two prompts (softmax over one is always 1)"
@@ -152,34 +105,34 @@ def clip_prompts() -> dict[str, Band | None]:
 
 
 def ocr_enabled() -> bool:
-    return _bool("VISAGE_OCR_ENABLED", True)
+    return settings.VISAGE_OCR_ENABLED
 
 
 def ocr_max_side() -> int:
-    return _int("VISAGE_OCR_MAX_SIDE", 480)
+    return settings.VISAGE_OCR_MAX_SIDE
 
 
 def ocr_on_source() -> bool:
-    return _bool("VISAGE_OCR_ON_SOURCE", False)
+    return settings.VISAGE_OCR_ON_SOURCE
 
 
 def ocr_min_score() -> float:
-    return _float("VISAGE_OCR_MIN_SCORE", 0.5)
+    return settings.VISAGE_OCR_MIN_SCORE
 
 
 def identity_max_distance(kind: str) -> float:
     if kind == "arcface512":
-        return _float("VISAGE_IDENTITY_MAX_COSINE_DISTANCE", 0.6)
-    return _float("VISAGE_IDENTITY_MAX_DISTANCE", 0.55)
+        return settings.VISAGE_IDENTITY_MAX_COSINE_DISTANCE
+    return settings.VISAGE_IDENTITY_MAX_DISTANCE
 
 
 def min_face_px() -> int:
-    return _int("VISAGE_MIN_FACE_PX", 40)
+    return settings.VISAGE_MIN_FACE_PX
 
 
 def phash_max_distance() -> int:
-    return _int("VISAGE_PHASH_MAX_DISTANCE", 6)
+    return settings.VISAGE_PHASH_MAX_DISTANCE
 
 
 def moderation_threads() -> int:
-    return _int("VISAGE_MODERATION_THREADS", 0)
+    return settings.VISAGE_MODERATION_THREADS

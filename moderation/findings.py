@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-# How bad an outcome is; a verdict takes the worst of its findings.
-SEVERITY = {"pass": 0, "disabled": 0, "skipped": 0, "review": 1, "error": 1, "reject": 2}
+# How bad an outcome is; a verdict takes the worst of its findings. Also orders screening
+# decisions (allow < review < reject) wherever two outcomes are combined.
+SEVERITY = {"pass": 0, "allow": 0, "disabled": 0, "skipped": 0, "review": 1, "error": 1, "reject": 2}
 
 
 @dataclass

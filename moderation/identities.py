@@ -13,7 +13,10 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
+from django.conf import settings
 
+from swap.config import PipelineConfig
+from swap.pipeline import Pipeline
 from swap.types import Face
 
 from . import conf
@@ -22,13 +25,8 @@ from .findings import Finding
 
 class FaceAnalyser:
     def __init__(self) -> None:
-        from django.conf import settings  # noqa: PLC0415
-
-        from swap.config import PipelineConfig  # noqa: PLC0415
-        from swap.pipeline import Pipeline  # noqa: PLC0415
-
         config = PipelineConfig.from_env()
-        config.models_dir = getattr(settings, "VISAGE_MODELS_DIR", config.models_dir)
+        config.models_dir = settings.VISAGE_MODELS_DIR
         config.swapper = "classical"  # moderation never swaps; don't load a swap model
         config.enhancer = "none"
         self.pipeline = Pipeline(config)

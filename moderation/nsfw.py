@@ -20,7 +20,7 @@ import numpy as np
 from swap.runtime import RuntimeOptions, get_session
 
 from . import conf
-from .findings import Finding
+from .findings import SEVERITY, Finding
 
 LABELS = (
     "FEMALE_GENITALIA_COVERED",
@@ -145,7 +145,7 @@ def check(image_bgr: np.ndarray, *, role: str) -> Finding:
     # The worst class decides: highest outcome first, then highest score (also when nothing fired,
     # so the audit shows the closest call).
     worst_label = max(
-        top, key=lambda label: (_rank(bands[label].outcome(top[label])), top[label]), default=""
+        top, key=lambda label: (SEVERITY[bands[label].outcome(top[label])], top[label]), default=""
     )
     worst_score = top.get(worst_label, 0.0)
     outcome = bands[worst_label].outcome(worst_score) if worst_label else "pass"
@@ -161,6 +161,3 @@ def check(image_bgr: np.ndarray, *, role: str) -> Finding:
         elapsed_ms=(time.perf_counter() - started) * 1000,
     )
 
-
-def _rank(outcome: str) -> int:
-    return {"pass": 0, "review": 1, "reject": 2}[outcome]

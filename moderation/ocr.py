@@ -17,6 +17,7 @@ from collections.abc import Iterable
 
 import cv2
 import numpy as np
+from PIL import Image, ImageDraw
 
 from swap.runtime import record_model_load
 
@@ -49,7 +50,7 @@ def matching_terms(texts: Iterable[str], terms: Iterable[str]) -> list[str]:
 
 class TextReader:
     def __init__(self, max_side: int) -> None:
-        from rapidocr import RapidOCR  # noqa: PLC0415 - heavy import, only in moderation workers
+        from rapidocr import RapidOCR  # noqa: PLC0415 - onnxruntime + model loading code, only moderation workers pay for it
 
         self.max_side = max_side
         # limit_type "max" caps the detector input; the default ("min" 736) upscales small images.
@@ -79,8 +80,6 @@ class TextReader:
 
     def warm_up(self) -> None:
         """Load the detector and the recogniser now: RapidOCR loads each lazily on first use."""
-        from PIL import Image, ImageDraw  # noqa: PLC0415
-
         canvas = Image.new("RGB", (256, 64), "white")
         ImageDraw.Draw(canvas).text((10, 20), "warm up", fill="black", font_size=24)
         self.read(np.asarray(canvas)[:, :, ::-1].copy())

@@ -9,12 +9,14 @@ is recorded on the Verdict, every image gets an audit ModerationRecord (hashes a
 
 from __future__ import annotations
 
+import io
 import logging
 import time
 import uuid
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 from django.conf import settings
@@ -24,10 +26,11 @@ from django.utils import timezone
 
 from swap.errors import InvalidImage
 from swap.image_io import decode_image
+from swap.video import io as video_io
 
 from . import clip, conf, hashes, identities, nsfw, ocr, selectors
 from .choices import Decision, ReviewDecision, Stage
-from .findings import Finding
+from .findings import SEVERITY, Finding
 from .models import CheckResult, ModerationRecord, ProtectedFace, ProtectedIdentity, Verdict
 
 logger = logging.getLogger(__name__)
@@ -79,22 +82,17 @@ class _Image:
 
 
 def screen_inputs(
-    *,
-    subject_id: uuid.UUID,
-    source: bytes,
-    target: bytes | None,
-    target_kind: str = "image",
-    extra_sources: Sequence[bytes] = (),
+    *, subject_id: uuid.UUID, source: bytes, target: bytes | None, extra_sources: Sequence[bytes] = ()
 ) -> ScreeningOutcome:
-    """The source photo(s) and an image target. `target=None` screens the sources alone: a video
-    target's sampled frames go through `screen_frames` instead. Every source photo gets every check
-    (each must show a usable face, none a protected person)."""
+    """The source photo(s) and a photo target. `target=None` screens the sources alone (a video
+    target goes through `screen_video_inputs`). Every source photo gets every check (each must
+    show a usable face, none a protected person)."""
     started = time.perf_counter()
     try:
         images = [
             _Image("source", _decode(photo, "source"), hashes.sha256_hex(photo)) for photo in (source, *extra_sources)
         ]
-        if target is not None and target_kind == "image":
+        if target is not None:
             images.append(_Image("target", _decode(target, "target"), hashes.sha256_hex(target)))
     except InvalidImage as exc:
         finding = Finding(
@@ -102,17 +100,6 @@ def screen_inputs(
         )
         return _record(subject_id, Stage.INPUT, [], [finding], started)
     findings = _run_checks(images, with_faces=True)
-    if target is not None and target_kind != "image" and not _rejected(findings):
-        # A video target's frames are screened by screen_frames (issue #6); until that runs in this
-        # step, a moderator looks at it — never let unscreened frames reach a GPU.
-        findings.append(
-            Finding(
-                check="video_frames",
-                role="target",
-                outcome="review",
-                detail={"status": f"{target_kind} target not screened automatically"},
-            )
-        )
     return _record(subject_id, Stage.INPUT, images, findings, started)
 
 
@@ -134,6 +121,25 @@ def screen_frames(
     else:
         findings = _run_checks(images, with_faces=True, frames=True)
     return _record(subject_id, stage, images, findings, started)
+
+
+def screen_video_inputs(
+    *, subject_id: uuid.UUID, source: bytes, video: bytes, extra_sources: Sequence[bytes] = ()
+) -> ScreeningOutcome:
+    """A video job's inputs: the source photo(s), then about one frame a second (at least 8) of the
+    clip through `screen_frames`. The worse of the two outcomes decides."""
+    photos = screen_inputs(subject_id=subject_id, source=source, target=None, extra_sources=extra_sources)
+    if photos.decision == "reject":
+        return photos
+    frames = [frame for _, frame in video_io.sample_frames(io.BytesIO(video))]
+    clip_outcome = screen_frames(subject_id=subject_id, frames=frames)
+    return max((photos, clip_outcome), key=lambda outcome: SEVERITY[outcome.decision])
+
+
+def screen_video_output(*, subject_id: uuid.UUID, path: Path) -> ScreeningOutcome:
+    """Sampled frames of a finished video, like `screen_output` (anything flagged → review)."""
+    frames = [frame for _, frame in video_io.sample_frames(path)]
+    return screen_frames(subject_id=subject_id, frames=frames, stage=Stage.OUTPUT)
 
 
 def screen_output(*, subject_id: uuid.UUID, data: bytes) -> ScreeningOutcome:

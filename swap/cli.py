@@ -10,7 +10,12 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
+from swap.config import PipelineConfig
 from swap.errors import EngineError
+from swap.image_io import decode_image, encode_image
+from swap.models.cli import add_subparser
+from swap.pipeline import Pipeline
+from swap.types import SwapOptions
 
 EXIT_ENGINE_ERROR = 1
 OUTPUT_FORMATS = {".png": "png", ".jpg": "jpeg", ".jpeg": "jpeg", ".webp": "webp"}
@@ -50,18 +55,11 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--quality", type=int, default=92, help="JPEG/WebP quality")
     run.set_defaults(func=_run)
 
-    try:
-        from swap.models.cli import add_subparser
-    except ImportError:  # the ONNX model tooling is optional
-        pass
-    else:
-        add_subparser(subparsers)
+    add_subparser(subparsers)
     return parser
 
 
 def _read(path: Path, which: str, max_pixels: int):
-    from swap.image_io import decode_image
-
     try:
         data = path.read_bytes()
     except OSError as exc:
@@ -70,11 +68,6 @@ def _read(path: Path, which: str, max_pixels: int):
 
 
 def _run(args: argparse.Namespace) -> int:
-    from swap.config import PipelineConfig
-    from swap.image_io import encode_image
-    from swap.pipeline import Pipeline
-    from swap.types import SwapOptions
-
     fmt = OUTPUT_FORMATS.get(args.output.suffix.lower())
     if fmt is None:
         raise EngineError(f"Unsupported output type {args.output.suffix!r}; use .png, .jpg or .webp.")

@@ -3,17 +3,15 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+
+from swap.runtime import RuntimeOptions
 
 AUTO = "auto"
 
 
-def _runtime_options_default():
-    try:
-        from swap.runtime import RuntimeOptions
-    except ImportError:  # ONNX side not installed: dlib/classical only
-        return None
+def _runtime_options_default() -> RuntimeOptions:
     return RuntimeOptions()
 
 
@@ -59,8 +57,6 @@ class PipelineConfig:
         device = env.get("VISAGE_DEVICE_ID")
         threads = env.get("VISAGE_THREADS")
         if cfg.runtime is not None and (device or threads):
-            from dataclasses import replace
-
             cfg.runtime = replace(
                 cfg.runtime,
                 device_id=int(device) if device else cfg.runtime.device_id,

@@ -47,16 +47,6 @@ class ModelRefused(EngineError):
         self.name = name
 
 
-class ModelCorrupt(EngineError):
-    """A model file does not match the checksum in the manifest (or has none to trust)."""
-
-    code = "model_corrupt"
-
-    def __init__(self, name: str, reason: str):
-        super().__init__(f"Model {name!r}: {reason}")
-        self.name = name
-
-
 class FaceIndexOutOfRange(EngineError):
     code = "face_index_out_of_range"
 

@@ -16,6 +16,11 @@ import numpy as np
 from swap import inference_clock, selection
 from swap.config import AUTO, PipelineConfig
 from swap.errors import EngineError, FaceIndexOutOfRange, ModelMissing, NoFaceFound
+from swap.face_detection.dlib_hog import DlibHogDetector
+from swap.face_landmarks.dlib_shape import DlibShapeLandmarker
+from swap.face_recognition.dlib_resnet import DlibResnetRecognizer
+from swap.models import registry
+from swap.swappers.classical import ClassicalSwapper
 from swap.types import Face, FaceDetector, SourceIdentity, SwapOptions, SwapResult
 
 # "auto" prefers these ONNX models, in order, when installed (see swap/models/manifest.json).
@@ -52,14 +57,6 @@ class StageTimer:
             self.timings_ms[name] = self.timings_ms.get(name, 0.0) + (time.perf_counter() - start) * 1000.0
 
 
-def _registry():
-    try:
-        from swap.models import registry
-    except ImportError:
-        return None
-    return registry
-
-
 def build_detector(config: PipelineConfig | None = None) -> FaceDetector:
     """The face detector the engine uses for `config`: the configured one, or for "auto" the first
     installed ONNX detector, else dlib HOG with the config's detection settings.
@@ -82,12 +79,10 @@ class _Backends:
     # -- backend choice -------------------------------------------------------------------
 
     def _installed(self, name: str) -> bool:
-        registry = _registry()
-        return bool(registry and registry.is_installed(name, self.config.models_dir))
+        return registry.is_installed(name, self.config.models_dir)
 
     def _load_onnx(self, name: str, **options) -> object:
-        registry = _registry()
-        if registry is None or not registry.is_installed(name, self.config.models_dir):
+        if not registry.is_installed(name, self.config.models_dir):
             raise ModelMissing(name, str(self.config.models_dir))
         return registry.load_adapter(name, self.config.models_dir, self.config.runtime, **options)
 
@@ -108,8 +103,6 @@ class _Backends:
         return self._load_onnx(requested)
 
     def _dlib_detector(self):
-        from swap.face_detection.dlib_hog import DlibHogDetector
-
         return DlibHogDetector(
             upsample=self.config.detect_upsample,
             max_side=self.config.detect_max_side,
@@ -129,18 +122,12 @@ class Pipeline(_Backends):
         self.enhancer, self.enhancer_missing_reason = self._build_enhancer()
 
     def _dlib_landmarker(self):
-        from swap.face_landmarks.dlib_shape import DlibShapeLandmarker
-
         return DlibShapeLandmarker()
 
     def _dlib_recognizer(self):
-        from swap.face_recognition.dlib_resnet import DlibResnetRecognizer
-
         return DlibResnetRecognizer()
 
     def _classical(self):
-        from swap.swappers.classical import ClassicalSwapper
-
         return ClassicalSwapper()
 
     def _build_swapper(self):

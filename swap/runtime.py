@@ -19,6 +19,8 @@ from typing import Any
 import numpy as np
 import onnxruntime as ort
 
+from swap import inference_clock
+
 log = logging.getLogger(__name__)
 
 PREFERRED_PROVIDERS = ("TensorrtExecutionProvider", "CUDAExecutionProvider", "CPUExecutionProvider")
@@ -139,15 +141,16 @@ def get_session(path: Path, options: RuntimeOptions | None = None) -> ort.Infere
     return session
 
 
-def clear_sessions() -> None:
-    """Drop cached sessions (tests; releasing VRAM before a worker recycles)."""
+def clear_sessions(under: Path | None = None) -> None:
+    """Drop cached sessions (releasing VRAM before a worker recycles), or only those of model
+    files inside `under` (a test's own models directory), leaving everyone else's loaded."""
     with _lock:
-        _sessions.clear()
-
-
-def reset_model_load_counts() -> None:
-    with _lock:
-        _load_counts.clear()
+        if under is None:
+            _sessions.clear()
+            return
+        root = Path(under).resolve()
+        for key in [key for key in _sessions if Path(key[0]).is_relative_to(root)]:
+            del _sessions[key]
 
 
 _ORT_TO_NUMPY = {
@@ -222,21 +225,9 @@ def run_in_batches(
 
 def _measure():
     """Inference time counts as billed device time (swap.inference_clock, owned by the pipeline)."""
-    try:
-        from swap.inference_clock import measure
-    except ImportError:  # the clock is optional for the ONNX side
-        import contextlib
-
-        return contextlib.nullcontext()
-    return measure()
+    return inference_clock.measure()
 
 
 def clock_stage(name: str):
     """Count a non-inference sub-stage (e.g. "paste") on the pipeline's frame clock, if present."""
-    try:
-        from swap.inference_clock import stage
-    except ImportError:
-        import contextlib
-
-        return contextlib.nullcontext()
-    return stage(name)
+    return inference_clock.stage(name)

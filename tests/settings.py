@@ -11,7 +11,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from webapp import embedded
+from webapp.ops import embedded
 
 _data_dir = Path(tempfile.mkdtemp(prefix="visage-test-"))
 os.environ.setdefault("VISAGE_DATA_DIR", str(_data_dir))

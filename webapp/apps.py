@@ -3,6 +3,7 @@ from __future__ import annotations
 import logging
 
 from django.apps import AppConfig
+from django.conf import settings
 
 logger = logging.getLogger(__name__)
 
@@ -13,9 +14,7 @@ class WebappConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from django.conf import settings  # noqa: PLC0415
-
-        if getattr(settings, "PRODUCTION", False) and not settings.EMAIL_HOST:
+        if settings.PRODUCTION and not settings.EMAIL_HOST:
             logger.warning(
                 "EMAIL_HOST is not set: password-reset emails are printed to this log instead of sent."
             )

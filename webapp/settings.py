@@ -6,7 +6,6 @@ server); production (VISAGE_PRODUCTION=1) refuses to start without its required 
 
 from __future__ import annotations
 
-import os
 import secrets
 from decimal import Decimal
 from pathlib import Path
@@ -14,53 +13,9 @@ from pathlib import Path
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
+from webapp.env import env_bool, env_float, env_int, env_json, env_list, env_str
+
 BASE_DIR = Path(__file__).resolve().parent.parent
-
-
-def env_str(name: str, default: str | None = None) -> str | None:
-    """A value from NAME, or from the file named by NAME_FILE (Docker/Kubernetes secrets)."""
-    file_path = os.environ.get(f"{name}_FILE")
-    if file_path:
-        return Path(file_path).read_text().strip()
-    return os.environ.get(name, default)
-
-
-def env_bool(name: str, default: bool) -> bool:
-    value = os.environ.get(name)
-    if value is None or value == "":
-        return default
-    if value.lower() in {"1", "true", "yes", "on"}:
-        return True
-    if value.lower() in {"0", "false", "no", "off"}:
-        return False
-    raise ImproperlyConfigured(f"{name} must be a boolean (1/0, true/false), not {value!r}")
-
-
-def env_int(name: str, default: int) -> int:
-    value = os.environ.get(name)
-    if value is None or value == "":
-        return default
-    try:
-        return int(value)
-    except ValueError as exc:
-        raise ImproperlyConfigured(f"{name} must be an integer, not {value!r}") from exc
-
-
-def env_float(name: str, default: float) -> float:
-    value = os.environ.get(name)
-    if value is None or value == "":
-        return default
-    try:
-        return float(value)
-    except ValueError as exc:
-        raise ImproperlyConfigured(f"{name} must be a number, not {value!r}") from exc
-
-
-def env_list(name: str, default: list[str]) -> list[str]:
-    value = os.environ.get(name)
-    if value is None:
-        return default
-    return [item.strip() for item in value.split(",") if item.strip()]
 
 
 PRODUCTION = env_bool("VISAGE_PRODUCTION", False)
@@ -68,7 +23,7 @@ DATA_DIR = Path(env_str("VISAGE_DATA_DIR", str(BASE_DIR / "var")))
 
 
 def _secret_key() -> str:
-    key = env_str("SECRET_KEY")
+    key = env_str("SECRET_KEY", "")
     if key:
         return key
     if PRODUCTION:
@@ -100,6 +55,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "django_rq",
     "webapp",
+    "webapp.ops",
     "moderation",
     "billing",
 ]
@@ -107,7 +63,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
-    "webapp.middleware.RequestIdMiddleware",
+    "webapp.ops.request_id.RequestIdMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -205,6 +161,8 @@ RQ_SHOW_ADMIN_LINK = True
 JOB_HEARTBEAT_TIMEOUT_S = env_int("VISAGE_JOB_HEARTBEAT_TIMEOUT_S", 60)
 JOB_MAX_ATTEMPTS = env_int("VISAGE_JOB_MAX_ATTEMPTS", 3)
 WORKER_MAX_JOBS = env_int("VISAGE_WORKER_MAX_JOBS", 500)
+# Chaos testing only: keep each GPU run in `running` this long so a test can kill its worker.
+FAULT_PAUSE_S = env_float("VISAGE_FAULT_PAUSE_S", 0.0)
 
 # --- S3 storage -------------------------------------------------------------------------------
 S3_ENDPOINT = env_str("S3_ENDPOINT", "127.0.0.1:8333")
@@ -227,7 +185,7 @@ MAX_SOURCE_PHOTOS = env_int("VISAGE_MAX_SOURCE_PHOTOS", 5)  # photos of the same
 DATA_UPLOAD_MAX_MEMORY_SIZE = MAX_UPLOAD_BYTES * 2 + 1024 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
 
-# --- Video (issue #6) ---------------------------------------------------------------------------
+# --- Video ---------------------------------------------------------------------------------
 VIDEO_ENABLED = env_bool("VISAGE_VIDEO_ENABLED", True)  # video targets (MP4/MOV/WebM)
 # A video must also fit MAX_UPLOAD_BYTES, which is checked first.
 VIDEO_MAX_BYTES = env_int("VISAGE_VIDEO_MAX_BYTES", MAX_UPLOAD_BYTES)
@@ -265,6 +223,23 @@ EMAIL_BACKEND = (
 DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "Visage <no-reply@localhost>")
 SERVER_EMAIL = DEFAULT_FROM_EMAIL
 PASSWORD_RESET_TIMEOUT = env_int("PASSWORD_RESET_TIMEOUT", 24 * 60 * 60)  # reset links expire after a day
+
+# --- Moderation (read by moderation/conf.py) ------------------------------------------------------
+VISAGE_NSFW_MODEL = env_str("VISAGE_NSFW_MODEL", "")  # empty: the 320n.onnx shipped in the nudenet wheel
+VISAGE_NSFW_THRESHOLDS = env_json("VISAGE_NSFW_THRESHOLDS", {})  # {class: [review, reject]} over the defaults
+VISAGE_CLIP_MODEL = env_str("VISAGE_CLIP_MODEL", "ViT-B-32")
+VISAGE_CLIP_CHECKPOINT = env_str("VISAGE_CLIP_CHECKPOINT", "")  # local file; empty = CLIP check disabled
+VISAGE_CLIP_CONFIG = env_str("VISAGE_CLIP_CONFIG", "")
+VISAGE_CLIP_PROMPTS = env_json("VISAGE_CLIP_PROMPTS", None)  # None: moderation.conf.CLIP_DEFAULTS
+VISAGE_OCR_ENABLED = env_bool("VISAGE_OCR_ENABLED", True)
+VISAGE_OCR_MAX_SIDE = env_int("VISAGE_OCR_MAX_SIDE", 480)
+VISAGE_OCR_ON_SOURCE = env_bool("VISAGE_OCR_ON_SOURCE", False)
+VISAGE_OCR_MIN_SCORE = env_float("VISAGE_OCR_MIN_SCORE", 0.5)
+VISAGE_IDENTITY_MAX_DISTANCE = env_float("VISAGE_IDENTITY_MAX_DISTANCE", 0.55)
+VISAGE_IDENTITY_MAX_COSINE_DISTANCE = env_float("VISAGE_IDENTITY_MAX_COSINE_DISTANCE", 0.6)
+VISAGE_MIN_FACE_PX = env_int("VISAGE_MIN_FACE_PX", 40)
+VISAGE_PHASH_MAX_DISTANCE = env_int("VISAGE_PHASH_MAX_DISTANCE", 6)
+VISAGE_MODERATION_THREADS = env_int("VISAGE_MODERATION_THREADS", 0)
 
 # --- Engine -----------------------------------------------------------------------------------
 VISAGE_MODELS_DIR = Path(env_str("VISAGE_MODELS_DIR", str(DATA_DIR / "models")))

@@ -2,15 +2,17 @@ from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
-from . import health
+from webapp.api import problems
+from webapp.ops import health
 
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/v1/", include("webapp.api.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="swagger-ui"),
+    path("errors/<slug:code>", problems.error_doc, name="error-doc"),
     path("healthz", health.healthz, name="healthz"),
     path("metrics", health.metrics, name="metrics"),
     path("django-rq/", include("django_rq.urls")),
-    path("", include("webapp.site_urls")),
+    path("", include("webapp.site.urls")),
 ]

@@ -24,8 +24,7 @@ AFFORDABLE = 10
 
 @pytest.mark.django_db(transaction=True)
 def test_parallel_holds_never_overdraw(django_user_model):
-    if not PricePlan.objects.filter(is_default=True).exists():
-        pytest.skip("the default plan was flushed by an earlier transactional test")
+    assert PricePlan.objects.filter(is_default=True).exists()  # restored by tests/conftest.py:reference_data
     user = django_user_model.objects.create_user(username="racer", password="racer-pass-123")
     quote = services.quote_job(
         user=user, width=1920, height=1080, frames=300, mode="standard", resolution="1080p"

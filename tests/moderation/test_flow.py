@@ -12,9 +12,9 @@ from skimage import data as skdata
 
 from moderation import identities, nsfw, services
 from moderation.models import ModerationRecord, ProtectedIdentity, Verdict
+from tests.moderation.conftest import gpu_queued, gpu_touched
 from tests.webapp.conftest import drain, encode, post_job
 
-from .conftest import gpu_queued, gpu_touched
 from .test_ocr import banner
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -46,7 +46,7 @@ def admin_action(client, action: str, job_id: str):
 
 
 def test_astronaut_pair_is_allowed_with_every_check_recorded(api_a, astronaut_pair, settings):
-    settings.VISAGE_NSFW_MODEL = None
+    settings.VISAGE_NSFW_MODEL = ""
     source, target, _ = astronaut_pair
     job_id = submit(api_a, source, target)
     assert job_body(api_a, job_id)["state"] == "queued"
@@ -79,7 +79,7 @@ def test_nsfw_reject_releases_credits_and_repeat_is_rejected_by_hash_without_mod
     assert ModerationRecord.objects.filter(known_bad=True).count() == 2
 
     # Same bytes again (with the real model configured): rejected by hash, no model runs.
-    settings.VISAGE_NSFW_MODEL = None
+    settings.VISAGE_NSFW_MODEL = ""
     detector, analyser = nsfw.get_detector(), identities.get_analyser()
     calls = detector.calls, analyser.calls
     again = submit(api_a, source, target)
@@ -166,7 +166,7 @@ def test_staff_without_the_moderator_group_cannot_approve(
 def test_protected_identity_as_source_is_rejected(
     api_a, astronaut_pair, astronaut_rgb, settings, client, django_user_model
 ):
-    settings.VISAGE_NSFW_MODEL = None
+    settings.VISAGE_NSFW_MODEL = ""
     admin_user = django_user_model.objects.create_superuser(username="root", password="x")
     client.force_login(admin_user)
     photo = encode(astronaut_rgb, "JPEG", quality=90)
@@ -200,7 +200,7 @@ def test_protected_identity_as_source_is_rejected(
 def test_blocked_text_in_target_is_rejected_and_clean_target_passes(api_a, astronaut_rgb, settings):
     from moderation.models import BlockedTerm
 
-    settings.VISAGE_NSFW_MODEL = None
+    settings.VISAGE_NSFW_MODEL = ""
     BlockedTerm.objects.create(term="ｆｏｒｂｉｄｄｅｎ")  # stored full-width; matched after NFKC
     source = encode(astronaut_rgb)
     flagged = encode(banner(astronaut_rgb, "FORBIDDEN DEAL")[:, :, ::-1].copy())
@@ -214,7 +214,7 @@ def test_blocked_text_in_target_is_rejected_and_clean_target_passes(api_a, astro
 
 
 def test_no_face_in_target_is_rejected_naming_the_target(api_a, astronaut_pair, settings):
-    settings.VISAGE_NSFW_MODEL = None
+    settings.VISAGE_NSFW_MODEL = ""
     source, _, _ = astronaut_pair
     job_id = submit(api_a, source, encode(skdata.coffee(), "JPEG"))
     body = job_body(api_a, job_id)

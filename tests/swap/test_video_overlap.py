@@ -20,8 +20,10 @@ def test_read_ahead_keeps_order_and_reads_ahead():
 
     frames = read_ahead(items(), depth=4)
     assert next(frames) == 0
-    time.sleep(0.2)
-    assert len(produced) > 1  # the producer ran ahead while we waited
+    deadline = time.monotonic() + 30
+    while len(produced) < 2 and time.monotonic() < deadline:  # the producer runs ahead on its own thread
+        time.sleep(0.005)
+    assert len(produced) > 1
     assert [0, *frames] == list(range(50))
 
 

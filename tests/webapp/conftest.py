@@ -15,8 +15,9 @@ from skimage import data as skdata
 
 from swap.video import synthetic
 from swap.video.synthetic import ClipSpec
-from webapp import services, storage
-from webapp.worker import VisageWorker
+from webapp.accounts import services as account_services
+from webapp.jobs.worker import VisageWorker
+from webapp.media import storage
 
 ALL_QUEUES = [settings.MODERATION_QUEUE, *settings.GPU_QUEUES, settings.WEBHOOK_QUEUE]
 
@@ -61,7 +62,7 @@ def drain(queues: list[str] | None = None) -> None:
 
 
 def api_client_for(user) -> APIClient:
-    _, key = services.api_token_create(user=user, name="tests")
+    _, key = account_services.api_token_create(user=user, name="tests")
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Bearer {key}")
     return client
@@ -97,7 +98,7 @@ def _upload(name: str, content: bytes):
     return SimpleUploadedFile(name, content)
 
 
-# --- video clips (issue #6) -------------------------------------------------------------------------
+# --- video clips -------------------------------------------------------------------------------------
 
 # A 2 s 256×256 12 fps clip of the astronaut moving across a background, with a sine tone.
 VIDEO_SPEC = ClipSpec(width=256, height=256, fps=12, seconds=2.0, audio=True)

@@ -12,8 +12,8 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from billing import selectors as billing_selectors
+from webapp.accounts import services
 
-from .. import services
 from .authentication import BearerTokenAuthentication
 from .throttles import AuthThrottle, ReadThrottle
 

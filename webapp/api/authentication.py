@@ -2,14 +2,10 @@
 
 from __future__ import annotations
 
-import hashlib
-from datetime import timedelta
-
-from django.utils import timezone
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from rest_framework import authentication, exceptions
 
-from ..models import ApiToken
+from webapp.accounts import selectors, services
 
 
 class BearerTokenAuthentication(authentication.BaseAuthentication):
@@ -22,16 +18,10 @@ class BearerTokenAuthentication(authentication.BaseAuthentication):
         if len(header) != 2:
             raise exceptions.AuthenticationFailed("Invalid Authorization header: use 'Bearer <token>'.")
         key = header[1].decode(errors="replace")
-        token = (
-            ApiToken.objects.select_related("owner")
-            .filter(key_sha256=hashlib.sha256(key.encode()).hexdigest(), revoked_at__isnull=True)
-            .first()
-        )
+        token = selectors.api_token_by_key(key)
         if token is None or not token.owner.is_active:
             raise exceptions.AuthenticationFailed("Invalid or revoked API token.")
-        now = timezone.now()
-        if token.last_used_at is None or now - token.last_used_at > timedelta(minutes=1):
-            ApiToken.objects.filter(id=token.id).update(last_used_at=now)  # at most once a minute
+        services.api_token_touch(token=token)
         request.api_token = token
         return token.owner, token
 

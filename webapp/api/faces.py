@@ -15,7 +15,12 @@ from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from ..validation import UploadRejected, read_upload
+from swap.errors import InvalidImage
+from swap.image_io import decode_image
+from swap.pipeline import build_detector
+from swap.selection import by_size
+from webapp.media.validation import UploadRejected, read_upload
+
 from .throttles import ReadThrottle
 
 _detector = None
@@ -29,8 +34,6 @@ def face_detector():
     global _detector
     with _detector_lock:
         if _detector is None:
-            from swap.pipeline import build_detector  # noqa: PLC0415 - models are heavy; load on first use
-
             _detector = build_detector()
         return _detector
 
@@ -61,10 +64,6 @@ class FaceDetectView(APIView):
         summary="Find the faces in a photo (largest first, the order of face_index)",
     )
     def post(self, request):
-        from swap.errors import InvalidImage  # noqa: PLC0415
-        from swap.image_io import decode_image  # noqa: PLC0415
-        from swap.selection import by_size  # noqa: PLC0415
-
         field = request.data.get("field") if request.data.get("field") in ("source", "target") else "image"
         data = read_upload(request.FILES.get("image"), field=field)
         try:

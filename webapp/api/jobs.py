@@ -2,20 +2,20 @@
 
 from __future__ import annotations
 
-from django.conf import settings
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, inline_serializer
 from rest_framework import serializers, status
+from rest_framework.pagination import PageNumberPagination
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from billing.choices import Mode, Resolution
+from webapp.jobs import selectors, services
+from webapp.jobs.choices import FaceSelection, JobState
+from webapp.jobs.payload import job_payload
+from webapp.jobs.states import TERMINAL_STATES
 
-from .. import selectors, services
-from ..choices import TERMINAL_STATES, FaceSelection, JobState
-from ..presentation import job_payload
-from ..validation import inspect_upload
 from .throttles import JobCreateThrottle, ReadThrottle
 
 PROBLEM = OpenApiResponse(description="RFC 9457 application/problem+json with a stable `code`")
@@ -102,34 +102,13 @@ class JobListCreateView(ThrottledView):
                 description="Retry-safe creation: the same key returns the same job.",
             )
         ],
-        responses={201: JOB, 400: PROBLEM, 401: PROBLEM, 402: PROBLEM, 422: PROBLEM, 429: PROBLEM},
+        responses={201: JOB, 400: PROBLEM, 401: PROBLEM, 402: PROBLEM, 415: PROBLEM, 422: PROBLEM, 429: PROBLEM},
         summary="Create a face-swap job",
     )
     def post(self, request):
         serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
-        sources = request.FILES.getlist("source") or [None]
-        if len(sources) > settings.MAX_SOURCE_PHOTOS:
-            raise serializers.ValidationError(
-                {
-                    "source": f"Send at most {settings.MAX_SOURCE_PHOTOS} photos of the face, not {len(sources)}."
-                }
-            )
-        face_sources = data.get("face_sources") or ()
-        if face_sources and max(source for _, source in face_sources) >= len(sources):
-            raise serializers.ValidationError(
-                {
-                    "face_sources": f"It names source photo {max(s for _, s in face_sources)}, but {len(sources)} "
-                    "were sent (numbered from 0 in upload order)."
-                }
-            )
-        source, *extra_sources = [inspect_upload(f, field="source", allow_video=False) for f in sources]
-        target = inspect_upload(
-            request.FILES.get("target"), field="target", allow_video=settings.VIDEO_ENABLED
-        )
-        if face_sources and target.kind != "image":
-            raise serializers.ValidationError({"face_sources": "face_sources works with photo targets only."})
         options = services.JobOptions(
             mode=data["mode"],
             resolution=data["resolution"],
@@ -137,16 +116,15 @@ class JobListCreateView(ThrottledView):
             face_index=data.get("face_index"),
             reference_face_index=data.get("reference_face_index"),
             webhook_url=data.get("webhook_url", ""),
-            face_sources=face_sources,
+            face_sources=data.get("face_sources") or (),
         )
         key = request.headers.get("Idempotency-Key", "").strip()[:255]
-        job, created = services.job_create(
+        job, created = services.job_submit(
             user=request.user,
-            source=source,
-            target=target,
+            sources=request.FILES.getlist("source"),
+            target=request.FILES.get("target"),
             options=options,
             idempotency_key=key,
-            extra_sources=extra_sources,
         )
         payload = job_payload(job, request=request)
         headers = {"Location": payload["urls"]["self"]}
@@ -181,8 +159,6 @@ class JobListCreateView(ThrottledView):
             raise serializers.ValidationError(
                 {"state": f"Unknown state {state!r}; one of {', '.join(JobState.values)}."}
             )
-        from rest_framework.pagination import PageNumberPagination  # noqa: PLC0415
-
         paginator = PageNumberPagination()
         page = paginator.paginate_queryset(
             selectors.jobs_for_user(user=request.user, state=state), request, view=self

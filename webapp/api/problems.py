@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from django.http import Http404
+from django.shortcuts import render
 from rest_framework import exceptions
 from rest_framework.response import Response
 from rest_framework.views import exception_handler
 
 from billing.errors import InsufficientCredit
-
-from ..errors import JobError
-from ..validation import UploadRejected
+from webapp.jobs.errors import JobError
+from webapp.media.validation import UploadRejected
 
 PROBLEM_CONTENT_TYPE = "application/problem+json"
 
@@ -83,10 +83,11 @@ def _flatten(detail) -> dict:
 def problem_exception_handler(exc, context):
     request = context.get("request")
     if isinstance(exc, UploadRejected):
-        return problem_response(request, status_code=400, code=exc.code, detail=exc.message,
+        return problem_response(request, status_code=exc.status, code=exc.code, detail=exc.message,
                                 errors={exc.field: [exc.message]})
     if isinstance(exc, JobError):
-        return problem_response(request, status_code=exc.status, code=exc.code, detail=exc.message)
+        errors = {exc.field: [exc.message]} if exc.field else None
+        return problem_response(request, status_code=exc.status, code=exc.code, detail=exc.message, errors=errors)
     if isinstance(exc, InsufficientCredit):
         return problem_response(request, status_code=402, code="insufficient_credits", detail=str(exc.detail),
                                 extra=exc.problem_extra())
@@ -107,3 +108,11 @@ def problem_exception_handler(exc, context):
     headers = {k: v for k, v in response.items() if k in ("Retry-After", "WWW-Authenticate", "Allow")}
     return problem_response(request, status_code=response.status_code, code=str(code), detail=str(detail),
                             headers=headers)
+
+
+def error_doc(request, code: str):
+    """/errors/<code>: the human page behind every problem's `type` URI."""
+    key = code.replace("-", "_")
+    if key not in TITLES:
+        raise Http404("Unknown error code")
+    return render(request, "webapp/error_doc.html", {"code": key, "title": TITLES[key]})

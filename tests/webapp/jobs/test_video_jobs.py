@@ -1,0 +1,181 @@
+"""Video targets through the API, a real worker, real S3 and Redis."""
+
+from __future__ import annotations
+
+import io as stdlib_io
+from pathlib import Path
+
+import pytest
+import requests
+from django.core.files.uploadedfile import SimpleUploadedFile
+
+from swap.video import io as video_io
+from swap.video import synthetic
+from swap.video.synthetic import ClipSpec
+from tests.webapp.conftest import VIDEO_SPEC as SPEC
+from tests.webapp.conftest import drain
+from webapp.jobs.models import Job
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+
+@pytest.fixture(autouse=True)
+def video_enabled(settings):
+    settings.VIDEO_ENABLED = True
+    settings.VIDEO_SEGMENT_SECONDS = 10.0
+    return settings
+
+
+def post_video_job(client, source: bytes, target: bytes, *, filename: str = "clip.mp4", **fields):
+    files = {
+        "source": SimpleUploadedFile("source.png", source),
+        "target": SimpleUploadedFile(filename, target),
+    }
+    return client.post("/api/v1/jobs", {**files, **fields}, format="multipart")
+
+
+def _nothing_charged(client) -> None:
+    me = client.get("/api/v1/me").json()
+    assert float(me["held"]) == 0
+    assert float(me["available"]) == 1000
+
+
+def _download(body: dict, tmp_path: Path) -> Path:
+    response = requests.get(body["result_url"], timeout=10)
+    assert response.status_code == 200
+    path = tmp_path / "result.mp4"
+    path.write_bytes(response.content)
+    return path
+
+
+def test_video_job_succeeds_with_same_frames_and_audio(api_a, source_png, clip, tmp_path):
+    response = post_video_job(api_a, source_png, clip, resolution="720p")
+    assert response.status_code == 201, response.content
+    job = response.json()
+    assert job["target"]["kind"] == "video"
+    assert job["target"]["frames"] == SPEC.frames
+    assert job["target"]["fps"] == SPEC.fps and job["target"]["has_audio"] is True
+    assert abs(job["target"]["duration_seconds"] - SPEC.seconds) < 1 / SPEC.fps
+
+    drain()
+
+    body = api_a.get(f"/api/v1/jobs/{job['id']}").json()
+    assert body["state"] == "succeeded", body["error"]
+    assert body["progress"] == 100
+    result = _download(body, tmp_path)
+    info = video_io.probe(result)
+    assert (info.width, info.height, info.fps) == (256, 256, SPEC.fps)
+    assert video_io.count_frames(result)[0] == SPEC.frames
+    assert info.has_audio
+    assert video_io.audio_duration(result) == pytest.approx(
+        video_io.audio_duration(stdlib_io.BytesIO(clip)), abs=0.03
+    )
+    row = Job.objects.get(id=job["id"])
+    assert row.frames_processed == SPEC.frames  # billing uses the frames actually processed
+    assert (row.processed_width, row.processed_height) == (256, 256)
+    assert row.result_media_type == "video/mp4"
+    assert row.engine_notes["segments"] == 1
+
+
+def test_long_video_runs_as_segments_and_joins_seamlessly(api_a, source_png, clip, tmp_path, video_enabled):
+    video_enabled.VIDEO_SEGMENT_SECONDS = 0.7  # 24 frames at 12 fps → 3 segments of 8
+    response = post_video_job(api_a, source_png, clip)
+    assert response.status_code == 201, response.content
+    job_id = response.json()["id"]
+
+    drain()
+
+    body = api_a.get(f"/api/v1/jobs/{job_id}").json()
+    assert body["state"] == "succeeded", body["error"]
+    row = Job.objects.get(id=job_id)
+    assert row.engine_notes["segments"] == 3
+    assert row.frames_processed == SPEC.frames
+    result = _download(body, tmp_path)
+    counters = [synthetic.read_counter(frame) for frame in video_io.read_frames(result)]
+    assert counters == list(range(SPEC.frames))  # nothing repeated, nothing dropped
+    assert video_io.audio_duration(result) == pytest.approx(
+        video_io.audio_duration(stdlib_io.BytesIO(clip)), abs=0.03
+    )
+    # Scratch parts are gone.
+    from django.conf import settings
+
+    from webapp.media import storage
+
+    assert not [k for k in storage.list_keys(settings.S3_UPLOADS_BUCKET) if "/parts/" in k]
+
+
+def test_truncated_video_is_rejected_at_upload(api_a, source_png, clip):
+    response = post_video_job(api_a, source_png, clip[: len(clip) // 2])
+    assert response.status_code == 400
+    assert response["Content-Type"] == "application/problem+json"
+    assert response.json()["code"] == "corrupt_video"
+    _nothing_charged(api_a)
+
+
+def test_audio_only_file_is_rejected_at_upload(api_a, source_png, tmp_path):
+    path = tmp_path / "sound.m4a"
+    synthetic.write_audio_only(path)
+    response = post_video_job(api_a, source_png, path.read_bytes(), filename="sound.m4a")
+    assert response.status_code == 400
+    assert response.json()["code"] == "unsupported_media_type"
+    assert "no video stream" in response.json()["detail"]
+    _nothing_charged(api_a)
+
+
+def test_video_over_the_duration_limit_is_rejected(api_a, source_png, clip, video_enabled):
+    video_enabled.VIDEO_MAX_DURATION_S = 1.5
+    response = post_video_job(api_a, source_png, clip)
+    assert response.status_code == 400
+    body = response.json()
+    assert body["code"] == "video_too_long"
+    assert "2.0 s" in body["detail"] and "1.5 s" in body["detail"]
+    _nothing_charged(api_a)
+
+
+def test_video_with_too_many_frames_is_rejected(api_a, source_png, clip, video_enabled):
+    video_enabled.VIDEO_MAX_FRAMES = 10
+    response = post_video_job(api_a, source_png, clip)
+    assert response.status_code == 400
+    assert response.json()["code"] == "too_many_frames"
+
+
+def test_video_without_a_face_fails_the_job_and_charges_nothing(api_a, source_png, tmp_path):
+    path = tmp_path / "empty.mp4"
+    synthetic.write_clip(path, ClipSpec(width=256, height=256, fps=12, seconds=1.0, face=False), None)
+    response = post_video_job(api_a, source_png, path.read_bytes())
+    assert response.status_code == 201, response.content
+    drain()
+    body = api_a.get(response.json()["urls"]["self"]).json()
+    # Moderation's frame screening finds no face and rejects it before the GPU (the GPU step has
+    # the same check, for deployments whose moderation lets it through): either way, no_face_detected.
+    assert body["state"] in ("failed", "rejected")
+    assert body["error"]["code"] == "no_face_detected"
+    assert "video" in body["error"]["message"]
+    _nothing_charged(api_a)
+
+
+def test_videos_are_refused_when_disabled(api_a, source_png, clip, video_enabled):
+    video_enabled.VIDEO_ENABLED = False
+    response = post_video_job(api_a, source_png, clip)
+    assert response.status_code == 400
+    assert response.json()["code"] == "unsupported_media_type"
+
+
+def test_gpu_step_fails_a_faceless_video_that_moderation_let_through(
+    api_a, source_png, tmp_path, monkeypatch
+):
+    from moderation import services as moderation_services
+
+    allow = moderation_services.ScreeningOutcome("allow")
+    monkeypatch.setattr(moderation_services, "screen_inputs", lambda **kwargs: allow)
+    monkeypatch.setattr(moderation_services, "screen_frames", lambda **kwargs: allow, raising=False)
+    path = tmp_path / "empty.mp4"
+    synthetic.write_clip(path, ClipSpec(width=256, height=256, fps=12, seconds=1.0, face=False), None)
+    response = post_video_job(api_a, source_png, path.read_bytes())
+    drain()
+    body = api_a.get(response.json()["urls"]["self"]).json()
+    assert body["state"] == "failed"
+    assert body["error"]["code"] == "no_face_detected"
+    assert "any frame of the target video" in body["error"]["message"]
+    _nothing_charged(api_a)

@@ -1,0 +1,29 @@
+"""/healthz and /metrics against the real stack (database, Redis, S3, a real worker)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.webapp.conftest import drain, post_job
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def test_healthz_and_metrics_report_the_real_stack(api_a, astronaut_pair):
+    from django.test import Client
+
+    source, target, _ = astronaut_pair
+    post_job(api_a, source, target)
+    client = Client()
+    metrics = client.get("/metrics").content.decode()
+    assert 'visage_queue_length{queue="moderation"} 1.0' in metrics
+    assert 'visage_jobs{state="created"} 1.0' in metrics
+    drain()
+    metrics = client.get("/metrics").content.decode()
+    assert 'visage_jobs{state="succeeded"} 1.0' in metrics
+    assert 'visage_jobs_finished_last_hour{state="succeeded"} 1.0' in metrics
+    gpu_line = next(line for line in metrics.splitlines() if line.startswith("visage_gpu_seconds "))
+    assert float(gpu_line.split()[1]) > 0
+    health = client.get("/healthz").json()
+    assert health["status"] == "ok"
+    assert health["checks"]["database"] == health["checks"]["redis"] == health["checks"]["s3"] == "ok"

@@ -1,0 +1,103 @@
+"""Browser fixtures: Debian's Chromium driven by Playwright against pytest-django's live server.
+
+Without a Chromium binary these tests skip; install one with `apt-get install chromium` (CI does),
+or point VISAGE_CHROMIUM at another Chromium/Chrome executable.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+# Playwright's sync API keeps an event loop in this thread; the ORM calls the tests make between
+# page actions are still plain synchronous code, so Django's async-context guard does not apply.
+os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+ARTIFACTS = Path(__file__).resolve().parents[3] / "test-artifacts" / "site"
+LAUNCH_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+SKIP_MESSAGE = (
+    "Browser tests need Chromium: install it with `apt-get install chromium` "
+    "(or set VISAGE_CHROMIUM to a Chromium/Chrome executable)."
+)
+
+
+def chromium_path() -> str | None:
+    candidates = [
+        os.environ.get("VISAGE_CHROMIUM"),
+        "/usr/bin/chromium",
+        shutil.which("chromium"),
+        shutil.which("chromium-browser"),
+    ]
+    return next((c for c in candidates if c and Path(c).is_file() and os.access(c, os.X_OK)), None)
+
+
+@pytest.fixture(scope="session")
+def browser():
+    executable = chromium_path()
+    if executable is None:
+        if os.environ.get("CI") == "true":  # CI must run them: a silent skip would hide a broken setup
+            pytest.fail(SKIP_MESSAGE)
+        pytest.skip(SKIP_MESSAGE)
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        pytest.skip("Browser tests need the `playwright` Python package (pip install playwright).")
+    playwright = sync_playwright().start()
+    browser = playwright.chromium.launch(executable_path=executable, args=LAUNCH_ARGS)
+    yield browser
+    browser.close()
+    playwright.stop()
+
+
+@pytest.fixture
+def artifacts() -> Path:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    return ARTIFACTS
+
+
+def _new_page(browser, **context_options):
+    context = browser.new_context(accept_downloads=True, **context_options)
+    page = context.new_page()
+    page.set_default_timeout(20_000)
+    return context, page
+
+
+@pytest.fixture
+def new_page(browser) -> Iterator:
+    """A factory of fresh pages (each in its own context, so cookies do not leak between users)."""
+    contexts = []
+
+    def make(**context_options):
+        context, page = _new_page(browser, **{"viewport": {"width": 1280, "height": 860}, **context_options})
+        contexts.append(context)
+        return page
+
+    yield make
+    for context in contexts:
+        context.close()
+
+
+@pytest.fixture
+def page(new_page):
+    return new_page()
+
+
+@pytest.fixture
+def astronaut_files(tmp_path, astronaut_pair) -> tuple[Path, Path]:
+    source, target, _ = astronaut_pair
+    source_path, target_path = tmp_path / "astronaut-face.png", tmp_path / "astronaut-target.jpg"
+    source_path.write_bytes(source)
+    target_path.write_bytes(target)
+    return source_path, target_path
+
+
+def log_in(page, live_server, *, username: str, password: str) -> None:
+    page.goto(f"{live_server.url}/login/")
+    page.get_by_label("Username").fill(username)
+    page.get_by_label("Password").fill(password)
+    page.get_by_role("button", name="Log in").click()
+    page.wait_for_url(f"{live_server.url}/")

@@ -1,0 +1,183 @@
+"""Where work goes on Redis: every enqueue of a job's tasks, by dotted path.
+
+Tasks are named by string ("webapp.jobs.tasks.run_job"), so this module never imports them and
+services can enqueue without importing the steps that do the work. Each attempt at a job gets
+RQ ids of its own (`run-<job>-<attempt>`, segment/join ids per attempt), so a requeued job never
+collides with what a dead worker left in RQ's registries. Tasks that belong to a running job
+carry its id in `meta["heartbeat_job_id"]`: the worker keeps that job's heartbeat fresh while
+they run (webapp/jobs/worker.py).
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from datetime import UTC, datetime, timedelta
+
+import django_rq
+from django.conf import settings
+from django.utils import timezone
+from rq import Callback, Retry
+from rq.exceptions import NoSuchJobError
+from rq.job import Dependency
+from rq.job import Job as RQJob
+
+logger = logging.getLogger(__name__)
+
+TASKS = "webapp.jobs.tasks"
+# Transient faults (S3/Redis hiccups) are retried with backoff; everything else fails at once.
+GPU_RETRY = Retry(max=3, interval=[5, 30, 120])
+SCREENING_RETRY = Retry(max=3, interval=[2, 10, 60])
+# A failed video segment is retried alone; its siblings' parts are kept.
+SEGMENT_RETRY = Retry(max=2, interval=[5, 30])
+WEBHOOK_RETRY = Retry(max=5, interval=[10, 60, 300, 1800, 7200])
+FAILURE_TTL_S = 7 * 86400
+TASK_IDS_TTL_S = 7 * 86400
+# RQ states of a task that will run later without anyone's help (a `deferred` join only waits on
+# its segments, so it says nothing about whether the job is alive).
+WAITING = ("queued", "scheduled")
+CANCELABLE = (*WAITING, "deferred")
+
+
+def _task(name: str) -> str:
+    return f"{TASKS}.{name}"
+
+
+def gpu_queue(queue_name: str) -> str:
+    """The job's GPU queue, or `default` for a name no worker listens on."""
+    return queue_name if queue_name in settings.GPU_QUEUES else "default"
+
+
+def screening_task_id(job_id: uuid.UUID) -> str:
+    return f"screen-{job_id}"
+
+
+def run_task_id(job_id: uuid.UUID, attempt: int) -> str:
+    return f"run-{job_id}-{attempt}"
+
+
+def video_task_id(job_id: uuid.UUID, attempt: int, what: str) -> str:
+    """RQ id of a video job's segment/join task: one per attempt, so old segments never collide."""
+    return f"video-{job_id}-{attempt}-{what}"
+
+
+def _children_key(job_id: uuid.UUID, attempt: int) -> str:
+    return f"visage:children:{job_id}:{attempt}"
+
+
+def enqueue_screening(job_id: uuid.UUID) -> None:
+    django_rq.get_queue(settings.MODERATION_QUEUE).enqueue(
+        _task("screen_job"),
+        str(job_id),
+        job_id=screening_task_id(job_id),
+        on_failure=Callback(_task("on_screening_failure")),
+        job_timeout=300,
+        failure_ttl=FAILURE_TTL_S,
+        retry=SCREENING_RETRY,
+    )
+
+
+def enqueue_gpu(job_id: uuid.UUID, queue_name: str, *, attempt: int) -> None:
+    """The GPU run of `attempt` (1 for the first run, attempts + 1 for a requeue)."""
+    django_rq.get_queue(gpu_queue(queue_name)).enqueue(
+        _task("run_job"),
+        str(job_id),
+        job_id=run_task_id(job_id, attempt),
+        meta={"heartbeat_job_id": str(job_id)},
+        retry=GPU_RETRY,
+        on_failure=Callback(_task("on_run_failure")),
+        job_timeout=settings.JOB_TIMEOUT_S,
+        failure_ttl=FAILURE_TTL_S,
+    )
+
+
+def enqueue_video_segments(job_id: uuid.UUID, attempt: int, segments: int, queue_name: str) -> None:
+    """N segment tasks at the FRONT of the job's GPU queue (any free GPU worker takes the next one,
+    so the parent's heartbeat never waits behind other jobs) and a join task depending on all."""
+    queue = django_rq.get_queue(gpu_queue(queue_name))
+    common = dict(
+        job_timeout=settings.JOB_TIMEOUT_S,
+        failure_ttl=FAILURE_TTL_S,
+        on_failure=Callback(_task("on_video_task_failure")),
+        meta={"heartbeat_job_id": str(job_id)},
+    )
+    ids = [video_task_id(job_id, attempt, f"segment-{index}") for index in range(segments)]
+    join_id = video_task_id(job_id, attempt, "join")
+    connection = queue.connection
+    connection.sadd(_children_key(job_id, attempt), *ids, join_id)
+    connection.expire(_children_key(job_id, attempt), TASK_IDS_TTL_S)
+    jobs = []
+    for index in reversed(range(segments)):  # at_front reverses: segment 0 ends up first
+        jobs.append(
+            queue.enqueue(
+                _task("run_video_segment"),
+                str(job_id),
+                attempt,
+                index,
+                job_id=ids[index],
+                retry=SEGMENT_RETRY,
+                at_front=True,
+                **common,
+            )
+        )
+    queue.enqueue(
+        _task("finish_video_job"),
+        str(job_id),
+        attempt,
+        job_id=join_id,
+        depends_on=Dependency(jobs=jobs, enqueue_at_front=True),
+        retry=GPU_RETRY,
+        **common,
+    )
+
+
+def children_pending(job_id: uuid.UUID, attempt: int, queue_name: str) -> bool:
+    """Is a running job still waiting on segment/join tasks of this attempt?
+
+    The parent's heartbeat only flows while one of its tasks runs, so a job whose segments wait
+    in the queue behind other work, or whose failed segment waits out its retry backoff, looks
+    silent. Alive: a task is queued or scheduled (a retry), or `started` less than
+    JOB_HEARTBEAT_TIMEOUT_S ago (its worker has not sent a heartbeat yet). A task `started`
+    longer ago under a stale parent heartbeat lost its worker: not pending.
+    """
+    connection = django_rq.get_queue(gpu_queue(queue_name)).connection
+    ids = sorted(member.decode() for member in connection.smembers(_children_key(job_id, attempt)))
+    if not ids:
+        return False
+    recent = timezone.now() - timedelta(seconds=settings.JOB_HEARTBEAT_TIMEOUT_S)
+    for task in RQJob.fetch_many(ids, connection=connection):
+        if task is None:
+            continue
+        status = task.get_status(refresh=False)
+        if status in WAITING:
+            return True
+        if status == "started" and task.started_at is not None and _aware(task.started_at) > recent:
+            return True
+    return False
+
+
+def _aware(moment: datetime) -> datetime:
+    return moment if timezone.is_aware(moment) else moment.replace(tzinfo=UTC)
+
+
+def enqueue_webhook(job_id: uuid.UUID) -> None:
+    try:
+        django_rq.get_queue(settings.WEBHOOK_QUEUE).enqueue(
+            _task("deliver_webhook"), str(job_id), job_timeout=60, retry=WEBHOOK_RETRY
+        )
+    except Exception:  # a webhook must never break the job's own state change
+        logger.exception("could not enqueue the webhook for job %s", job_id)
+
+
+def cancel_queued(job_id: uuid.UUID, *, attempts: int) -> None:
+    """Best effort: take a canceled job's waiting tasks off their queues (the state check in every
+    task guards anyway)."""
+    connection = django_rq.get_connection("default")
+    ids = [screening_task_id(job_id), *(run_task_id(job_id, n) for n in range(1, attempts + 2))]
+    ids += [member.decode() for member in connection.smembers(_children_key(job_id, attempts))]
+    for task in RQJob.fetch_many(ids, connection=connection):
+        if task is not None and task.get_status(refresh=False) in CANCELABLE:
+            try:
+                task.cancel()
+            except NoSuchJobError:
+                pass

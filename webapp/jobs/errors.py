@@ -1,0 +1,30 @@
+"""Errors a user can cause with a job request; the API turns them into problem+json, the site into
+messages next to the field they name."""
+
+from __future__ import annotations
+
+
+class JobError(Exception):
+    code = "job_error"
+    status = 400
+
+    def __init__(self, message: str, *, field: str = ""):
+        super().__init__(message)
+        self.message = message
+        self.field = field
+
+
+class InvalidOption(JobError):
+    """A request field that is well-formed but cannot work (names a photo that was not sent, …)."""
+
+    code = "validation_error"
+
+
+class IdempotencyKeyMismatch(JobError):
+    code = "idempotency_key_mismatch"
+    status = 422
+
+
+class JobNotCancelable(JobError):
+    code = "job_not_cancelable"
+    status = 409

@@ -1,0 +1,114 @@
+"""Upload and Job: the rows that are the source of truth for every swap."""
+
+from __future__ import annotations
+
+import uuid
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+from billing.choices import Mode, Resolution
+from webapp.media.choices import MediaKind
+
+from .choices import FaceSelection, JobState, UploadRole
+
+
+class Upload(models.Model):
+    """An original file a user sent, stored privately in the uploads bucket until its job ends."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="uploads")
+    role = models.CharField(max_length=16, choices=UploadRole.choices)
+    s3_key = models.CharField(max_length=512)
+    sha256 = models.CharField(max_length=64, db_index=True)
+    media_type = models.CharField(max_length=64)  # sniffed from the content, never from the filename
+    kind = models.CharField(max_length=16, choices=MediaKind.choices, default=MediaKind.IMAGE)
+    width = models.PositiveIntegerField()
+    height = models.PositiveIntegerField()
+    frames = models.PositiveIntegerField(default=1)
+    fps = models.FloatField(null=True, blank=True)
+    duration_seconds = models.FloatField(null=True, blank=True)
+    has_audio = models.BooleanField(default=False)
+    size_bytes = models.PositiveBigIntegerField()
+    created_at = models.DateTimeField(auto_now_add=True)
+    deleted_at = models.DateTimeField(null=True, blank=True)  # set once the object is gone from S3
+
+    def __str__(self) -> str:
+        return f"{self.role} {self.media_type} {self.width}×{self.height}"
+
+
+class Job(models.Model):
+    """One face swap. The row is the source of truth; its id is also the RQ job id."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="jobs")
+    source = models.ForeignKey(Upload, on_delete=models.PROTECT, related_name="+")
+    target = models.ForeignKey(Upload, on_delete=models.PROTECT, related_name="+")
+    # More photos of the same person: the engine averages the identity over all of them.
+    extra_sources = models.ManyToManyField(Upload, related_name="+", blank=True)
+
+    # Options, echoed back in the API.
+    mode = models.CharField(max_length=16, choices=Mode.choices, default=Mode.STANDARD)
+    resolution = models.CharField(max_length=16, choices=Resolution.choices, default=Resolution.P720)
+    faces = models.CharField(max_length=16, choices=FaceSelection.choices, default=FaceSelection.ONE)
+    face_index = models.PositiveSmallIntegerField(null=True, blank=True)
+    reference_face_index = models.PositiveSmallIntegerField(null=True, blank=True)
+    # Different people into different faces: [{"face": target face index, "source": source photo index}].
+    # When set, the source photos are different people (not averaged).
+    face_sources = models.JSONField(default=list, blank=True)
+    webhook_url = models.URLField(max_length=2000, blank=True)
+
+    state = models.CharField(max_length=16, choices=JobState.choices, default=JobState.CREATED, db_index=True)
+    progress = models.PositiveSmallIntegerField(default=0)  # 0–100
+    error_code = models.CharField(max_length=64, blank=True)
+    error_message = models.TextField(blank=True)
+    queue = models.CharField(max_length=32, default="default")  # the GPU queue its owner's plan allows
+    attempts = models.PositiveSmallIntegerField(default=0)
+
+    quote = models.JSONField(default=dict, blank=True)
+    frames_processed = models.PositiveIntegerField(null=True, blank=True)
+    processed_width = models.PositiveIntegerField(null=True, blank=True)
+    processed_height = models.PositiveIntegerField(null=True, blank=True)
+    gpu_seconds = models.DecimalField(max_digits=12, decimal_places=4, null=True, blank=True)
+    wall_seconds = models.DecimalField(max_digits=12, decimal_places=4, null=True, blank=True)
+    stage_ms = models.JSONField(default=dict, blank=True)
+    cost = models.DecimalField(max_digits=14, decimal_places=4, null=True, blank=True)
+    engine_notes = models.JSONField(default=dict, blank=True)  # swapper used, enhancer skipped, …
+
+    result_key = models.CharField(max_length=512, blank=True)
+    result_media_type = models.CharField(max_length=64, blank=True)
+    result_bytes = models.PositiveBigIntegerField(null=True, blank=True)
+    result_visible = models.BooleanField(default=False)  # false until output moderation passed
+    media_deleted_at = models.DateTimeField(null=True, blank=True)  # results and uploads purged
+
+    idempotency_key = models.CharField(max_length=255, blank=True)
+    request_hash = models.CharField(max_length=64, blank=True)
+
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    queued_at = models.DateTimeField(null=True, blank=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
+    completed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["owner", "idempotency_key"], condition=~Q(idempotency_key=""), name="job_idempotency_key_per_owner"
+            ),
+            models.CheckConstraint(condition=Q(progress__lte=100), name="job_progress_at_most_100"),
+        ]
+        indexes = [models.Index(fields=["state", "heartbeat_at"])]
+
+    def __str__(self) -> str:
+        return f"Job {self.id} ({self.state})"
+
+    @property
+    def before_key(self) -> str:
+        """The processed target kept beside the result for the before/after view."""
+        return before_key_for(self.result_key) if self.result_key else ""
+
+
+def before_key_for(result_key: str) -> str:
+    return result_key.rsplit(".", 1)[0] + ".before.jpg"

@@ -1,0 +1,118 @@
+"""The job as users see it: one dict shared by the API, the webhooks and the dashboard's JSON."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from django.conf import settings
+from django.urls import reverse
+from django.utils import timezone
+
+from billing import selectors as billing_selectors
+from webapp.media import storage
+
+from .choices import JobState
+from .models import Job
+from .states import TERMINAL_STATES
+
+STATE_CREDIT_NOTES = {
+    JobState.SUCCEEDED: "The actual charge was captured; the rest of the hold was released.",
+    JobState.REJECTED: "Held credits were released in full.",
+    JobState.FAILED: "Held credits were released in full.",
+    JobState.CANCELED: "Held credits were released in full.",
+}
+
+
+def _iso(value):
+    return value.isoformat().replace("+00:00", "Z") if value else None
+
+
+def result_payload(job: Job) -> dict | None:
+    if job.state != JobState.SUCCEEDED or not job.result_visible or not job.result_key:
+        return None
+    if job.media_deleted_at:
+        return {"url": None, "expires_at": None, "media_type": job.result_media_type, "deleted": True}
+    expiry_s = settings.S3_PRESIGN_EXPIRY_S
+    extension = job.result_key.rsplit(".", 1)[-1]
+    return {
+        "url": storage.presigned_get(settings.S3_RESULTS_BUCKET, job.result_key, expiry_s=expiry_s,
+                                     download_name=f"visage-{job.id}.{extension}"),
+        "inline_url": storage.presigned_get(settings.S3_RESULTS_BUCKET, job.result_key, expiry_s=expiry_s),
+        "before_url": storage.presigned_get(settings.S3_RESULTS_BUCKET, job.before_key, expiry_s=expiry_s),
+        "expires_at": _iso(timezone.now() + timedelta(seconds=expiry_s)),
+        "media_type": job.result_media_type,
+        "bytes": job.result_bytes,
+        "width": job.processed_width,
+        "height": job.processed_height,
+        "deleted": False,
+        "ai_generated": True,
+    }
+
+
+def job_payload(job: Job, *, request=None) -> dict:
+    def absolute(path: str) -> str:
+        return request.build_absolute_uri(path) if request is not None else path
+
+    queue_seconds = None
+    if job.queued_at and job.started_at:
+        queue_seconds = round((job.started_at - job.queued_at).total_seconds(), 3)
+    result = result_payload(job)
+    return {
+        "id": str(job.id),
+        "state": job.state,
+        "terminal": job.state in TERMINAL_STATES,
+        "progress": job.progress,
+        "created_at": _iso(job.created_at),
+        "queued_at": _iso(job.queued_at),
+        "started_at": _iso(job.started_at),
+        "completed_at": _iso(job.completed_at),
+        "options": {
+            "mode": job.mode,
+            "resolution": job.resolution,
+            "faces": job.faces,
+            "face_index": job.face_index,
+            "reference_face_index": job.reference_face_index,
+            "face_sources": job.face_sources or None,
+            "webhook_url": job.webhook_url or None,
+        },
+        "source": {
+            "media_type": job.source.media_type, "width": job.source.width, "height": job.source.height,
+            "photos": 1 + len(job.extra_sources.all()),
+        },
+        "target": {
+            "media_type": job.target.media_type, "kind": job.target.kind, "width": job.target.width,
+            "height": job.target.height, "frames": job.target.frames, "fps": job.target.fps,
+            "duration_seconds": job.target.duration_seconds, "has_audio": job.target.has_audio,
+        },
+        "result_url": result["url"] if result else None,
+        "result": result,
+        "error": {"code": job.error_code, "message": job.error_message} if job.error_code else None,
+        "moderation": {"state": _moderation_state(job), "message": job.error_message if job.state == JobState.REVIEW else None},
+        "metrics": {
+            "queue_seconds": queue_seconds,
+            "gpu_seconds": float(job.gpu_seconds) if job.gpu_seconds is not None else None,
+            "wall_seconds": float(job.wall_seconds) if job.wall_seconds is not None else None,
+            "stage_ms": job.stage_ms or None,
+            "attempts": job.attempts,
+        },
+        "engine": job.engine_notes or None,
+        "quote": job.quote or None,
+        "cost": billing_selectors.job_cost(job_id=job.id),
+        "credits": STATE_CREDIT_NOTES.get(job.state, "Credits for the quote are held until the job ends."),
+        "media_deleted": job.media_deleted_at is not None,
+        "urls": {
+            "self": absolute(reverse("api-job-detail", args=[job.id])),
+            "cancel": absolute(reverse("api-job-cancel", args=[job.id])),
+            "page": absolute(reverse("job-detail", args=[job.id])),
+        },
+    }
+
+
+def _moderation_state(job: Job) -> str:
+    if job.state in (JobState.CREATED, JobState.SCREENING):
+        return "pending"
+    if job.state == JobState.REVIEW:
+        return "in_review"
+    if job.state == JobState.REJECTED:
+        return "rejected"
+    return "passed" if job.state != JobState.CANCELED or job.queued_at else "not_screened"

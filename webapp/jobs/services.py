@@ -1,0 +1,542 @@
+"""Writes for jobs and uploads. Every state change is one guarded UPDATE (states.transition).
+
+Credits: hold at submit, capture at success, release on every other exit (billing enforces once).
+Work is enqueued only through `dispatch`, after the transaction that made it due has committed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import uuid
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from decimal import Decimal
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.db.models import F
+from django.utils import timezone
+
+from billing import services as billing_services
+from webapp.media import storage
+from webapp.media.choices import MediaKind
+from webapp.media.validation import MediaInfo, inspect_upload
+
+from . import dispatch
+from .choices import JobState, UploadRole
+from .errors import IdempotencyKeyMismatch, InvalidOption, JobNotCancelable
+from .models import Job, Upload, before_key_for
+from .states import BEFORE_RUNNING, CANCELABLE_STATES, TERMINAL_STATES, current, transition
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class JobOptions:
+    mode: str = "standard"
+    resolution: str = "720p"
+    faces: str = "one"
+    face_index: int | None = None
+    reference_face_index: int | None = None
+    webhook_url: str = ""
+    face_sources: tuple[tuple[int, int], ...] = ()  # (target face index, source photo index) pairs
+
+
+def request_fingerprint(
+    *, source: MediaInfo, target: MediaInfo, options: JobOptions, extra_sources: Sequence[MediaInfo] = ()
+) -> str:
+    """What makes two create requests 'the same' for Idempotency-Key purposes."""
+    parts = [
+        source.sha256,
+        target.sha256,
+        *(extra.sha256 for extra in extra_sources),
+        *(f"{k}={v}" for k, v in sorted(options.__dict__.items())),
+    ]
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()
+
+
+# --- submit ----------------------------------------------------------------------------------------
+
+
+def job_submit(
+    *, user, sources: Sequence, target, options: JobOptions, idempotency_key: str = ""
+) -> tuple[Job, bool]:
+    """A create request from the API or the site: check and inspect the uploaded files, then create.
+
+    `sources`: the uploaded source photos in order (several photos of one face, or one photo per
+    person with `options.face_sources`); `target`: the uploaded photo or video (None when missing).
+    Raises UploadRejected or InvalidOption naming the field at fault.
+    """
+    sources = list(sources) or [None]
+    if len(sources) > settings.MAX_SOURCE_PHOTOS:
+        raise InvalidOption(
+            f"Send at most {settings.MAX_SOURCE_PHOTOS} photos of the face, not {len(sources)}.", field="source"
+        )
+    if options.face_sources:
+        highest = max(source for _, source in options.face_sources)
+        if highest >= len(sources):
+            raise InvalidOption(
+                f"It names source photo {highest}, but {len(sources)} were sent (numbered from 0 in upload order).",
+                field="face_sources",
+            )
+    source, *extra_sources = [inspect_upload(f, field="source", allow_video=False) for f in sources]
+    target_info = inspect_upload(target, field="target", allow_video=settings.VIDEO_ENABLED)
+    if options.face_sources and target_info.kind != MediaKind.IMAGE:
+        raise InvalidOption("face_sources works with photo targets only.", field="face_sources")
+    return job_create(
+        user=user,
+        source=source,
+        target=target_info,
+        options=options,
+        idempotency_key=idempotency_key,
+        extra_sources=extra_sources,
+    )
+
+
+def job_create(
+    *,
+    user,
+    source: MediaInfo,
+    target: MediaInfo,
+    options: JobOptions,
+    idempotency_key: str = "",
+    extra_sources: Sequence[MediaInfo] = (),
+) -> tuple[Job, bool]:
+    """Store the originals, record the job, hold its quoted credits, then screen it.
+
+    `extra_sources`: more photos (of the same face, or of other people with face_sources).
+    Returns (job, created). A repeated Idempotency-Key with the same request returns the first job.
+    """
+    fingerprint = request_fingerprint(
+        source=source, target=target, options=options, extra_sources=extra_sources
+    )
+    if idempotency_key:
+        existing = Job.objects.filter(owner=user, idempotency_key=idempotency_key).first()
+        if existing is not None:
+            return _replay(existing, fingerprint), False
+
+    quote = billing_services.quote_job(
+        user=user,
+        width=target.width,
+        height=target.height,
+        frames=target.frames,
+        mode=options.mode,
+        resolution=options.resolution,
+    )
+    job_id = uuid.uuid4()
+    files = {"source": source, "target": target}
+    files.update({f"source-{i}": extra for i, extra in enumerate(extra_sources, 2)})
+    keys = {name: f"{user.pk}/{job_id}/{name}" for name in files}
+    try:
+        for name, info in files.items():
+            storage.put_bytes(settings.S3_UPLOADS_BUCKET, keys[name], info.data, info.media_type)
+        with transaction.atomic():
+            job = _record_job(
+                job_id, user=user, files=files, keys=keys, options=options, quote=quote,
+                idempotency_key=idempotency_key, fingerprint=fingerprint,
+            )
+            billing_services.hold_place(user=user, job_id=job_id, quote=quote)
+            transaction.on_commit(lambda: dispatch.enqueue_screening(job_id))
+    except IntegrityError:
+        # Two requests with one Idempotency-Key raced; the other one won.
+        _delete_objects(keys.values())
+        existing = Job.objects.filter(owner=user, idempotency_key=idempotency_key).first()
+        if idempotency_key and existing is not None:
+            return _replay(existing, fingerprint), False
+        raise
+    except BaseException:
+        _delete_objects(keys.values())
+        raise
+    return job, True
+
+
+def _record_job(
+    job_id: uuid.UUID, *, user, files: dict[str, MediaInfo], keys: dict[str, str], options: JobOptions,
+    quote, idempotency_key: str, fingerprint: str,
+) -> Job:
+    uploads = {
+        name: Upload.objects.create(
+            owner=user,
+            role=UploadRole.TARGET if name == "target" else UploadRole.SOURCE,
+            s3_key=keys[name],
+            sha256=info.sha256,
+            media_type=info.media_type,
+            kind=info.kind,
+            width=info.width,
+            height=info.height,
+            frames=info.frames,
+            fps=info.fps,
+            duration_seconds=info.duration_seconds,
+            has_audio=info.has_audio,
+            size_bytes=info.size_bytes,
+        )
+        for name, info in files.items()
+    }
+    job = Job.objects.create(
+        id=job_id,
+        owner=user,
+        source=uploads["source"],
+        target=uploads["target"],
+        mode=options.mode,
+        resolution=options.resolution,
+        faces=options.faces,
+        face_index=options.face_index,
+        reference_face_index=options.reference_face_index,
+        face_sources=[{"face": face, "source": source} for face, source in options.face_sources],
+        webhook_url=options.webhook_url,
+        queue=quote.queue,
+        quote=quote.as_dict(),
+        idempotency_key=idempotency_key,
+        request_hash=fingerprint,
+    )
+    job.extra_sources.set([upload for name, upload in uploads.items() if name.startswith("source-")])
+    return job
+
+
+def _replay(existing: Job, fingerprint: str) -> Job:
+    if existing.request_hash != fingerprint:
+        raise IdempotencyKeyMismatch(
+            "This Idempotency-Key was already used with a different request; use a new key for a new job."
+        )
+    return existing
+
+
+def _delete_objects(keys: Iterable[str]) -> None:
+    for key in keys:
+        try:
+            storage.delete(settings.S3_UPLOADS_BUCKET, key)
+        except storage.StorageError:
+            logger.exception("could not delete orphaned upload %s", key)
+
+
+# --- ending a job ------------------------------------------------------------------------------------
+
+
+def _purge_uploads(job: Job) -> None:
+    """Delete the job's originals and any intermediate parts from S3 (idempotent) and record when."""
+    for key in storage.list_keys(settings.S3_UPLOADS_BUCKET, prefix=f"{job.owner_id}/{job.id}/"):
+        storage.delete(settings.S3_UPLOADS_BUCKET, key)
+    for upload in (job.source, job.target, *job.extra_sources.all()):
+        if upload.deleted_at is None:
+            storage.delete(settings.S3_UPLOADS_BUCKET, upload.s3_key)
+            Upload.objects.filter(id=upload.id, deleted_at__isnull=True).update(deleted_at=timezone.now())
+
+
+def _delete_result(job: Job) -> None:
+    storage.delete(settings.S3_RESULTS_BUCKET, job.result_key)
+    storage.delete(settings.S3_RESULTS_BUCKET, job.before_key)
+
+
+def _end_without_charge(
+    job_id: uuid.UUID, *, from_states: Iterable[str], to_state: str, code: str, message: str
+) -> bool:
+    """Any exit but success: move the job, release its hold, delete its uploads."""
+    with transaction.atomic():
+        moved = transition(
+            job_id,
+            from_states=from_states,
+            to_state=to_state,
+            error_code=code,
+            error_message=message,
+            completed_at=timezone.now(),
+        )
+        if moved:
+            billing_services.hold_release(job_id=job_id, reason=f"job {to_state}: {code}")
+    if moved:
+        job = Job.objects.select_related("source", "target").get(id=job_id)
+        if job.result_key:
+            _delete_result(job)
+        _purge_uploads(job)
+        dispatch.enqueue_webhook(job_id)
+    return moved
+
+
+def job_fail(job_id: uuid.UUID, *, code: str, message: str, from_states: Iterable[str] | None = None) -> bool:
+    states = from_states or [*BEFORE_RUNNING, JobState.RUNNING]
+    return _end_without_charge(
+        job_id, from_states=states, to_state=JobState.FAILED, code=code, message=message
+    )
+
+
+# --- screening and review ----------------------------------------------------------------------------
+
+
+def job_screen_start(job_id: uuid.UUID) -> bool:
+    """Also from `screening`: RQ retries a screening that hit a transient fault (the verdict is
+    applied by guarded transitions, so a duplicate screening cannot move the job twice)."""
+    return (
+        transition(job_id, from_states=[JobState.CREATED], to_state=JobState.SCREENING)
+        or Job.objects.filter(id=job_id, state=JobState.SCREENING).exists()
+    )
+
+
+def job_enqueue_gpu(job_id: uuid.UUID, *, from_states: Iterable[str]) -> bool:
+    """Content passed moderation (or a dead worker's job is retried): queue the GPU run on the
+    queue the owner's plan allows."""
+    with transaction.atomic():
+        moved = transition(job_id, from_states=from_states, to_state=JobState.QUEUED, queued_at=timezone.now())
+        if moved:
+            queue_name, attempts = Job.objects.values_list("queue", "attempts").get(id=job_id)
+            transaction.on_commit(lambda: dispatch.enqueue_gpu(job_id, queue_name, attempt=attempts + 1))
+    return moved
+
+
+def job_hold_for_review(job_id: uuid.UUID, *, from_states: Iterable[str], message: str) -> bool:
+    return transition(job_id, from_states=from_states, to_state=JobState.REVIEW, error_message=message)
+
+
+def job_reject(
+    job_id: uuid.UUID, *, from_states: Iterable[str], message: str, code: str = "content_rejected"
+) -> bool:
+    return _end_without_charge(
+        job_id, from_states=from_states, to_state=JobState.REJECTED, code=code, message=message
+    )
+
+
+def job_review_approve(job_id: uuid.UUID) -> bool:
+    """A moderator approved a job waiting in review: inputs go to the GPU; a held result is published."""
+    job = Job.objects.get(id=job_id)
+    if job.result_key:
+        return _succeed_after_review(job)
+    return job_enqueue_gpu(job_id, from_states=[JobState.REVIEW])
+
+
+def job_review_reject(job_id: uuid.UUID, *, message: str) -> bool:
+    return job_reject(job_id, from_states=[JobState.REVIEW], message=message)
+
+
+# --- running -------------------------------------------------------------------------------------
+
+
+def job_start(job_id: uuid.UUID) -> bool:
+    now = timezone.now()
+    return transition(
+        job_id,
+        from_states=[JobState.QUEUED],
+        to_state=JobState.RUNNING,
+        started_at=now,
+        heartbeat_at=now,
+        attempts=F("attempts") + 1,
+        progress=5,
+    )
+
+
+def job_progress(job_id: uuid.UUID, progress: int) -> None:
+    Job.objects.filter(id=job_id, state=JobState.RUNNING).update(
+        progress=max(0, min(99, progress)), heartbeat_at=timezone.now()
+    )
+
+
+def job_heartbeat(job_id: uuid.UUID) -> None:
+    Job.objects.filter(id=job_id, state=JobState.RUNNING).update(heartbeat_at=timezone.now())
+
+
+def job_requeue_after_transient_fault(job_id: uuid.UUID) -> bool:
+    """S3/Redis hiccup: put the job back so RQ's retry (with backoff) can run it again."""
+    return transition(job_id, from_states=[JobState.RUNNING], to_state=JobState.QUEUED, progress=0)
+
+
+@dataclass(frozen=True)
+class JobOutcome:
+    """What a finished GPU run produced: the stored result and the figures billing charges for."""
+
+    result_key: str
+    result_media_type: str
+    result_bytes: int
+    frames: int
+    width: int
+    height: int
+    gpu_seconds: float
+    wall_seconds: float
+    stage_ms: dict
+    engine_notes: dict
+    needs_review: bool = False
+    review_message: str = ""
+
+
+def job_succeed(job_id: uuid.UUID, outcome: JobOutcome) -> bool:
+    """Record the result and capture the charge in one transaction; or hold the result for review.
+
+    False when the job is no longer running (canceled meanwhile): the stored result is deleted.
+    """
+    moved = _record_outcome(job_id, outcome)
+    if not moved:
+        result_discard(result_key=outcome.result_key)
+    return moved
+
+
+def result_discard(*, result_key: str) -> None:
+    """Delete a stored result that no job will show (canceled, or superseded by a newer attempt)."""
+    storage.delete(settings.S3_RESULTS_BUCKET, result_key)
+    storage.delete(settings.S3_RESULTS_BUCKET, before_key_for(result_key))
+
+
+def _record_outcome(job_id: uuid.UUID, outcome: JobOutcome) -> bool:
+    fields = dict(
+        result_key=outcome.result_key,
+        result_media_type=outcome.result_media_type,
+        result_bytes=outcome.result_bytes,
+        frames_processed=outcome.frames,
+        processed_width=outcome.width,
+        processed_height=outcome.height,
+        gpu_seconds=Decimal(str(round(outcome.gpu_seconds, 4))),
+        wall_seconds=Decimal(str(round(outcome.wall_seconds, 4))),
+        stage_ms=outcome.stage_ms,
+        engine_notes=outcome.engine_notes,
+    )
+    if outcome.needs_review:
+        moved = transition(
+            job_id,
+            from_states=[JobState.RUNNING],
+            to_state=JobState.REVIEW,
+            progress=100,
+            error_message=outcome.review_message,
+            **fields,
+        )
+        if moved:
+            _purge_uploads(Job.objects.select_related("source", "target").get(id=job_id))
+        return moved
+    with transaction.atomic():
+        moved = transition(
+            job_id,
+            from_states=[JobState.RUNNING],
+            to_state=JobState.SUCCEEDED,
+            progress=100,
+            result_visible=True,
+            completed_at=timezone.now(),
+            **fields,
+        )
+        if moved:
+            _capture(Job.objects.get(id=job_id))
+    if moved:
+        _purge_uploads(Job.objects.select_related("source", "target").get(id=job_id))
+        dispatch.enqueue_webhook(job_id)
+    return moved
+
+
+def _capture(job: Job) -> None:
+    charge = billing_services.hold_capture(
+        job_id=job.id,
+        usage=billing_services.Usage(
+            frames=job.frames_processed or 1,
+            width=job.processed_width or 0,
+            height=job.processed_height or 0,
+            mode=job.mode,
+            resolution=job.resolution,
+            gpu_seconds=job.gpu_seconds or Decimal("0"),
+            wall_seconds=job.wall_seconds or Decimal("0"),
+            stage_seconds={k: v / 1000 for k, v in job.stage_ms.items()},
+        ),
+    )
+    Job.objects.filter(id=job.id).update(cost=charge.amount)
+
+
+def _succeed_after_review(job: Job) -> bool:
+    with transaction.atomic():
+        moved = transition(
+            job.id,
+            from_states=[JobState.REVIEW],
+            to_state=JobState.SUCCEEDED,
+            result_visible=True,
+            error_message="",
+            completed_at=timezone.now(),
+        )
+        if moved:
+            _capture(job)
+    if moved:
+        dispatch.enqueue_webhook(job.id)
+    return moved
+
+
+# --- user actions --------------------------------------------------------------------------------
+
+
+def job_cancel(*, job: Job) -> Job:
+    """Cancel a job that has not ended. Safe against a concurrent cancel or delete: only one caller
+    moves the job; the others see where it ended up."""
+    if job.state in TERMINAL_STATES:
+        raise JobNotCancelable(f"The job is already {job.state} and cannot be canceled.")
+    moved = _end_without_charge(
+        job.id,
+        from_states=CANCELABLE_STATES,
+        to_state=JobState.CANCELED,
+        code="canceled",
+        message="Canceled by the user.",
+    )
+    now = current(job.id)
+    if moved:
+        dispatch.cancel_queued(job.id, attempts=now[1] if now else job.attempts)
+    if now is None or now[0] != JobState.CANCELED:
+        where = f"already {now[0]}" if now else "already deleted"
+        raise JobNotCancelable(f"The job is {where} and cannot be canceled.")
+    job.refresh_from_db()
+    return job
+
+
+def job_delete(*, job: Job) -> None:
+    """Cancel if still going, delete every stored object, then the rows (idempotent: a concurrent
+    delete of the same job finds nothing left to do)."""
+    if job.state not in TERMINAL_STATES:
+        try:
+            job_cancel(job=job)
+        except JobNotCancelable:
+            pass  # it ended (or was deleted) meanwhile; delete it all the same
+    job = Job.objects.select_related("source", "target").filter(id=job.id).first()
+    if job is None:
+        return
+    if job.result_key:
+        _delete_result(job)
+    _purge_uploads(job)
+    upload_ids = [job.source_id, job.target_id, *job.extra_sources.values_list("id", flat=True)]
+    job.delete()
+    Upload.objects.filter(id__in=upload_ids).delete()
+
+
+# --- maintenance ---------------------------------------------------------------------------------
+
+
+def jobs_sweep_stale(*, now: datetime | None = None) -> dict[str, int]:
+    """Requeue (or fail, when attempts are spent) jobs whose worker stopped sending heartbeats.
+
+    RQ notices a dead worker only after its own maintenance interval; this runs in every worker
+    and from `manage.py visage_sweep`, so no job stays `running` for longer than the timeout.
+    """
+    now = now or timezone.now()
+    cutoff = now - timedelta(seconds=settings.JOB_HEARTBEAT_TIMEOUT_S)
+    counts = {"requeued": 0, "failed": 0, "rescreened": 0}
+    stale = Job.objects.filter(state=JobState.RUNNING, heartbeat_at__lt=cutoff)
+    for job_id, attempts, queue_name in stale.values_list("id", "attempts", "queue"):
+        if dispatch.children_pending(job_id, attempts, queue_name):
+            continue  # a segmented video whose segments wait in the queue: alive, not silent
+        if attempts < settings.JOB_MAX_ATTEMPTS:
+            if job_enqueue_gpu(job_id, from_states=[JobState.RUNNING]):
+                counts["requeued"] += 1
+        elif job_fail(
+            job_id,
+            code="worker_lost",
+            message="The worker processing this job stopped responding; no charge was made.",
+            from_states=[JobState.RUNNING],
+        ):
+            counts["failed"] += 1
+    # Screening that never finished (moderation worker died): screen again.
+    stale_screening = Job.objects.filter(state=JobState.SCREENING, created_at__lt=cutoff)
+    for job_id in stale_screening.values_list("id", flat=True):
+        if transition(job_id, from_states=[JobState.SCREENING], to_state=JobState.CREATED):
+            dispatch.enqueue_screening(job_id)
+            counts["rescreened"] += 1
+    return counts
+
+
+def results_purge_expired(*, now: datetime | None = None) -> int:
+    """Delete stored results older than the retention period; the job row stays and says so."""
+    now = now or timezone.now()
+    cutoff = now - timedelta(days=settings.RESULT_RETENTION_DAYS)
+    purged = 0
+    for job in Job.objects.filter(completed_at__lt=cutoff, media_deleted_at__isnull=True).exclude(
+        result_key=""
+    ):
+        _delete_result(job)
+        purged += Job.objects.filter(id=job.id, media_deleted_at__isnull=True).update(media_deleted_at=now)
+    return purged

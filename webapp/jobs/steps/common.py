@@ -1,0 +1,132 @@
+"""What every GPU step shares: the run guard that maps outcomes to job states, the job's inputs
+as engine values, and storing a labelled result.
+
+Expected failures (no face, unreadable input, uploads gone) fail the job at once with a clear
+message; transient faults (S3, Redis) are retried by RQ with backoff; a user's cancel stops the
+step quietly at its next checkpoint.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+import uuid
+from collections.abc import Callable
+
+import cv2
+import numpy as np
+from django.conf import settings
+
+from billing.pricing import processed_size
+from swap.errors import EngineError
+from swap.image_io import decode_image
+from swap.types import SwapOptions
+from webapp.media import storage
+
+from .. import services
+from ..choices import JobState
+from ..models import Job, before_key_for
+from ..states import current
+
+logger = logging.getLogger(__name__)
+
+
+class JobCanceled(Exception):
+    """The job left `running` (canceled, failed, or requeued as a new attempt): stop quietly."""
+
+
+def check_running(job_id: uuid.UUID, attempt: int) -> None:
+    """A checkpoint: raise JobCanceled unless this attempt of the job is still the running one."""
+    if current(job_id) != (JobState.RUNNING, attempt):
+        raise JobCanceled()
+
+
+def run_guarded(
+    job_id: uuid.UUID, work: Callable[[], None], *, whole_job: bool, cleanup: Callable[[], None] = lambda: None
+) -> None:
+    """Run one GPU task of a running job and map how it ended onto the job's state.
+
+    whole_job=True (a job's run): a transient fault puts the job back to `queued` for RQ's retry
+    and an unexpected error fails the job. whole_job=False (a video segment or join): both
+    propagate, so RQ retries that task alone; when its retries are spent, the task's failure
+    callback fails the job. `cleanup` runs once the job has ended (scratch data of segments).
+    """
+    try:
+        work()
+    except JobCanceled:
+        logger.info("job %s is no longer running; step stopped", job_id)
+        if (current(job_id) or ("",))[0] != JobState.RUNNING:
+            cleanup()
+    except storage.ObjectMissing:
+        fail_running(job_id, code="upload_missing", message="The uploaded files are no longer available.")
+        cleanup()
+    except EngineError as exc:
+        fail_running(job_id, code=exc.code, message=str(exc))
+        cleanup()
+    except storage.StorageError:
+        if whole_job:
+            services.job_requeue_after_transient_fault(job_id)
+        raise  # RQ retries with backoff (dispatch.GPU_RETRY / SEGMENT_RETRY)
+    except Exception:
+        if not whole_job:
+            raise
+        logger.exception("job %s failed unexpectedly", job_id)
+        fail_running(job_id, code="engine_error", message="The face swap failed unexpectedly; no charge was made.")
+
+
+def fail_running(job_id: uuid.UUID, *, code: str, message: str) -> None:
+    services.job_fail(job_id, code=code, message=message, from_states=[JobState.RUNNING])
+
+
+def fault_injection_pause() -> None:
+    """Chaos testing: VISAGE_FAULT_PAUSE_S keeps a job in `running` so a test can kill the worker."""
+    if settings.FAULT_PAUSE_S > 0:
+        time.sleep(settings.FAULT_PAUSE_S)
+
+
+# --- the job as engine values ----------------------------------------------------------------------
+
+
+def source_images(job: Job) -> list[np.ndarray]:
+    """The source photo and any extra photos, decoded (BGR), in upload order."""
+    uploads = [job.source, *job.extra_sources.order_by("created_at")]
+    return [
+        decode_image(
+            storage.get_bytes(settings.S3_UPLOADS_BUCKET, upload.s3_key),
+            which="source",
+            max_pixels=settings.MAX_IMAGE_PIXELS,
+        )
+        for upload in uploads
+    ]
+
+
+def swap_options_for(job: Job) -> SwapOptions:
+    return SwapOptions(
+        faces=job.faces,
+        face_index=job.face_index,
+        reference_index=job.reference_face_index,
+        enhance=job.mode == "hq",
+    )
+
+
+def resize_for_resolution(image: np.ndarray, resolution: str) -> np.ndarray:
+    """Scale down to the job's resolution (never up), as billing's processed size says."""
+    height, width = image.shape[:2]
+    new_width, new_height = processed_size(width, height, resolution)
+    if (new_width, new_height) == (width, height):
+        return image
+    return cv2.resize(image, (new_width, new_height), interpolation=cv2.INTER_AREA)
+
+
+# --- the result ------------------------------------------------------------------------------------
+
+
+def store_result(job: Job, *, data: bytes, media_type: str, extension: str, before: np.ndarray | None) -> str:
+    """Store the (already labelled) result and, beside it, the processed target as a JPEG for the
+    before/after view (same retention). Returns the result's key."""
+    key = f"{job.owner_id}/{job.id}.{extension}"
+    storage.put_bytes(settings.S3_RESULTS_BUCKET, key, data, media_type)
+    if before is not None:
+        jpeg = cv2.imencode(".jpg", before, [cv2.IMWRITE_JPEG_QUALITY, 88])[1].tobytes()
+        storage.put_bytes(settings.S3_RESULTS_BUCKET, before_key_for(key), jpeg, "image/jpeg")
+    return key

@@ -1,0 +1,227 @@
+"""The GPU step of a video job: the whole clip inline, or split into segments for any GPU worker.
+
+A clip no longer than one segment is processed right here. A longer one is cut at frame
+indices: the plan is stored in Redis, and one RQ task per segment plus a join task are enqueued
+(dispatch.enqueue_video_segments; the work itself is in segments.py). While segments run, the
+parent job stays `running`; each task keeps its heartbeat fresh (the worker reads the job id from
+the task's meta) and reports progress = frames done over all frames. The stale-job sweeper asks
+dispatch.children_pending before it requeues a silent segmented job.
+"""
+
+from __future__ import annotations
+
+import logging
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import django_rq
+from django.conf import settings
+
+from billing.pricing import processed_size
+from moderation import services as moderation_services
+from swap.types import SourceIdentity
+from swap.video import io as video_io
+from swap.video.process import ClipResult, NoFaceInVideo, process_clip
+from swap.video.segments import plan_segments
+from swap.video.tracking import TrackingConfig
+from webapp.media import storage
+from webapp.media.aigc import video_metadata
+
+from .. import dispatch, services
+from ..engine import get_pipeline
+from ..models import Job
+from .common import JobCanceled, check_running, source_images, store_result, swap_options_for
+
+logger = logging.getLogger(__name__)
+
+PLAN_TTL_S = 2 * 86400
+RESULT_MEDIA_TYPE = "video/mp4"
+
+
+# --- settings as engine values ------------------------------------------------------------------
+
+
+def tracking_config() -> TrackingConfig:
+    return TrackingConfig(enabled=settings.VIDEO_TRACKING, detect_interval=settings.VIDEO_DETECT_INTERVAL)
+
+
+def crf_for(mode: str) -> int:
+    return settings.VIDEO_CRF.get(mode, settings.VIDEO_CRF["standard"])
+
+
+def processed_video_size(info: video_io.VideoInfo, resolution: str) -> tuple[int, int]:
+    """Billing's processed size (scaled down, never up), rounded down to even sides for yuv420p."""
+    return video_io.even_size(*processed_size(info.width, info.height, resolution))
+
+
+# --- shared by the inline path and the segments ----------------------------------------------------
+
+
+def download_target(job: Job, directory: Path) -> Path:
+    path = directory / "target"
+    path.write_bytes(storage.get_bytes(settings.S3_UPLOADS_BUCKET, job.target.s3_key))
+    return path
+
+
+def prepare_source(job: Job) -> SourceIdentity:
+    return get_pipeline().prepare_source(source_images(job))
+
+
+def report_progress(job: Job, done: int, total: int) -> None:
+    # 5 % is "started"; the last 5 % are the join, upload and output screening.
+    services.job_progress(job.id, 5 + int(90 * min(done, total) / max(1, total)))
+
+
+def redis_for(job: Job):
+    return django_rq.get_connection(dispatch.gpu_queue(job.queue))
+
+
+def plan_key(job: Job, attempt: int, what: str) -> str:
+    return f"visage:video:{job.id}:{attempt}:{what}"
+
+
+@dataclass
+class SegmentStats:
+    frames: int
+    swapped_frames: int
+    inference_ms: float
+    stage_ms: dict
+    detections: int
+
+    @classmethod
+    def of(cls, result: ClipResult, source: SourceIdentity) -> SegmentStats:
+        """Per-segment figures; each segment analysed the source photo itself, so that counts too."""
+        return cls(
+            result.frames,
+            result.swapped_frames,
+            result.inference_ms + source.inference_ms,
+            result.stage_ms,
+            result.detections,
+        )
+
+
+def swap_clip(job: Job, source: SourceIdentity, target: Path, part: Path, info, *, on_progress, start=0, stop=None):
+    return process_clip(
+        get_pipeline(),
+        source,
+        target,
+        part,
+        size=processed_video_size(info, job.resolution),
+        options=swap_options_for(job),
+        crf=crf_for(job.mode),
+        tracking=tracking_config(),
+        start=start,
+        stop=stop,
+        on_progress=on_progress,
+    )
+
+
+# --- entry from the job's run ------------------------------------------------------------------------
+
+
+def run(job: Job, *, started: float) -> None:
+    """The job is `running`. Raises EngineError / storage errors / JobCanceled for run_guarded."""
+    with tempfile.TemporaryDirectory(prefix="visage-video-") as tmp:
+        directory = Path(tmp)
+        target = download_target(job, directory)
+        info = video_io.probe(target)
+        _require_a_face(target, processed_video_size(info, job.resolution))
+        plan = plan_segments(info.frames, info.fps, settings.VIDEO_SEGMENT_SECONDS)
+        if len(plan) > 1:
+            _split(job, info.frames, len(plan))
+            return
+        source = prepare_source(job)
+        part = directory / "part.mp4"
+
+        def on_progress(done: int) -> None:
+            check_running(job.id, job.attempts)
+            report_progress(job, done, info.frames)
+
+        result = swap_clip(job, source, target, part, info, on_progress=on_progress)
+        if result.swapped_frames == 0:
+            raise NoFaceInVideo()
+        outcome = finish(job, directory, [part], [SegmentStats.of(result, source)], target, info,
+                         time.perf_counter() - started)
+        try:
+            check_running(job.id, job.attempts)
+        except JobCanceled:
+            services.result_discard(result_key=outcome.result_key)
+            raise
+        services.job_succeed(job.id, outcome)
+
+
+def _require_a_face(path: Path, size: tuple[int, int]) -> None:
+    """Fail fast (before any GPU time per frame) when no sampled frame shows a face."""
+    pipeline = get_pipeline()
+    for _, frame in video_io.sample_frames(path, max_side=max(size)):
+        if pipeline.analyse(frame, embed=False):
+            return
+    raise NoFaceInVideo()
+
+
+def _split(job: Job, total_frames: int, segments: int) -> None:
+    redis = redis_for(job)
+    key = plan_key(job, job.attempts, "plan")
+    redis.hset(key, mapping={"total_frames": total_frames, "segments": segments})
+    redis.expire(key, PLAN_TTL_S)
+    dispatch.enqueue_video_segments(job.id, job.attempts, segments, job.queue)
+    logger.info("job %s: %d frames in %d segments", job.id, total_frames, segments)
+
+
+# --- the result ------------------------------------------------------------------------------------
+
+
+def finish(
+    job: Job,
+    directory: Path,
+    parts: list[Path],
+    stats: list[SegmentStats],
+    target: Path,
+    info: video_io.VideoInfo,
+    wall_seconds: float,
+) -> services.JobOutcome:
+    """Join the parts, mux the original audio once, store the labelled result, screen it."""
+    output = directory / "result.mp4"
+    frames = video_io.join_parts(
+        parts,
+        output,
+        fps=info.fps,
+        audio_from=target if info.has_audio else None,
+        metadata=video_metadata(job.id),
+    )
+    services.job_heartbeat(job.id)
+    data = output.read_bytes()
+    size = processed_video_size(info, job.resolution)
+    middle = next(video_io.read_frames(target, start=frames // 2, stop=frames // 2 + 1, size=size), None)
+    key = store_result(job, data=data, media_type=RESULT_MEDIA_TYPE, extension="mp4", before=middle)
+    review = moderation_services.screen_video_output(subject_id=job.id, path=output)
+    stage_ms: dict[str, float] = {}
+    for s in stats:
+        for name, ms in s.stage_ms.items():
+            stage_ms[name] = round(stage_ms.get(name, 0.0) + ms, 2)
+    width, height = size
+    notes = {
+        "swapper": get_pipeline().swapper.name,
+        "frames_swapped": sum(s.swapped_frames for s in stats),
+        "segments": len(parts),
+        "detections": sum(s.detections for s in stats),
+        "tracking": settings.VIDEO_TRACKING,
+        "audio": info.has_audio,
+        "fps": float(info.fps),
+    }
+    return services.JobOutcome(
+        result_key=key,
+        result_media_type=RESULT_MEDIA_TYPE,
+        result_bytes=len(data),
+        frames=frames,
+        width=width,
+        height=height,
+        gpu_seconds=sum(s.inference_ms for s in stats) / 1000,
+        wall_seconds=wall_seconds,
+        stage_ms=stage_ms,
+        engine_notes=notes,
+        needs_review=review.decision != "allow",
+        review_message=review.message if review.decision != "allow" else "",
+    )

@@ -1,0 +1,88 @@
+"""RQ entry points (enqueued by dotted path from dispatch.py). Each takes ids, loads the row and
+hands the work to a step; RQ's failure callbacks map "RQ gave up" onto job states.
+
+A new kind of job = one module in steps/ and one line in RUNNERS.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+import uuid
+
+from rq.exceptions import AbandonedJobError
+
+from webapp.media.choices import MediaKind
+
+from . import services, webhooks
+from .choices import JobState
+from .models import Job
+from .steps import image, screen, segments, video
+from .steps.common import fault_injection_pause, run_guarded
+
+logger = logging.getLogger(__name__)
+
+RUNNERS = {MediaKind.IMAGE: image.run, MediaKind.VIDEO: video.run}
+
+
+def screen_job(job_id: str) -> None:
+    screen.run(uuid.UUID(job_id))
+
+
+def run_job(job_id: str) -> None:
+    job_uuid = uuid.UUID(job_id)
+    if not services.job_start(job_uuid):
+        logger.info("job %s is not queued any more; nothing to do", job_id)
+        return
+    job = Job.objects.select_related("source", "target").get(id=job_uuid)
+    started = time.perf_counter()
+    fault_injection_pause()
+    run_guarded(job_uuid, lambda: RUNNERS[job.target.kind](job, started=started), whole_job=True)
+
+
+def run_video_segment(job_id: str, attempt: int, index: int) -> None:
+    segments.run_segment(uuid.UUID(job_id), attempt, index)
+
+
+def finish_video_job(job_id: str, attempt: int) -> None:
+    segments.finish_video_job(uuid.UUID(job_id), attempt)
+
+
+def deliver_webhook(job_id: str) -> None:
+    webhooks.deliver(uuid.UUID(job_id))
+
+
+# --- RQ failure callbacks: (job, connection, type, value, traceback) -----------------------------------
+
+
+def on_run_failure(job, connection, exc_type, exc_value, traceback) -> None:
+    """RQ gave up on a run (retries spent, timeout, worker lost): the job must not stay queued or running."""
+    if exc_type is AbandonedJobError:
+        services.jobs_sweep_stale()  # requeue-or-fail by our own attempt count
+        return
+    if job.retries_left:
+        return  # RQ will run it again
+    services.job_fail(
+        uuid.UUID(job.args[0]),
+        code="internal_error",
+        message="The job could not be completed after several attempts; no charge was made.",
+        from_states=[JobState.QUEUED, JobState.RUNNING],
+    )
+
+
+def on_video_task_failure(job, connection, exc_type, exc_value, traceback) -> None:
+    """A video segment or join gave up (retries spent, timeout): the parent job fails."""
+    if job.retries_left:
+        return
+    segments.segment_gave_up(uuid.UUID(job.args[0]))
+
+
+def on_screening_failure(job, connection, exc_type, exc_value, traceback) -> None:
+    if job.retries_left:
+        return  # a transient fault (database lock, S3 hiccup): RQ runs the screening again
+    services.job_fail(
+        uuid.UUID(job.args[0]),
+        code="screening_error",
+        message="Content screening failed; no charge was made. Please try again.",
+        from_states=[JobState.CREATED, JobState.SCREENING],
+    )

@@ -1,0 +1,224 @@
+"""Upload validation before anything is stored: type sniffed from content, size and pixel limits.
+
+Photos: the header gives the size before anything is decoded, then one bounded decode catches
+truncated files. Videos: container metadata only (PyAV), plus one decoded frame; width and height
+are the display size (after the rotation a phone records), which is what users see and billing
+prices. Each failure raises UploadRejected with a stable problem code and a message naming the field.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+from dataclasses import dataclass
+
+from django.conf import settings
+from PIL import Image, UnidentifiedImageError
+
+from swap.video import io as video_io
+
+from .choices import MediaKind
+
+IMAGE_TYPES = {"JPEG": "image/jpeg", "PNG": "image/png", "WEBP": "image/webp"}
+ACCEPTED_PHOTOS = "JPEG, PNG or WebP"
+# ISO-BMFF major brands of MP4 and QuickTime video. The same box layout also carries HEIC/AVIF
+# photos (brands heic, mif1, avif, …), which must not be mistaken for a video.
+MP4_BRANDS = frozenset(
+    b.encode()
+    for b in (
+        "isom", "iso2", "iso3", "iso4", "iso5", "iso6", "mp41", "mp42", "avc1", "M4V ", "M4VP",
+        "dash", "mmp4", "MSNV", "f4v ", "3gp4", "3gp5", "3gp6", "3g2a", "XAVC",
+    )
+)
+HEIF_BRANDS = frozenset(b.encode() for b in ("heic", "heix", "hevc", "hevx", "heim", "heis", "mif1", "msf1", "avif", "avis"))
+
+
+class UploadRejected(Exception):
+    def __init__(self, code: str, message: str, *, field: str, status: int = 400):
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.field = field
+        self.status = status
+
+
+@dataclass(frozen=True)
+class MediaInfo:
+    data: bytes
+    sha256: str
+    media_type: str
+    kind: str
+    width: int
+    height: int
+    frames: int = 1
+    fps: float | None = None
+    duration_seconds: float | None = None
+    has_audio: bool = False
+
+    @property
+    def size_bytes(self) -> int:
+        return len(self.data)
+
+
+def sniff_media_type(head: bytes) -> str | None:
+    """The media type from the first bytes of a file (magic numbers), or None."""
+    if head.startswith(b"\xff\xd8\xff"):
+        return "image/jpeg"
+    if head.startswith(b"\x89PNG\r\n\x1a\n"):
+        return "image/png"
+    if head[:4] == b"RIFF" and head[8:12] == b"WEBP":
+        return "image/webp"
+    if head[4:8] == b"ftyp":
+        brand = head[8:12]
+        if brand == b"qt  ":
+            return "video/quicktime"
+        if brand in MP4_BRANDS:
+            return "video/mp4"
+        if brand in HEIF_BRANDS:
+            return "image/avif" if brand.startswith(b"avi") else "image/heic"
+        return None
+    if head.startswith(b"\x1a\x45\xdf\xa3"):
+        return "video/webm"
+    if head[:6] in (b"GIF87a", b"GIF89a"):
+        return "image/gif"
+    return None
+
+
+def _too_large(field: str, size_bytes: int, limit_bytes: int) -> UploadRejected:
+    return UploadRejected(
+        "file_too_large", f"The {field} file is {size_bytes} bytes; the limit is {limit_bytes} bytes.", field=field
+    )
+
+
+def read_upload(uploaded_file, *, field: str, limit_bytes: int | None = None) -> bytes:
+    limit_bytes = limit_bytes or settings.MAX_UPLOAD_BYTES
+    if uploaded_file is None:
+        raise UploadRejected("missing_file", f"The {field} file is required.", field=field)
+    if uploaded_file.size > limit_bytes:
+        raise _too_large(field, uploaded_file.size, limit_bytes)
+    data = uploaded_file.read()
+    if not data:
+        raise UploadRejected("empty_file", f"The {field} file is empty.", field=field)
+    return data
+
+
+def inspect_image(data: bytes, *, field: str, media_type: str) -> MediaInfo:
+    try:
+        with Image.open(io.BytesIO(data)) as image:
+            width, height = image.size  # header only: nothing decoded yet
+            if width * height > settings.MAX_IMAGE_PIXELS:
+                raise UploadRejected(
+                    "image_too_large",
+                    f"The {field} image is {width}×{height} pixels; the limit is {settings.MAX_IMAGE_PIXELS} pixels.",
+                    field=field,
+                )
+            if min(width, height) < settings.MIN_IMAGE_SIDE:
+                raise UploadRejected(
+                    "image_too_small",
+                    f"The {field} image is {width}×{height}; both sides must be at least {settings.MIN_IMAGE_SIDE} pixels.",
+                    field=field,
+                )
+            image.load()  # bounded by the pixel check above; catches truncated files
+    except UploadRejected:
+        raise
+    except Image.DecompressionBombError as exc:
+        # Pillow refuses absurd headers itself, before we see the size.
+        raise UploadRejected(
+            "image_too_large",
+            f"The {field} image has far more pixels than the limit of {settings.MAX_IMAGE_PIXELS} ({exc}).",
+            field=field,
+        ) from exc
+    except (UnidentifiedImageError, OSError, SyntaxError, ValueError) as exc:
+        raise UploadRejected(
+            "corrupt_image", f"The {field} file could not be decoded as an image ({exc}).", field=field
+        ) from exc
+    return MediaInfo(data, hashlib.sha256(data).hexdigest(), media_type, MediaKind.IMAGE, width, height)
+
+
+def inspect_upload(uploaded_file, *, field: str, allow_video: bool) -> MediaInfo:
+    # Videos may be larger than photos: read up to the larger limit, then apply the photo one.
+    limit_bytes = max(settings.MAX_UPLOAD_BYTES, settings.VIDEO_MAX_BYTES) if allow_video else settings.MAX_UPLOAD_BYTES
+    data = read_upload(uploaded_file, field=field, limit_bytes=limit_bytes)
+    media_type = sniff_media_type(data[:32])
+    if media_type in IMAGE_TYPES.values():
+        if len(data) > settings.MAX_UPLOAD_BYTES:
+            raise _too_large(field, len(data), settings.MAX_UPLOAD_BYTES)
+        return inspect_image(data, field=field, media_type=media_type)
+    if media_type and media_type.startswith("video/"):
+        if not allow_video:
+            raise _unsupported(field, f"The {field} must be a photo ({ACCEPTED_PHOTOS}); videos are not supported here.")
+        return inspect_video(data, field=field, media_type=media_type)
+    accepted = f"a {ACCEPTED_PHOTOS} photo" + (", or an MP4, MOV or WebM video" if allow_video else "")
+    if media_type in ("image/heic", "image/avif"):
+        kind = "HEIC" if media_type == "image/heic" else "AVIF"
+        raise _unsupported(
+            field,
+            f"The {field} is a {kind} photo, which we can't read yet: send {accepted} "
+            "(on an iPhone, Settings → Camera → Formats → Most Compatible saves JPEG).",
+            status=415,  # a known media type we refuse, rather than an unreadable file
+        )
+    raise _unsupported(field, f"The {field} file is not a supported type: send {accepted}.")
+
+
+def _unsupported(field: str, message: str, *, status: int = 400) -> UploadRejected:
+    return UploadRejected("unsupported_media_type", message, field=field, status=status)
+
+
+def inspect_video(data: bytes, *, field: str, media_type: str) -> MediaInfo:
+    if len(data) > settings.VIDEO_MAX_BYTES:
+        raise UploadRejected(
+            "file_too_large",
+            f"The {field} video is {len(data)} bytes; the limit is {settings.VIDEO_MAX_BYTES} bytes.",
+            field=field,
+        )
+    try:
+        info = video_io.probe(io.BytesIO(data))
+    except video_io.NoVideoStream as exc:
+        raise UploadRejected(
+            "unsupported_media_type",
+            f"The {field} file has no video stream (audio only?): send an MP4, MOV or WebM video.",
+            field=field,
+        ) from exc
+    except video_io.InvalidVideo as exc:
+        raise UploadRejected(
+            "corrupt_video", f"The {field} video could not be read; it may be truncated or damaged. {exc}",
+            field=field,
+        ) from exc
+    if info.video_codec not in video_io.VIDEO_CODECS:
+        raise UploadRejected(
+            "unsupported_media_type",
+            f"The {field} video uses the {info.video_codec} codec; send H.264, H.265, VP8, VP9 or AV1.",
+            field=field,
+        )
+    if info.duration_seconds > settings.VIDEO_MAX_DURATION_S:
+        raise UploadRejected(
+            "video_too_long",
+            f"The {field} video is {info.duration_seconds:.1f} s long; the limit is "
+            f"{settings.VIDEO_MAX_DURATION_S:g} s.",
+            field=field,
+        )
+    if info.frames > settings.VIDEO_MAX_FRAMES:
+        raise UploadRejected(
+            "too_many_frames",
+            f"The {field} video has {info.frames} frames; the limit is {settings.VIDEO_MAX_FRAMES}.",
+            field=field,
+        )
+    if info.width * info.height > settings.MAX_IMAGE_PIXELS:
+        raise UploadRejected(
+            "video_too_large",
+            f"The {field} video is {info.width}×{info.height} pixels; the limit is "
+            f"{settings.MAX_IMAGE_PIXELS} pixels a frame.",
+            field=field,
+        )
+    if min(info.width, info.height) < settings.MIN_IMAGE_SIDE:
+        raise UploadRejected(
+            "video_too_small",
+            f"The {field} video is {info.width}×{info.height}; both sides must be at least "
+            f"{settings.MIN_IMAGE_SIDE} pixels.",
+            field=field,
+        )
+    return MediaInfo(
+        data, hashlib.sha256(data).hexdigest(), media_type, MediaKind.VIDEO, info.width, info.height,
+        frames=info.frames, fps=float(info.fps), duration_seconds=round(info.duration_seconds, 3),
+        has_audio=info.has_audio,
+    )

@@ -1,0 +1,66 @@
+"""`manage.py visage_worker --queues vip,default,batch`: a warm, non-forking worker.
+
+GPU queues: the swap pipeline is built and warmed up once, before the first job. The moderation
+queue: the detectors are loaded once the same way. The worker exits after --max-jobs jobs so a
+supervisor (visage_run, systemd, Kubernetes) can recycle it and give memory back.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+
+import django_rq
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError
+
+from moderation import services as moderation_services
+from swap.runtime import onnxruntime_install_problem
+from webapp.jobs import engine
+from webapp.jobs.worker import Sweeper, VisageWorker
+from webapp.media import storage
+
+logger = logging.getLogger(__name__)
+
+
+class Command(BaseCommand):
+    help = "Run a Visage worker (models loaded once, no fork per job)."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--queues", default=",".join(settings.GPU_QUEUES),
+                            help="Comma-separated queues, in priority order (default: vip,default,batch).")
+        parser.add_argument("--max-jobs", type=int, default=settings.WORKER_MAX_JOBS,
+                            help="Exit after this many jobs so the supervisor can recycle the process.")
+        parser.add_argument("--burst", action="store_true", help="Exit when the queues are empty.")
+        parser.add_argument("--name", default=None)
+        parser.add_argument("--device", type=int, default=None,
+                            help="GPU index for this worker (run one worker per GPU); sets VISAGE_DEVICE_ID.")
+
+    def handle(self, *args, queues, max_jobs, burst, name, device, **options):
+        if device is not None:
+            os.environ["VISAGE_DEVICE_ID"] = str(device)  # read when the pipeline is built below
+        queue_names = [q.strip() for q in queues.split(",") if q.strip()]
+        known = {settings.MODERATION_QUEUE, settings.WEBHOOK_QUEUE, *settings.GPU_QUEUES}
+        unknown = [q for q in queue_names if q not in known]
+        if unknown:
+            raise CommandError(f"Unknown queue(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
+        storage.ensure_buckets()
+        started = time.perf_counter()
+        if any(q in settings.GPU_QUEUES for q in queue_names):
+            problem = onnxruntime_install_problem()
+            if problem:
+                self.stderr.write(self.style.WARNING(problem))
+            engine.warm_up()
+            self.stdout.write(f"engine backends: {engine.get_pipeline().backends}")
+        if settings.MODERATION_QUEUE in queue_names:
+            moderation_services.warm_up()
+        self.stdout.write(f"visage worker ready on {','.join(queue_names)} "
+                          f"(models loaded in {time.perf_counter() - started:.1f} s)")
+        sweeper = Sweeper().start()
+        connection = django_rq.get_connection(queue_names[0])
+        worker = VisageWorker([django_rq.get_queue(q) for q in queue_names], connection=connection, name=name)
+        try:
+            worker.work(burst=burst, max_jobs=max_jobs, with_scheduler=True)
+        finally:
+            sweeper.stop()

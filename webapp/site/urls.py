@@ -1,0 +1,55 @@
+"""The browser site's URLs (views in webapp/site/views.py)."""
+
+from __future__ import annotations
+
+from django.contrib.auth import views as auth_views
+from django.urls import path
+
+from . import views
+
+urlpatterns = [
+    path("", views.dashboard, name="dashboard"),
+    path("jobs/status.json", views.dashboard_status, name="dashboard-status"),
+    path("signup/", views.signup, name="signup"),
+    path(
+        "login/",
+        auth_views.LoginView.as_view(
+            template_name="registration/login.html", redirect_authenticated_user=True
+        ),
+        name="login",
+    ),
+    path("logout/", auth_views.LogoutView.as_view(), name="logout"),
+    # Password reset by email (Django's views and tokens; the names are the ones Django expects).
+    path("password/reset/", views.PasswordResetView.as_view(), name="password_reset"),
+    path("password/reset/sent/", views.PasswordResetDoneView.as_view(), name="password_reset_done"),
+    path(
+        "password/reset/<uidb64>/<token>/",
+        views.PasswordResetConfirmView.as_view(),
+        name="password_reset_confirm",
+    ),
+    path(
+        "password/reset/done/",
+        auth_views.PasswordResetCompleteView.as_view(
+            template_name="registration/password_reset_complete.html"
+        ),
+        name="password_reset_complete",
+    ),
+    path("jobs/new/", views.upload, name="upload"),
+    path("jobs/<uuid:job_id>/", views.job_detail, name="job-detail"),
+    path("jobs/<uuid:job_id>/status.json", views.job_status, name="job-status"),
+    path("jobs/<uuid:job_id>/cancel", views.job_cancel, name="job-cancel"),
+    path("jobs/<uuid:job_id>/delete", views.job_delete, name="job-delete"),
+    path("account/", views.account, name="account"),
+    path(
+        "account/password/",
+        auth_views.PasswordChangeView.as_view(template_name="registration/password_change_form.html"),
+        name="password_change",
+    ),
+    path(
+        "account/password/done/",
+        auth_views.PasswordChangeDoneView.as_view(template_name="registration/password_change_done.html"),
+        name="password_change_done",
+    ),
+    path("account/tokens", views.token_create, name="token-create"),
+    path("account/tokens/<int:token_id>/revoke", views.token_revoke, name="token-revoke"),
+]

@@ -1,0 +1,310 @@
+"""Site views: thin, calling services and selectors like the API does.
+
+The upload page submits to /api/v1/jobs with fetch (so a 400's per-field `errors` appear next to the
+field while both chosen files stay selected); the POST handled here is the no-JavaScript fallback.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth import login
+from django.contrib.auth import views as auth_views
+from django.contrib.auth.decorators import login_required
+from django.db import transaction
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.template.defaultfilters import filesizeformat
+from django.template.loader import render_to_string
+from django.views.decorators.http import require_GET, require_POST
+
+from billing import selectors as billing_selectors
+from billing import services as billing_services
+from billing.choices import Mode, Resolution
+from billing.errors import InsufficientCredit
+from webapp.accounts import selectors as account_selectors
+from webapp.accounts import services as account_services
+from webapp.accounts.models import ApiToken
+from webapp.jobs import selectors, services
+from webapp.jobs.errors import JobError, JobNotCancelable
+from webapp.jobs.models import Job
+from webapp.media.validation import IMAGE_TYPES, UploadRejected
+
+from .forms import ApiTokenForm, JobOptionsForm, SignupForm
+from .presentation import cards_for
+
+logger = logging.getLogger(__name__)
+
+VIDEO_TYPES = ("video/mp4", "video/quicktime", "video/webm")
+DASHBOARD_LIMIT = 50
+LEDGER_LIMIT = 100
+NEW_TOKEN_SESSION_KEY = "visage_new_api_token"
+
+
+# --- account -----------------------------------------------------------------------------------
+
+
+def signup(request: HttpRequest) -> HttpResponse:
+    if request.user.is_authenticated:
+        return redirect("dashboard")
+    form = SignupForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        credits = settings.SIGNUP_CREDITS
+        with transaction.atomic():
+            user = form.save()
+            if credits > 0:
+                billing_services.account_top_up(
+                    user=user, amount=credits, actor=None, reason="sign-up credits"
+                )
+        login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+        if credits > 0:
+            balance = billing_selectors.account_balance(user=user)
+            messages.success(
+                request, f"Welcome to Visage! We added {balance.available} {balance.currency} of free credit."
+            )
+        return redirect("upload")
+    return render(request, "registration/signup.html", {"form": form})
+
+
+def reset_link_lifetime() -> str:
+    """How long a password-reset link works, in words ("24 hours", "3 days")."""
+    seconds = int(settings.PASSWORD_RESET_TIMEOUT)
+    if seconds < 2 * 3600:
+        minutes = max(1, round(seconds / 60))
+        return f"{minutes} minute{'s' if minutes != 1 else ''}"
+    if seconds <= 48 * 3600:
+        return f"{round(seconds / 3600)} hours"
+    return f"{round(seconds / 86400)} days"
+
+
+class PasswordResetView(auth_views.PasswordResetView):
+    """Django's view; the email and the page also say how long the link works."""
+
+    template_name = "registration/password_reset_form.html"
+    email_template_name = "registration/password_reset_email.html"
+    subject_template_name = "registration/password_reset_subject.txt"
+
+    @property
+    def extra_email_context(self) -> dict:  # read by form_valid; a property so tests can change the setting
+        return {"link_lifetime": reset_link_lifetime()}
+
+
+class PasswordResetDoneView(auth_views.PasswordResetDoneView):
+    template_name = "registration/password_reset_done.html"
+
+    def get_context_data(self, **kwargs):
+        return {**super().get_context_data(**kwargs), "link_lifetime": reset_link_lifetime()}
+
+
+class PasswordResetConfirmView(auth_views.PasswordResetConfirmView):
+    template_name = "registration/password_reset_confirm.html"
+
+    def get_context_data(self, **kwargs):
+        return {**super().get_context_data(**kwargs), "link_lifetime": reset_link_lifetime()}
+
+
+@login_required
+def account(request: HttpRequest) -> HttpResponse:
+    new_token = request.session.pop(NEW_TOKEN_SESSION_KEY, None)  # shown once, then gone
+    return render(request, "webapp/account.html", _account_context(request, ApiTokenForm(), new_token=new_token))
+
+
+def _account_context(request: HttpRequest, token_form: ApiTokenForm, *, new_token: dict | None = None) -> dict:
+    return {
+        "balance": billing_selectors.account_balance(user=request.user),
+        "ledger": billing_selectors.ledger_for_user(user=request.user)[:LEDGER_LIMIT],
+        "tokens": account_selectors.api_tokens_for_user(user=request.user),
+        "token_form": token_form,
+        "new_token": new_token,
+    }
+
+
+@login_required
+@require_POST
+def token_create(request: HttpRequest) -> HttpResponse:
+    form = ApiTokenForm(request.POST)
+    if not form.is_valid():
+        return render(
+            request,
+            "webapp/account.html",
+            _account_context(request, form),
+            status=400,
+        )
+    token, key = account_services.api_token_create(user=request.user, name=form.cleaned_data["name"])
+    request.session[NEW_TOKEN_SESSION_KEY] = {"name": token.name, "key": key}
+    return redirect("account")
+
+
+@login_required
+@require_POST
+def token_revoke(request: HttpRequest, token_id: int) -> HttpResponse:
+    token = get_object_or_404(ApiToken, id=token_id, owner=request.user, revoked_at__isnull=True)
+    account_services.api_token_revoke(token=token)
+    messages.success(request, f"Revoked the token “{token.name}”. Apps using it can no longer sign in.")
+    return redirect("account")
+
+
+# --- jobs --------------------------------------------------------------------------------------
+
+
+@login_required
+def dashboard(request: HttpRequest) -> HttpResponse:
+    jobs = list(selectors.jobs_for_user(user=request.user)[:DASHBOARD_LIMIT])
+    return render(
+        request,
+        "webapp/dashboard.html",
+        {
+            "cards": cards_for(request, jobs),
+            "balance": billing_selectors.account_balance(user=request.user),
+        },
+    )
+
+
+@login_required
+@require_GET
+def dashboard_status(request: HttpRequest) -> JsonResponse:
+    """The cards the dashboard is watching, re-rendered: `?ids=<uuid>,<uuid>` (at most 50)."""
+    ids = []
+    for raw in request.GET.get("ids", "").split(",")[:DASHBOARD_LIMIT]:
+        try:
+            ids.append(uuid.UUID(raw))
+        except ValueError:
+            continue
+    jobs = list(selectors.jobs_for_user(user=request.user).filter(id__in=ids))
+    return JsonResponse(
+        {
+            "jobs": [
+                {
+                    "id": card["job"]["id"],
+                    "state": card["job"]["state"],
+                    "terminal": card["job"]["terminal"],
+                    "progress": card["job"]["progress"],
+                    "html": render_to_string("webapp/_job_card.html", {"card": card}, request=request),
+                }
+                for card in cards_for(request, jobs)
+            ]
+        }
+    )
+
+
+def _upload_context(request: HttpRequest, *, errors: dict[str, str], form: JobOptionsForm) -> dict:
+    image_types = list(IMAGE_TYPES.values())
+    target_types = image_types + (list(VIDEO_TYPES) if settings.VIDEO_ENABLED else [])
+    limit = filesizeformat(settings.MAX_UPLOAD_BYTES)
+    return {
+        "errors": errors,
+        "form": form,
+        "balance": billing_selectors.account_balance(user=request.user),
+        "video_enabled": settings.VIDEO_ENABLED,
+        "source_accept": ",".join(image_types),
+        "target_accept": ",".join(target_types),
+        "max_upload_bytes": settings.MAX_UPLOAD_BYTES,
+        "source_hint": f"A clear photo of one person’s face. JPEG, PNG or WebP, up to {limit} each.",
+        "source_more_hint": (
+            f"Add up to {settings.MAX_SOURCE_PHOTOS} photos of the same person for a better likeness."
+            if settings.MAX_SOURCE_PHOTOS > 1
+            else ""
+        ),
+        "max_source_photos": settings.MAX_SOURCE_PHOTOS,
+        "target_label": "Photo or video to put it in" if settings.VIDEO_ENABLED else "Photo to put it in",
+        "target_prompt": "Choose the photo or video" if settings.VIDEO_ENABLED else "Choose the photo",
+        "target_hint": (
+            f"JPEG, PNG or WebP{', or an MP4, MOV or WebM video' if settings.VIDEO_ENABLED else ''}, "
+            f"up to {limit}."
+        ),
+        "modes": Mode.choices,
+        "resolutions": Resolution.choices,
+    }
+
+
+@login_required
+def upload(request: HttpRequest) -> HttpResponse:
+    errors: dict[str, str] = {}
+    form = JobOptionsForm(request.POST or None)
+    if request.method == "POST":
+        if not form.is_valid():
+            errors.update({field: " ".join(msgs) for field, msgs in form.errors.items()})
+        else:
+            data = form.cleaned_data
+            options = services.JobOptions(
+                mode=data["mode"],
+                resolution=data["resolution"],
+                faces=data["faces"],
+                face_index=data["face_index"] if data["faces"] == "one" else None,
+            )
+            try:
+                job, _ = services.job_submit(
+                    user=request.user,
+                    sources=request.FILES.getlist("source"),
+                    target=request.FILES.get("target"),
+                    options=options,
+                )
+                messages.success(request, "Your swap is on its way. This page updates by itself.")
+                return redirect("job-detail", job_id=job.id)
+            except UploadRejected as exc:
+                errors[exc.field] = exc.message
+            except JobError as exc:
+                errors[exc.field or "form"] = exc.message
+            except InsufficientCredit as exc:
+                errors["form"] = str(exc.detail)
+        if errors and request.FILES:
+            errors.setdefault(
+                "files", "Browsers cannot keep chosen files after a reload: please choose them again."
+            )
+    return render(
+        request,
+        "webapp/upload.html",
+        _upload_context(request, errors=errors, form=form),
+        status=400 if errors else 200,
+    )
+
+
+def _own_job(request: HttpRequest, job_id: uuid.UUID) -> Job:
+    return get_object_or_404(selectors.jobs_for_user(user=request.user), id=job_id)
+
+
+@login_required
+def job_detail(request: HttpRequest, job_id: uuid.UUID) -> HttpResponse:
+    job = _own_job(request, job_id)
+    card = cards_for(request, [job])[0]
+    return render(request, "webapp/job_detail.html", {"card": card, "job": card["job"]})
+
+
+@login_required
+@require_GET
+def job_status(request: HttpRequest, job_id: uuid.UUID) -> JsonResponse:
+    card = cards_for(request, [_own_job(request, job_id)])[0]
+    standing = card["queue"]
+    return JsonResponse(
+        {
+            **card["job"],
+            "label": card["label"],
+            "status_text": card["status"],
+            "queue_position": standing.position if standing else None,
+            "eta_seconds": standing.eta_seconds if standing else None,
+        }
+    )
+
+
+@login_required
+@require_POST
+def job_cancel(request: HttpRequest, job_id: uuid.UUID) -> HttpResponse:
+    job = _own_job(request, job_id)
+    try:
+        services.job_cancel(job=job)
+        messages.success(request, "Canceled. The held credits are available again.")
+    except JobNotCancelable as exc:
+        messages.error(request, exc.message)
+    return redirect("job-detail", job_id=job_id)
+
+
+@login_required
+@require_POST
+def job_delete(request: HttpRequest, job_id: uuid.UUID) -> HttpResponse:
+    job = _own_job(request, job_id)
+    services.job_delete(job=job)
+    messages.success(request, "Deleted the swap and everything stored for it.")
+    return redirect("dashboard")
