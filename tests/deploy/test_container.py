@@ -16,6 +16,7 @@ import socket
 import subprocess
 import time
 import uuid
+from decimal import Decimal
 from pathlib import Path
 
 import numpy as np
@@ -214,3 +215,14 @@ def test_a_job_submitted_to_the_containers_is_swapped(stack, api_token):
 
     me = requests.get(f"{stack['url']}/api/v1/me", headers={"Authorization": headers["Authorization"]}, timeout=30).json()
     print(f"balance after one job: {me}")
+    assert Decimal(me["held"]) == 0 and Decimal(me["balance"]) == Decimal("1000") - Decimal(job["cost"]["charge"])
+
+
+def test_worker_probe_passes_and_stop_drains_cleanly(stack):
+    """The worker image's probe reads its heartbeat; `podman stop` (SIGTERM) ends it with status 0."""
+    probe = podman("exec", stack["worker"], "python", "manage.py", "visage_worker_probe", check=False)
+    assert probe.returncode == 0, probe.stdout + probe.stderr
+    assert "heartbeating" in probe.stdout
+    podman("stop", "-t", "300", stack["worker"])
+    exit_code = podman("inspect", "-f", "{{.State.ExitCode}}", stack["worker"]).stdout.strip()
+    assert exit_code == "0"
