@@ -15,6 +15,7 @@ from swap.errors import EngineError
 from swap.image_io import decode_image, encode_image
 from swap.models.cli import add_subparser
 from swap.pipeline import Pipeline
+from swap.serve.launcher import add_subparser as add_serve
 from swap.types import SwapOptions
 
 EXIT_ENGINE_ERROR = 1
@@ -56,6 +57,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.set_defaults(func=_run)
 
     add_subparser(subparsers)
+    add_serve(subparsers)
     return parser
 
 

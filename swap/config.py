@@ -34,6 +34,8 @@ class PipelineConfig:
     # inswapper works at 128 px; 256/512 align the face larger and swap it as 4/16 interleaved
     # 128-px tiles in one batch (FaceFusion's "pixel boost"): sharper faces, 4/16× the model time.
     pixel_boost: int = 128
+    # Share of jobs (0-100, stable hash of the job id) that run canary model versions.
+    canary_percent: float = 0.0
 
     @classmethod
     def from_env(cls, environ: dict[str, str] | None = None) -> PipelineConfig:
@@ -52,14 +54,23 @@ class PipelineConfig:
                     setattr(cfg, name, int(value))
                 except ValueError:
                     raise ValueError(f"VISAGE_{name.upper()} must be an integer, got {value!r}") from None
+        if env.get("VISAGE_CANARY_PERCENT"):
+            cfg.canary_percent = float(env["VISAGE_CANARY_PERCENT"])
         if env.get("VISAGE_DETECT_SCORE_THRESHOLD"):
             cfg.detect_score_threshold = float(env["VISAGE_DETECT_SCORE_THRESHOLD"])
         device = env.get("VISAGE_DEVICE_ID")
         threads = env.get("VISAGE_THREADS")
-        if cfg.runtime is not None and (device or threads):
+        inference = (env.get("VISAGE_INFERENCE") or "").strip().lower()
+        if inference and inference not in ("local", "triton"):
+            raise ValueError(f"VISAGE_INFERENCE must be 'local' or 'triton', got {inference!r}")
+        if cfg.runtime is not None and (device or threads or inference):
             cfg.runtime = replace(
                 cfg.runtime,
                 device_id=int(device) if device else cfg.runtime.device_id,
                 intra_op_threads=int(threads) if threads else cfg.runtime.intra_op_threads,
+                inference=inference or cfg.runtime.inference,
+                triton_url=env.get("VISAGE_TRITON_URL", "grpc://127.0.0.1:8001").strip()
+                if inference == "triton"
+                else cfg.runtime.triton_url,
             )
         return cfg

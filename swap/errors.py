@@ -59,3 +59,12 @@ class FaceIndexOutOfRange(EngineError):
         )
         self.index = index
         self.count = count
+
+
+class InferenceUnavailable(EngineError):
+    """The inference service (VISAGE_INFERENCE=triton) can't be reached or isn't ready.
+
+    A transient fault: the job is retried with backoff and never charged."""
+
+    code = "inference_unavailable"
+    transient = True

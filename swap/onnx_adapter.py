@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from swap.runtime import RuntimeOptions, get_session, warm_up
+from swap.runtime import RuntimeOptions, warm_up
+from swap.serve.client import triton_session
+from swap.serve.local import local_session
 
 
 class OnnxAdapter:
@@ -24,7 +26,16 @@ class OnnxAdapter:
     ):
         self.name = name or self.default_name
         self.max_batch = max_batch
-        self.session = get_session(model_path, runtime or RuntimeOptions())
+        runtime = runtime or RuntimeOptions()
+        if runtime.inference == "triton":
+            # The same get_inputs/run surface; the model runs in Triton (swap.serve), so the
+            # adapter's own pre/post-processing is unchanged and results are bit-identical.
+            self.session = triton_session(self.name, runtime.triton_url)
+        elif runtime.inference == "local":
+            # The cached session; both versions' sessions while the model has a canary running.
+            self.session = local_session(model_path, runtime, self.name)
+        else:
+            raise ValueError(f"inference must be 'local' or 'triton', not {runtime.inference!r}")
         self.input_name = self.session.get_inputs()[0].name
 
     def warm_up(self) -> None:

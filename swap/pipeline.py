@@ -20,6 +20,7 @@ from swap.face_detection.dlib_hog import DlibHogDetector
 from swap.face_landmarks.dlib_shape import DlibShapeLandmarker
 from swap.face_recognition.dlib_resnet import DlibResnetRecognizer
 from swap.models import registry
+from swap.serve import client as triton_client
 from swap.swappers.classical import ClassicalSwapper
 from swap.types import Face, FaceDetector, SourceIdentity, SwapOptions, SwapResult
 
@@ -79,10 +80,13 @@ class _Backends:
     # -- backend choice -------------------------------------------------------------------
 
     def _installed(self, name: str) -> bool:
+        runtime = self.config.runtime
+        if runtime is not None and runtime.inference == "triton":  # served, not installed here
+            return name in triton_client.served_models(runtime.triton_url)
         return registry.is_installed(name, self.config.models_dir)
 
     def _load_onnx(self, name: str, **options) -> object:
-        if not registry.is_installed(name, self.config.models_dir):
+        if not self._installed(name):
             raise ModelMissing(name, str(self.config.models_dir))
         return registry.load_adapter(name, self.config.models_dir, self.config.runtime, **options)
 

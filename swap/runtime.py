@@ -44,9 +44,20 @@ class RuntimeOptions:
     device_id: int = 0
     intra_op_threads: int = 0  # 0 = onnxruntime's default (all cores)
     inter_op_threads: int = 0
+    # "local": onnxruntime in this process. "triton": the models run in the Triton service at
+    # triton_url (grpc://host:8001 or http://host:8000); OnnxAdapter opens a swap.serve session.
+    inference: str = "local"
+    triton_url: str = ""
 
     def key(self) -> tuple:
-        return (tuple(self.providers), self.device_id, self.intra_op_threads, self.inter_op_threads)
+        return (
+            tuple(self.providers),
+            self.device_id,
+            self.intra_op_threads,
+            self.inter_op_threads,
+            self.inference,
+            self.triton_url,
+        )
 
     def __hash__(self) -> int:  # providers may be a list; hash the normalised key
         return hash(self.key())

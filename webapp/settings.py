@@ -160,6 +160,9 @@ RQ_SHOW_ADMIN_LINK = True
 # attempts are spent) by the sweeper: RQ alone notices a dead worker only much later.
 JOB_HEARTBEAT_TIMEOUT_S = env_int("VISAGE_JOB_HEARTBEAT_TIMEOUT_S", 60)
 JOB_MAX_ATTEMPTS = env_int("VISAGE_JOB_MAX_ATTEMPTS", 3)
+# A job committed as `created` or `queued` whose RQ task is still missing after this long (Redis
+# was down when it was enqueued) is enqueued again by the sweeper.
+ENQUEUE_GRACE_S = env_int("VISAGE_ENQUEUE_GRACE_S", 30)
 WORKER_MAX_JOBS = env_int("VISAGE_WORKER_MAX_JOBS", 500)
 # SIGTERM (a scale-down, a rollout): a worker finishes its running job for at most this long, then
 # requeues it and exits; keep it below the pod's terminationGracePeriodSeconds (deploy/k8s).
@@ -176,6 +179,9 @@ S3_REGION = env_str("S3_REGION", "us-east-1")
 S3_UPLOADS_BUCKET = env_str("S3_UPLOADS_BUCKET", "visage-uploads")
 S3_RESULTS_BUCKET = env_str("S3_RESULTS_BUCKET", "visage-results")
 S3_PRESIGN_EXPIRY_S = env_int("S3_PRESIGN_EXPIRY_S", 3600)
+S3_CONNECT_TIMEOUT_S = env_float("S3_CONNECT_TIMEOUT_S", 3.0)
+S3_READ_TIMEOUT_S = env_float("S3_READ_TIMEOUT_S", 15.0)  # between bytes, not for a whole upload
+S3_RETRIES = env_int("S3_RETRIES", 1)
 RESULT_RETENTION_DAYS = env_int("VISAGE_RESULT_RETENTION_DAYS", 7)
 if PRODUCTION and S3_ACCESS_KEY == "visage-dev":
     raise ImproperlyConfigured("S3_ACCESS_KEY and S3_SECRET_KEY are required when VISAGE_PRODUCTION=1")
@@ -246,6 +252,18 @@ VISAGE_MODERATION_THREADS = env_int("VISAGE_MODERATION_THREADS", 0)
 
 # --- Engine -----------------------------------------------------------------------------------
 VISAGE_MODELS_DIR = Path(env_str("VISAGE_MODELS_DIR", str(DATA_DIR / "models")))
+# "local": onnxruntime inside each GPU worker. "triton": the models run in Triton Inference Server
+# (`python -m swap serve`) with dynamic batching across jobs; workers are its clients (swap.serve).
+VISAGE_INFERENCE = env_str("VISAGE_INFERENCE", "local").strip().lower()
+if VISAGE_INFERENCE not in ("local", "triton"):
+    raise ImproperlyConfigured(f"VISAGE_INFERENCE must be 'local' or 'triton', not {VISAGE_INFERENCE!r}")
+VISAGE_TRITON_URL = env_str("VISAGE_TRITON_URL", "grpc://127.0.0.1:8001")  # or http://host:8000
+# Share of jobs (stable hash of the job id) that run canary model versions (python -m swap models canary).
+VISAGE_CANARY_PERCENT = env_float("VISAGE_CANARY_PERCENT", 0.0)
+if not 0.0 <= VISAGE_CANARY_PERCENT <= 100.0:
+    raise ImproperlyConfigured(
+        f"VISAGE_CANARY_PERCENT must be between 0 and 100, not {VISAGE_CANARY_PERCENT}"
+    )
 
 # --- Webhooks ---------------------------------------------------------------------------------
 # Deliveries to private/loopback addresses are refused in production (SSRF); allow for development.
@@ -280,7 +298,12 @@ SPECTACULAR_SETTINGS = {
 }
 
 CACHES = {
-    "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}
+    "default": {
+        "BACKEND": "webapp.ops.cache.FailOpenRedisCache",
+        "LOCATION": REDIS_URL,
+        # Fail fast when Redis is down: a request must not wait out the OS's TCP timeouts.
+        "OPTIONS": {"socket_connect_timeout": 2, "socket_timeout": 2},
+    }
 }
 
 LOGGING = {

@@ -12,6 +12,8 @@ urlpatterns = [
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="swagger-ui"),
     path("errors/<slug:code>", problems.error_doc, name="error-doc"),
     path("healthz", health.healthz, name="healthz"),
+    path("readyz", health.healthz, name="readyz"),
+    path("livez", health.livez, name="livez"),
     path("metrics", health.metrics, name="metrics"),
     path("django-rq/", include("django_rq.urls")),
     path("", include("webapp.site.urls")),

@@ -13,10 +13,12 @@ import os
 import sys
 import tempfile
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import requests
 
+from swap.models import versions
 from swap.models.registry import ModelSpec, default_models_dir, manifest, sha256_of
 
 CONNECT_TIMEOUT_S = 10
@@ -49,6 +51,22 @@ def add_subparser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentPa
     install.add_argument(
         "--trust-unverified", action="store_true", help="accept models without a checksum in the manifest"
     )
+    install.add_argument(
+        "--version",
+        type=int,
+        default=None,
+        help="install as this model version (models/<name>/<version>/), for a canary roll-out",
+    )
+    actions.add_parser("versions", help="installed versions, stable and canary of every model")
+    canary = actions.add_parser("canary", help="start routing VISAGE_CANARY_PERCENT of jobs to a version")
+    canary.add_argument("name")
+    canary.add_argument("version", type=int)
+    promote = actions.add_parser("promote", help="make the running canary the stable version")
+    promote.add_argument("name")
+    rollback = actions.add_parser(
+        "rollback", help="drop the canary, or return to the previous stable version"
+    )
+    rollback.add_argument("name")
     for sub in actions.choices.values():
         _add_common(sub)
     parser.set_defaults(func=run)
@@ -82,9 +100,27 @@ def run(args: argparse.Namespace) -> int:
             return 0
         if args.models_action == "install":
             name = args.name or args.path.stem
-            install(_spec(models, name), args.path, models_dir, trust_unverified=args.trust_unverified)
+            spec = _spec(models, name)
+            if args.version is not None and args.version != spec.version:
+                # Another version than the manifest's: its checksum isn't in the manifest.
+                if not args.trust_unverified:
+                    raise CommandFailed(
+                        f"{name} version {args.version} has no SHA-256 in the manifest (which describes "
+                        f"version {spec.version}); pass --trust-unverified to install it anyway"
+                    )
+                install(
+                    replace(spec, sha256=""),
+                    args.path,
+                    models_dir / name / str(args.version),
+                    trust_unverified=True,
+                )
+                print(f"{name} version {args.version}: installed")
+                return 0
+            install(spec, args.path, models_dir, trust_unverified=args.trust_unverified)
             print(f"{name}: installed")
             return 0
+        if args.models_action in ("versions", "canary", "promote", "rollback"):
+            return _rollout(args, models, models_dir)
     except CommandFailed as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
@@ -96,6 +132,37 @@ def main(argv: list[str] | None = None) -> int:
     add_subparser(parser.add_subparsers(dest="command", required=True))
     args = parser.parse_args(argv)
     return args.func(args)
+
+
+def _rollout(args: argparse.Namespace, models: dict[str, ModelSpec], models_dir: Path) -> int:
+    try:
+        if args.models_action == "versions":
+            state = versions.load_state(models_dir)
+            for spec in models.values():
+                installed = versions.installed_versions(spec.name, models_dir)
+                if not installed:
+                    continue
+                rollout = versions.rollout_for(spec.name, models_dir, state)
+                canary = f" canary {rollout.canary}" if rollout.canary is not None else ""
+                listed = ",".join(str(v) for v in installed)
+                print(f"{spec.name:<22} installed {listed:<8} stable {rollout.stable}{canary}")
+            return 0
+        _spec(models, args.name)
+        if args.models_action == "canary":
+            rollout = versions.start_canary(args.name, args.version, models_dir)
+            print(
+                f"{args.name}: canary version {rollout.canary} (stable {rollout.stable}); "
+                "VISAGE_CANARY_PERCENT of jobs run it"
+            )
+        elif args.models_action == "promote":
+            rollout = versions.promote(args.name, models_dir)
+            print(f"{args.name}: version {rollout.stable} is stable (was {rollout.previous[-1]})")
+        else:
+            rollout = versions.rollback(args.name, models_dir)
+            print(f"{args.name}: stable version {rollout.stable}, no canary")
+    except versions.VersionError as exc:
+        raise CommandFailed(str(exc)) from None
+    return 0
 
 
 def _spec(models: dict[str, ModelSpec], name: str) -> ModelSpec:

@@ -10,7 +10,7 @@ import hashlib
 import importlib
 import json
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from swap.errors import ModelMissing, ModelRefused
@@ -50,6 +50,7 @@ class ModelSpec:
     licence: str
     non_commercial: bool
     notes: str = ""
+    version: int = 1  # the version this entry's file and sha256 are (see swap.models.versions)
 
     @property
     def verified(self) -> bool:
@@ -101,10 +102,86 @@ def is_installed(name: str, models_dir: Path) -> bool:
     return path.is_file() and path.stat().st_size > 0
 
 
-def model_path(name: str, models_dir: Path) -> Path:
-    if not is_installed(name, models_dir):
+def model_path(name: str, models_dir: Path, version: int | None = None) -> Path:
+    """The file of `version` (default: the stable version, see swap.models.versions)."""
+    version = stable_version(name, models_dir) if version is None else version
+    path = version_path(name, version, models_dir)
+    if not (path.is_file() and path.stat().st_size > 0):
         raise ModelMissing(name, str(models_dir))
-    return Path(models_dir) / get_spec(name).file
+    return path
+
+
+# -- versions (roll-outs: swap.models.versions) ----------------------------------------------------
+# <models_dir>/<file> is the manifest's version (1 unless it says otherwise); any other version
+# lives in <models_dir>/<name>/<version>/<file>; <models_dir>/versions.json holds the roll-out state.
+
+STATE_FILE = "versions.json"
+
+
+@dataclass
+class ModelRollout:
+    stable: int = 1
+    canary: int | None = None
+    previous: list[int] = field(default_factory=list)  # earlier stable versions, newest last
+
+    def to_json(self) -> dict:
+        return {"stable": self.stable, "canary": self.canary, "previous": list(self.previous)}
+
+
+def manifest_version(name: str) -> int:
+    """The version the manifest's own file/sha256 describe (default 1)."""
+    return int(get_spec(name).version or 1)
+
+
+def version_path(name: str, version: int, models_dir: Path) -> Path:
+    """Where `version` of model `name` lives (whether or not it is installed)."""
+    spec = get_spec(name)
+    nested = Path(models_dir) / name / str(version) / spec.file
+    if nested.is_file() or version != manifest_version(name):
+        return nested
+    return Path(models_dir) / spec.file
+
+
+def installed_versions(name: str, models_dir: Path) -> list[int]:
+    """Every version of `name` present on disk, ascending."""
+    spec = get_spec(name)
+    found = set()
+    flat = Path(models_dir) / spec.file
+    if flat.is_file() and flat.stat().st_size > 0:
+        found.add(manifest_version(name))
+    nested_root = Path(models_dir) / name
+    if nested_root.is_dir():
+        for child in nested_root.iterdir():
+            if child.name.isdigit() and (child / spec.file).is_file():
+                found.add(int(child.name))
+    return sorted(found)
+
+
+def load_state(models_dir: Path) -> dict[str, ModelRollout]:
+    path = Path(models_dir) / STATE_FILE
+    if not path.is_file():
+        return {}
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError) as exc:
+        raise ValueError(f"{path} is unreadable: {exc}") from None
+    return {
+        name: ModelRollout(
+            stable=int(entry.get("stable", 1)),
+            canary=int(entry["canary"]) if entry.get("canary") is not None else None,
+            previous=[int(v) for v in entry.get("previous", [])],
+        )
+        for name, entry in data.items()
+    }
+
+
+def rollout_for(name: str, models_dir: Path, state: dict[str, ModelRollout] | None = None) -> ModelRollout:
+    state = load_state(models_dir) if state is None else state
+    return state.get(name) or ModelRollout(stable=manifest_version(name))
+
+
+def stable_version(name: str, models_dir: Path) -> int:
+    return rollout_for(name, models_dir).stable
 
 
 def sha256_of(path: Path, chunk_bytes: int = 1 << 20) -> str:
@@ -136,7 +213,13 @@ def load_adapter(
     """
     spec = get_spec(name)
     refuse_non_commercial(spec)
-    path = model_path(name, models_dir)
+    runtime = runtime or RuntimeOptions()
+    if runtime.inference == "triton":
+        # The model runs in the Triton service (which reports a model it lacks); this process
+        # needs only its name, and inswapper's emap comes from the service too.
+        path = Path(models_dir) / spec.file
+    else:
+        path = model_path(name, models_dir)
     module_name, class_name = ADAPTERS[spec.adapter]
     adapter_class = getattr(importlib.import_module(module_name), class_name)
-    return adapter_class(path, runtime or RuntimeOptions(), name=spec.name, **adapter_options)
+    return adapter_class(path, runtime, name=spec.name, **adapter_options)

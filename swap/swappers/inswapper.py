@@ -89,7 +89,10 @@ class InswapperSwapper(OnnxAdapter):
                 f"pixel_boost must be a multiple of {SIZE} (128, 256, 384, 512…), not {pixel_boost}"
             )
         super().__init__(model_path, runtime, name=name, max_batch=max_batch)
-        self.emap = read_emap(model_path)
+        # A versioned session (Triton, or local while a canary runs) gives the emap of the version
+        # each job runs; the plain session: this file's.
+        self._served_emap = getattr(self.session, "emap", None)
+        self.emap = None if self._served_emap else read_emap(model_path)
         self.crop_size = pixel_boost
         self.boost = pixel_boost // SIZE
         self.mask = box_mask(self.crop_size, mask_blur, mask_padding)
@@ -122,6 +125,7 @@ class InswapperSwapper(OnnxAdapter):
         if not faces:
             return frame.copy()
         crops, matrices = warp_faces(frame, [face.landmarks_5 for face in faces], TEMPLATE, self.crop_size)
-        swapped = self.swap_crops(source_latent(source.embedding, self.emap), crops)
+        emap = self._served_emap() if self._served_emap else self.emap
+        swapped = self.swap_crops(source_latent(source.embedding, emap), crops)
         with clock_stage("paste"):
             return paste_back_many(frame, swapped, [self.mask] * len(faces), matrices)

@@ -24,10 +24,12 @@ def queues(service: dict) -> list[str]:
 
 def test_every_part_of_the_stack_is_a_service():
     services = compose()["services"]
-    assert set(services) == {"postgres", "redis", "minio", "migrate", "web", "worker", "gpu-worker", "prometheus", "grafana"}
+    assert set(services) == {"postgres", "redis", "minio", "migrate", "web", "worker", "gpu-worker", "scheduler",
+                             "prometheus", "grafana"}
     assert services["redis"]["command"][services["redis"]["command"].index("--appendonly") + 1] == "yes"
     assert services["migrate"]["command"] == ["migrate"] and services["migrate"]["restart"] == "no"
-    for name in ("web", "worker", "gpu-worker"):
+    assert services["scheduler"]["command"] == ["python", "manage.py", "visage_scheduler"]
+    for name in ("web", "worker", "gpu-worker", "scheduler"):
         depends = services[name]["depends_on"]
         assert depends["migrate"]["condition"] == "service_completed_successfully", name
         assert services[name]["read_only"] is True and services[name]["environment"]["VISAGE_PRODUCTION"] == "1"

@@ -107,8 +107,8 @@ def test_every_container_has_resources_and_runs_as_non_root(manifests):
 
 def test_every_long_running_container_has_probes(manifests):
     for doc in workloads(manifests):
-        if doc["kind"] in ("Job", "CronJob"):
-            continue  # run to completion: nothing to route to or restart
+        if doc["kind"] in ("Job", "CronJob") or doc["metadata"]["name"] == "visage-scheduler":
+            continue  # run to completion, or (the scheduler) exit on failure and serve no traffic
         for container in containers(doc):
             where = f"{doc['kind']}/{doc['metadata']['name']}/{container['name']}"
             assert "readinessProbe" in container and "livenessProbe" in container, where
@@ -118,6 +118,7 @@ def test_web_probes_healthz_and_workers_probe_their_own_heartbeat(manifests):
     deployments = by_kind(manifests, "Deployment")
     web = pod_spec(deployments["visage-web"])["containers"][0]
     assert web["readinessProbe"]["httpGet"]["path"] == "/healthz"
+    assert web["livenessProbe"]["httpGet"]["path"] == "/livez"
     for name in ("visage-cpu-worker", "visage-gpu-worker"):
         worker = pod_spec(deployments[name])["containers"][0]
         for probe in ("readinessProbe", "livenessProbe"):
@@ -221,7 +222,10 @@ def test_migrations_job_and_retention_cronjob_run_the_real_commands(manifests):
     assert purge["args"][-1] == "visage_purge_results"
     from django.core.management import get_commands
 
-    assert "visage_purge_results" in get_commands() and "visage_worker_probe" in get_commands()
+    assert {"visage_purge_results", "visage_worker_probe", "visage_scheduler"} <= set(get_commands())
+    scheduler = by_kind(manifests, "Deployment")["visage-scheduler"]
+    assert scheduler["spec"]["replicas"] == 1
+    assert pod_spec(scheduler)["containers"][0]["args"] == ["python", "manage.py", "visage_scheduler"]
 
 
 def test_prometheus_rule_is_generated_from_the_rule_files(manifests):

@@ -58,7 +58,13 @@ def drain(queues: list[str] | None = None) -> None:
     """A real RQ worker (the same class the service runs), in burst mode, in this process."""
     names = queues or ALL_QUEUES
     worker = VisageWorker([django_rq.get_queue(n) for n in names], connection=django_rq.get_connection(names[0]))
-    worker.work(burst=True)
+    try:
+        worker.work(burst=True)
+    finally:
+        # A worker that died with its Redis (chaos tests) leaves its command listener running.
+        if worker.pubsub_thread is not None and worker.pubsub_thread.is_alive():
+            worker.pubsub_thread.stop()
+            worker.pubsub_thread.join(timeout=1)
 
 
 def api_client_for(user) -> APIClient:

@@ -2,17 +2,25 @@
 
 from __future__ import annotations
 
+import logging
+
+from django.db import InterfaceError, OperationalError
 from django.http import Http404
 from django.shortcuts import render
+from redis.exceptions import RedisError
 from rest_framework import exceptions
 from rest_framework.response import Response
 from rest_framework.views import exception_handler
 
 from billing.errors import InsufficientCredit
 from webapp.jobs.errors import JobError
+from webapp.media.storage import StorageError
 from webapp.media.validation import UploadRejected
 
 PROBLEM_CONTENT_TYPE = "application/problem+json"
+RETRY_AFTER_UNAVAILABLE_S = 30
+
+logger = logging.getLogger(__name__)
 
 # Titles for the codes a client will see; also served at /errors/<code> for humans.
 TITLES = {
@@ -46,6 +54,7 @@ TITLES = {
     "protected_identity": "This person cannot be swapped",
     "blocked_text": "The image contains blocked text",
     "invalid_image": "An image could not be used",
+    "service_unavailable": "Temporarily unavailable",
 }
 
 
@@ -91,6 +100,14 @@ def problem_exception_handler(exc, context):
     if isinstance(exc, InsufficientCredit):
         return problem_response(request, status_code=402, code="insufficient_credits", detail=str(exc.detail),
                                 extra=exc.problem_extra())
+    if isinstance(exc, StorageError | RedisError | OperationalError | InterfaceError):
+        # A dependency is down: nothing was lost, the client should retry (never a 500).
+        logger.warning("dependency unavailable for %s: %s", getattr(request, "path", "?"), exc)
+        return problem_response(
+            request, status_code=503, code="service_unavailable",
+            detail="A service this request needs is briefly unavailable; nothing was charged. Please retry shortly.",
+            headers={"Retry-After": str(RETRY_AFTER_UNAVAILABLE_S)},
+        )
     if isinstance(exc, Http404):
         exc = exceptions.NotFound()
     response = exception_handler(exc, context)

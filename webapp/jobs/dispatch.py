@@ -17,6 +17,7 @@ from datetime import UTC, datetime, timedelta
 import django_rq
 from django.conf import settings
 from django.utils import timezone
+from redis.exceptions import RedisError
 from rq import Callback, Retry
 from rq.exceptions import NoSuchJobError
 from rq.job import Dependency
@@ -141,12 +142,30 @@ def children_pending(job_id: uuid.UUID, attempt: int, queue_name: str) -> bool:
 
     The parent's heartbeat only flows while one of its tasks runs, so a job whose segments wait
     in the queue behind other work, or whose failed segment waits out its retry backoff, looks
-    silent. Alive: a task is queued or scheduled (a retry), or `started` less than
-    JOB_HEARTBEAT_TIMEOUT_S ago (its worker has not sent a heartbeat yet). A task `started`
-    longer ago under a stale parent heartbeat lost its worker: not pending.
+    silent. A `deferred` join only waits on the segments, so it does not count.
     """
     connection = django_rq.get_queue(gpu_queue(queue_name)).connection
     ids = sorted(member.decode() for member in connection.smembers(_children_key(job_id, attempt)))
+    return _any_alive(ids, connection)
+
+
+def screening_pending(job_id: uuid.UUID) -> bool:
+    """Will the job's screening task run (or is it running) without anyone's help?"""
+    return _any_alive([screening_task_id(job_id)], django_rq.get_connection(settings.MODERATION_QUEUE))
+
+
+def run_pending(job_id: uuid.UUID, attempts: int, queue_name: str) -> bool:
+    """Will a queued job's GPU run happen without anyone's help? Its task is the next attempt's,
+    or the last attempt's when RQ retries it after a transient fault."""
+    connection = django_rq.get_queue(gpu_queue(queue_name)).connection
+    return _any_alive([run_task_id(job_id, attempts + 1), run_task_id(job_id, attempts)], connection)
+
+
+def _any_alive(ids: list[str], connection) -> bool:
+    """Alive: a task is queued or scheduled (a retry), or `started` less than
+    JOB_HEARTBEAT_TIMEOUT_S ago (its worker has not had time to prove itself). A task `started`
+    longer ago under a silent job lost its worker; a missing, finished or failed task will never
+    run again. Both mean: not alive."""
     if not ids:
         return False
     recent = timezone.now() - timedelta(seconds=settings.JOB_HEARTBEAT_TIMEOUT_S)
@@ -170,19 +189,22 @@ def enqueue_webhook(job_id: uuid.UUID) -> None:
         django_rq.get_queue(settings.WEBHOOK_QUEUE).enqueue(
             _task("deliver_webhook"), str(job_id), job_timeout=60, retry=WEBHOOK_RETRY
         )
-    except Exception:  # a webhook must never break the job's own state change
+    except RedisError:  # a webhook must never break the job's own state change
         logger.exception("could not enqueue the webhook for job %s", job_id)
 
 
 def cancel_queued(job_id: uuid.UUID, *, attempts: int) -> None:
-    """Best effort: take a canceled job's waiting tasks off their queues (the state check in every
-    task guards anyway)."""
-    connection = django_rq.get_connection("default")
-    ids = [screening_task_id(job_id), *(run_task_id(job_id, n) for n in range(1, attempts + 2))]
-    ids += [member.decode() for member in connection.smembers(_children_key(job_id, attempts))]
-    for task in RQJob.fetch_many(ids, connection=connection):
-        if task is not None and task.get_status(refresh=False) in CANCELABLE:
-            try:
-                task.cancel()
-            except NoSuchJobError:
-                pass
+    """Best effort: take a canceled job's waiting tasks off their queues. The state check in every
+    task guards anyway, so Redis trouble here is logged, never raised to the user."""
+    try:
+        connection = django_rq.get_connection("default")
+        ids = [screening_task_id(job_id), *(run_task_id(job_id, n) for n in range(1, attempts + 2))]
+        ids += [member.decode() for member in connection.smembers(_children_key(job_id, attempts))]
+        for task in RQJob.fetch_many(ids, connection=connection):
+            if task is not None and task.get_status(refresh=False) in CANCELABLE:
+                try:
+                    task.cancel()
+                except NoSuchJobError:
+                    pass
+    except RedisError:
+        logger.warning("could not take the tasks of canceled job %s off the queues", job_id, exc_info=True)

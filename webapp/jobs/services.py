@@ -138,7 +138,8 @@ def job_create(
                 idempotency_key=idempotency_key, fingerprint=fingerprint,
             )
             billing_services.hold_place(user=user, job_id=job_id, quote=quote)
-            transaction.on_commit(lambda: dispatch.enqueue_screening(job_id))
+            # robust: Redis down must not undo a committed job; the sweeper enqueues it later.
+            transaction.on_commit(lambda: dispatch.enqueue_screening(job_id), robust=True)
     except IntegrityError:
         # Two requests with one Idempotency-Key raced; the other one won.
         _delete_objects(keys.values())
@@ -279,7 +280,9 @@ def job_enqueue_gpu(job_id: uuid.UUID, *, from_states: Iterable[str]) -> bool:
         moved = transition(job_id, from_states=from_states, to_state=JobState.QUEUED, queued_at=timezone.now())
         if moved:
             queue_name, attempts = Job.objects.values_list("queue", "attempts").get(id=job_id)
-            transaction.on_commit(lambda: dispatch.enqueue_gpu(job_id, queue_name, attempt=attempts + 1))
+            transaction.on_commit(
+                lambda: dispatch.enqueue_gpu(job_id, queue_name, attempt=attempts + 1), robust=True
+            )
     return moved
 
 
@@ -498,16 +501,21 @@ def job_delete(*, job: Job) -> None:
 
 
 def jobs_sweep_stale(*, now: datetime | None = None) -> dict[str, int]:
-    """Requeue (or fail, when attempts are spent) jobs whose worker stopped sending heartbeats.
+    """Move on every job that nothing will move: the database row is the outbox.
 
-    RQ notices a dead worker only after its own maintenance interval; this runs in every worker
-    and from `manage.py visage_sweep`, so no job stays `running` for longer than the timeout.
+    A job's state says which task must exist in RQ (created → its screening, queued → its GPU
+    run, running → a live worker's heartbeat). When an enqueue was lost (Redis down at submit or
+    after screening) or a worker died, this enqueues the task again under the same deterministic
+    RQ id, requeues the job, or fails it once its attempts are spent. It runs in every worker and
+    from `manage.py visage_sweep`, so a Redis or worker fault delays a job; it never strands it
+    or its credits.
     """
     now = now or timezone.now()
-    cutoff = now - timedelta(seconds=settings.JOB_HEARTBEAT_TIMEOUT_S)
-    counts = {"requeued": 0, "failed": 0, "rescreened": 0}
-    stale = Job.objects.filter(state=JobState.RUNNING, heartbeat_at__lt=cutoff)
-    for job_id, attempts, queue_name in stale.values_list("id", "attempts", "queue"):
+    stale = now - timedelta(seconds=settings.JOB_HEARTBEAT_TIMEOUT_S)
+    grace = now - timedelta(seconds=settings.ENQUEUE_GRACE_S)
+    counts = {"requeued": 0, "failed": 0, "rescreened": 0, "reenqueued": 0}
+    running = Job.objects.filter(state=JobState.RUNNING, heartbeat_at__lt=stale)
+    for job_id, attempts, queue_name in running.values_list("id", "attempts", "queue"):
         if dispatch.children_pending(job_id, attempts, queue_name):
             continue  # a segmented video whose segments wait in the queue: alive, not silent
         if attempts < settings.JOB_MAX_ATTEMPTS:
@@ -521,11 +529,23 @@ def jobs_sweep_stale(*, now: datetime | None = None) -> dict[str, int]:
         ):
             counts["failed"] += 1
     # Screening that never finished (moderation worker died): screen again.
-    stale_screening = Job.objects.filter(state=JobState.SCREENING, created_at__lt=cutoff)
-    for job_id in stale_screening.values_list("id", flat=True):
+    screening = Job.objects.filter(state=JobState.SCREENING, created_at__lt=stale)
+    for job_id in screening.values_list("id", flat=True):
+        if dispatch.screening_pending(job_id):
+            continue
         if transition(job_id, from_states=[JobState.SCREENING], to_state=JobState.CREATED):
             dispatch.enqueue_screening(job_id)
             counts["rescreened"] += 1
+    # Enqueues that never happened (Redis down when the job was committed).
+    for job_id in Job.objects.filter(state=JobState.CREATED, created_at__lt=grace).values_list("id", flat=True):
+        if not dispatch.screening_pending(job_id):
+            dispatch.enqueue_screening(job_id)
+            counts["reenqueued"] += 1
+    queued = Job.objects.filter(state=JobState.QUEUED, queued_at__lt=grace)
+    for job_id, attempts, queue_name in queued.values_list("id", "attempts", "queue"):
+        if not dispatch.run_pending(job_id, attempts, queue_name):
+            dispatch.enqueue_gpu(job_id, queue_name, attempt=attempts + 1)
+            counts["reenqueued"] += 1
     return counts
 
 

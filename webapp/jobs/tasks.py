@@ -14,7 +14,7 @@ from rq.exceptions import AbandonedJobError
 
 from webapp.media.choices import MediaKind
 
-from . import services, webhooks
+from . import engine, services, webhooks
 from .choices import JobState
 from .models import Job
 from .steps import image, screen, segments, video
@@ -37,15 +37,18 @@ def run_job(job_id: str) -> None:
     job = Job.objects.select_related("source", "target").get(id=job_uuid)
     started = time.perf_counter()
     fault_injection_pause()
-    run_guarded(job_uuid, lambda: RUNNERS[job.target.kind](job, started=started), whole_job=True)
+    with engine.job_routing(job_uuid):
+        run_guarded(job_uuid, lambda: RUNNERS[job.target.kind](job, started=started), whole_job=True)
 
 
 def run_video_segment(job_id: str, attempt: int, index: int) -> None:
-    segments.run_segment(uuid.UUID(job_id), attempt, index)
+    with engine.job_routing(uuid.UUID(job_id)):
+        segments.run_segment(uuid.UUID(job_id), attempt, index)
 
 
 def finish_video_job(job_id: str, attempt: int) -> None:
-    segments.finish_video_job(uuid.UUID(job_id), attempt)
+    with engine.job_routing(uuid.UUID(job_id)):
+        segments.finish_video_job(uuid.UUID(job_id), attempt)
 
 
 def deliver_webhook(job_id: str) -> None:

@@ -13,10 +13,11 @@ import json
 import secrets
 import socket
 import uuid
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from urllib.parse import urlparse
 
-import requests
+import urllib3
 from django.conf import settings
 from rq import get_current_job
 from standardwebhooks import Webhook
@@ -45,23 +46,61 @@ def sign(*, message_id: str, timestamp: datetime, body: str) -> str:
     return " ".join(Webhook(secret).sign(message_id, timestamp, body) for secret in signing_secrets())
 
 
-def check_destination(url: str) -> None:
+@dataclass(frozen=True)
+class Destination:
+    """Where a delivery connects: the address that was checked, not a second DNS answer."""
+
+    scheme: str
+    host: str
+    port: int
+    address: str
+    target: str  # path and query
+
+
+def check_destination(url: str) -> Destination:
+    """Resolve the URL's host once and refuse non-public addresses (in production). The delivery
+    then connects to exactly the address checked here, so DNS rebinding between the check and
+    the connection cannot point it at an internal service."""
     parsed = urlparse(url)
     if parsed.scheme not in ("http", "https") or not parsed.hostname:
         raise WebhookRefused(f"Unsupported webhook URL {url!r}")
-    if settings.WEBHOOK_ALLOW_PRIVATE:
-        return
-    for info in socket.getaddrinfo(parsed.hostname, parsed.port or 443, proto=socket.IPPROTO_TCP):
-        address = ipaddress.ip_address(info[4][0])
-        if not address.is_global:
-            raise WebhookRefused(f"Webhook host {parsed.hostname} resolves to a non-public address ({address})")
+    port = parsed.port or (443 if parsed.scheme == "https" else 80)
+    try:
+        infos = socket.getaddrinfo(parsed.hostname, port, proto=socket.IPPROTO_TCP)
+    except socket.gaierror as exc:
+        raise WebhookRefused(f"Webhook host {parsed.hostname} does not resolve: {exc}") from exc
+    addresses = [info[4][0] for info in infos]
+    if not settings.WEBHOOK_ALLOW_PRIVATE:
+        for address in addresses:
+            if not ipaddress.ip_address(address).is_global:
+                raise WebhookRefused(f"Webhook host {parsed.hostname} resolves to a non-public address ({address})")
+    target = (parsed.path or "/") + (f"?{parsed.query}" if parsed.query else "")
+    return Destination(parsed.scheme, parsed.hostname, port, addresses[0], target)
+
+
+def post(destination: Destination, body: bytes, headers: dict[str, str]) -> int:
+    """POST to the checked address; TLS still verifies the certificate for the URL's host name."""
+    timeout = urllib3.Timeout(connect=5, read=10)
+    if destination.scheme == "https":
+        pool = urllib3.HTTPSConnectionPool(
+            destination.address, destination.port, timeout=timeout, retries=False,
+            server_hostname=destination.host, assert_hostname=destination.host,
+        )
+    else:
+        pool = urllib3.HTTPConnectionPool(destination.address, destination.port, timeout=timeout, retries=False)
+    with pool:
+        host = destination.host if destination.port in (80, 443) else f"{destination.host}:{destination.port}"
+        response = pool.urlopen(
+            "POST", destination.target, body=body, headers={**headers, "host": host}, redirect=False
+        )
+        return response.status
 
 
 def deliver(job_id: uuid.UUID) -> None:
     job = Job.objects.select_related("source", "target").filter(id=job_id).first()
     if job is None or not job.webhook_url:
         return
-    check_destination(job.webhook_url)
+    destination = check_destination(job.webhook_url)
     body = json.dumps({"type": f"job.{job.state}", "data": job_payload(job)}, separators=(",", ":"))
     rq_job = get_current_job()
     message_id = f"msg_{job.id.hex}_{job.state}"  # stable across retries of this event
@@ -73,7 +112,7 @@ def deliver(job_id: uuid.UUID) -> None:
         "webhook-signature": sign(message_id=message_id, timestamp=timestamp, body=body),
         "user-agent": "Visage-Webhooks/1",
     }
-    response = requests.post(job.webhook_url, data=body.encode(), headers=headers, timeout=10, allow_redirects=False)
-    if response.status_code >= 300:
-        attempt = (rq_job.retries_left if rq_job else None)
-        raise RuntimeError(f"webhook receiver answered {response.status_code} (retries left: {attempt})")
+    status = post(destination, body.encode(), headers)
+    if status >= 300:
+        attempt = rq_job.retries_left if rq_job else None
+        raise RuntimeError(f"webhook receiver answered {status} (retries left: {attempt})")

@@ -27,24 +27,40 @@ class ObjectMissing(StorageError):
     """The object is not there (deleted, expired): not worth retrying."""
 
 
+def _connect(*, connect_s: float, read_s: float, retries: int) -> Minio:
+    http = urllib3.PoolManager(
+        timeout=urllib3.Timeout(connect=connect_s, read=read_s),
+        retries=urllib3.Retry(total=retries, backoff_factor=0.3, status_forcelist=[500, 502, 503, 504]),
+        maxsize=16,
+    )
+    return Minio(
+        settings.S3_ENDPOINT,
+        access_key=settings.S3_ACCESS_KEY,
+        secret_key=settings.S3_SECRET_KEY,
+        secure=settings.S3_SECURE,
+        region=settings.S3_REGION,
+        http_client=http,
+    )
+
+
 def client() -> Minio:
+    """The process's client. Short timeouts and few retries: a frozen S3 fails a request in
+    seconds (503 to the user; RQ retries a worker's task) instead of hanging it for minutes."""
     global _client
     with _client_lock:
         if _client is None:
-            http = urllib3.PoolManager(
-                timeout=urllib3.Timeout(connect=5, read=60),
-                retries=urllib3.Retry(total=3, backoff_factor=0.3, status_forcelist=[500, 502, 503, 504]),
-                maxsize=16,
-            )
-            _client = Minio(
-                settings.S3_ENDPOINT,
-                access_key=settings.S3_ACCESS_KEY,
-                secret_key=settings.S3_SECRET_KEY,
-                secure=settings.S3_SECURE,
-                region=settings.S3_REGION,
-                http_client=http,
+            _client = _connect(
+                connect_s=settings.S3_CONNECT_TIMEOUT_S, read_s=settings.S3_READ_TIMEOUT_S, retries=settings.S3_RETRIES
             )
         return _client
+
+
+def probe(timeout_s: float = 2.0) -> None:
+    """Really ask S3 now (nothing cached, no retry, a short timeout): raises StorageError when down."""
+    try:
+        _connect(connect_s=timeout_s, read_s=timeout_s, retries=0).bucket_exists(settings.S3_RESULTS_BUCKET)
+    except (S3Error, urllib3.exceptions.HTTPError, OSError) as exc:
+        raise StorageError(f"S3 storage at {settings.S3_ENDPOINT} is unavailable: {exc}") from exc
 
 
 def ensure_buckets() -> None:

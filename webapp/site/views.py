@@ -31,6 +31,7 @@ from webapp.accounts.models import ApiToken
 from webapp.jobs import selectors, services
 from webapp.jobs.errors import JobError, JobNotCancelable
 from webapp.jobs.models import Job
+from webapp.media.storage import StorageError
 from webapp.media.validation import IMAGE_TYPES, UploadRejected
 
 from .forms import ApiTokenForm, JobOptionsForm, SignupForm
@@ -250,6 +251,9 @@ def upload(request: HttpRequest) -> HttpResponse:
                 errors[exc.field or "form"] = exc.message
             except InsufficientCredit as exc:
                 errors["form"] = str(exc.detail)
+            except StorageError:
+                logger.warning("upload refused: storage unavailable", exc_info=True)
+                errors["form"] = "Storage is briefly unavailable, so nothing was charged. Please try again in a minute."
         if errors and request.FILES:
             errors.setdefault(
                 "files", "Browsers cannot keep chosen files after a reload: please choose them again."

@@ -129,7 +129,7 @@ def test_sweeper_leaves_a_job_whose_segments_wait_in_the_queue(
     assert dispatch.children_pending(job.id, job.attempts, job.queue)
 
     _make_heartbeat_stale(job_id)  # no segment has run for longer than the heartbeat timeout
-    assert services.jobs_sweep_stale() == {"requeued": 0, "failed": 0, "rescreened": 0}
+    assert services.jobs_sweep_stale() == {"requeued": 0, "failed": 0, "rescreened": 0, "reenqueued": 0}
     job = Job.objects.get(id=job_id)
     assert (job.state, job.attempts) == ("running", 1)
 
@@ -154,7 +154,7 @@ def test_sweeper_requeues_a_job_whose_segment_worker_died(api_a, source_png, cli
     _make_heartbeat_stale(job_id)
     assert not dispatch.children_pending(job_id, 1, Job.objects.get(id=job_id).queue)
 
-    assert services.jobs_sweep_stale() == {"requeued": 1, "failed": 0, "rescreened": 0}
+    assert services.jobs_sweep_stale() == {"requeued": 1, "failed": 0, "rescreened": 0, "reenqueued": 0}
     assert Job.objects.get(id=job_id).state == "queued"
 
     drain()

@@ -122,3 +122,32 @@ def test_results_past_retention_are_purged(api_a, astronaut_pair, settings):
     assert not storage.exists(settings.S3_RESULTS_BUCKET, job.before_key)
     body = api_a.get(f"/api/v1/jobs/{job_id}").json()
     assert body["media_deleted"] is True and body["result_url"] is None
+
+
+def test_delivery_connects_to_the_address_that_was_checked(api_a, astronaut_pair, settings, monkeypatch):
+    """DNS rebinding: the host resolves once, is checked, and that address is used for the connection
+    (with the URL's host name in the Host header), whatever a second lookup would say."""
+    import socket
+
+    receiver = Receiver()
+    real_getaddrinfo = socket.getaddrinfo
+    lookups: list[str] = []
+
+    def rebinding_dns(host, *args, **kwargs):
+        if host == "hooks.example.test":
+            lookups.append(host)
+            address = "127.0.0.1" if len(lookups) == 1 else "10.66.66.66"  # a second answer would be internal
+            return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", (address, args[0] if args else 80))]
+        return real_getaddrinfo(host, *args, **kwargs)
+
+    try:
+        monkeypatch.setattr(socket, "getaddrinfo", rebinding_dns)
+        source, target, _ = astronaut_pair
+        port = receiver.server.server_address[1]
+        post_job(api_a, source, target, webhook_url=f"http://hooks.example.test:{port}/hook?x=1")
+        drain()
+        assert len(receiver.requests) == 1
+        assert lookups == ["hooks.example.test"]  # resolved once, by the check
+        assert receiver.requests[0][0]["host"] == f"hooks.example.test:{port}"
+    finally:
+        receiver.close()

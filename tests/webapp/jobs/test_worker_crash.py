@@ -82,7 +82,7 @@ def test_sigkilled_worker_job_is_requeued_and_succeeds_once(api_a, astronaut_pai
     )
     assert Job.objects.get(id=job_id).heartbeat_at == last_beat  # nobody beats for the killed worker
     assert Job.objects.get(id=job_id).state == "running"  # RQ alone has not noticed yet
-    assert services.jobs_sweep_stale() == {"requeued": 1, "failed": 0, "rescreened": 0}
+    assert services.jobs_sweep_stale() == {"requeued": 1, "failed": 0, "rescreened": 0, "reenqueued": 0}
     assert Job.objects.get(id=job_id).state == "queued"
 
     drain()
@@ -103,4 +103,4 @@ def test_job_whose_attempts_are_spent_fails_and_releases(api_a, astronaut_pair, 
     job = Job.objects.get(id=job_id)
     assert job.state == "failed" and job.error_code == "worker_lost"
     assert float(api_a.get("/api/v1/me").json()["held"]) == 0
-    assert services.jobs_sweep_stale() == {"requeued": 0, "failed": 0, "rescreened": 0}  # nothing moves twice
+    assert services.jobs_sweep_stale() == {"requeued": 0, "failed": 0, "rescreened": 0, "reenqueued": 0}  # nothing moves twice

@@ -2,8 +2,8 @@
 as engine values, and storing a labelled result.
 
 Expected failures (no face, unreadable input, uploads gone) fail the job at once with a clear
-message; transient faults (S3, Redis) are retried by RQ with backoff; a user's cancel stops the
-step quietly at its next checkpoint.
+message; transient faults (S3, Redis, the Triton inference service) are retried by RQ with
+backoff; a user's cancel stops the step quietly at its next checkpoint.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import numpy as np
 from django.conf import settings
 
 from billing.pricing import processed_size
-from swap.errors import EngineError
+from swap.errors import EngineError, InferenceUnavailable
 from swap.image_io import decode_image
 from swap.types import SwapOptions
 from webapp.media import storage
@@ -60,6 +60,11 @@ def run_guarded(
     except storage.ObjectMissing:
         fail_running(job_id, code="upload_missing", message="The uploaded files are no longer available.")
         cleanup()
+    except InferenceUnavailable:
+        # Triton down or a model not ready (VISAGE_INFERENCE=triton): transient, like S3 below.
+        if whole_job:
+            services.job_requeue_after_transient_fault(job_id)
+        raise
     except EngineError as exc:
         fail_running(job_id, code=exc.code, message=str(exc))
         cleanup()

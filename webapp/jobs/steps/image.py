@@ -12,7 +12,7 @@ from webapp.media import storage
 from webapp.media.aigc import encode_labelled
 
 from .. import services
-from ..engine import get_pipeline
+from ..engine import get_pipeline, model_versions
 from ..models import Job
 from .common import check_running, resize_for_resolution, source_images, store_result, swap_options_for
 
@@ -54,6 +54,7 @@ def swap_image(job: Job, sources: list, target_bytes: bytes, started: float) -> 
         "enhancer": result.enhancer,
         "faces_swapped": len(result.faces_used),
         "source_photos": len(sources),
+        "model_versions": model_versions(),
     }
     if result.enhancer_skipped_reason:
         notes["enhancer_skipped"] = result.enhancer_skipped_reason

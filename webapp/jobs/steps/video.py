@@ -30,7 +30,7 @@ from webapp.media import storage
 from webapp.media.aigc import video_metadata
 
 from .. import dispatch, services
-from ..engine import get_pipeline
+from ..engine import get_pipeline, model_versions
 from ..models import Job
 from .common import JobCanceled, check_running, source_images, store_result, swap_options_for
 
@@ -210,6 +210,7 @@ def finish(
         "tracking": settings.VIDEO_TRACKING,
         "audio": info.has_audio,
         "fps": float(info.fps),
+        "model_versions": model_versions(),
     }
     return services.JobOutcome(
         result_key=key,

@@ -1,8 +1,9 @@
 """`manage.py visage_run`: the whole service on one machine (the README's run command).
 
 Starts what is not configured (Redis unless REDIS_URL is set, an S3 server unless S3_ENDPOINT is
-set), migrates, makes the demo user, then runs one moderation worker, one GPU-queue worker and
-the web server, restarting a worker that exits (they recycle after N jobs). Ctrl-C stops every
+set), migrates, makes the demo user, then runs one moderation worker, one webhook worker, one
+GPU-queue worker, RQ's scheduler and the web server, restarting a worker that exits (they
+recycle after N jobs). Ctrl-C stops every
 process it started; data stays under VISAGE_DATA_DIR.
 """
 
@@ -73,8 +74,11 @@ class Command(BaseCommand):
     def _supervise(self, addr: str) -> None:
         manage = [sys.executable, str(settings.BASE_DIR / "manage.py")]
         commands = {
-            "moderation-worker": manage + ["visage_worker", "--queues", f"{settings.MODERATION_QUEUE},{settings.WEBHOOK_QUEUE}"],
+            "moderation-worker": manage + ["visage_worker", "--queues", settings.MODERATION_QUEUE],
+            # Webhooks on their own worker: a slow receiver never delays anyone's screening.
+            "webhook-worker": manage + ["visage_worker", "--queues", settings.WEBHOOK_QUEUE],
             "gpu-worker": manage + ["visage_worker", "--queues", ",".join(settings.GPU_QUEUES)],
+            "scheduler": manage + ["visage_scheduler"],
             # gunicorn, not runserver: threads for concurrent polling, the same server as production.
             "web": [sys.executable, "-m", "gunicorn", "webapp.wsgi:application", "--bind", addr,
                     "--workers", "2", "--threads", "8", "--access-logfile", "-", "--graceful-timeout", "10"],

@@ -16,6 +16,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from moderation import services as moderation_services
+from swap.errors import InferenceUnavailable
 from swap.runtime import onnxruntime_install_problem
 from webapp.jobs import engine
 from webapp.jobs.worker import Sweeper, VisageWorker
@@ -51,7 +52,7 @@ class Command(BaseCommand):
             problem = onnxruntime_install_problem()
             if problem:
                 self.stderr.write(self.style.WARNING(problem))
-            engine.warm_up()
+            self._warm_up_engine()
             self.stdout.write(f"engine backends: {engine.get_pipeline().backends}")
         if settings.MODERATION_QUEUE in queue_names:
             moderation_services.warm_up()
@@ -61,6 +62,22 @@ class Command(BaseCommand):
         connection = django_rq.get_connection(queue_names[0])
         worker = VisageWorker([django_rq.get_queue(q) for q in queue_names], connection=connection, name=name)
         try:
-            worker.work(burst=burst, max_jobs=max_jobs, with_scheduler=True)
+            # The scheduler is its own process (visage_scheduler): a forked child per worker is
+            # orphaned when the worker is SIGKILLed.
+            worker.work(burst=burst, max_jobs=max_jobs, with_scheduler=False)
         finally:
             sweeper.stop()
+
+    def _warm_up_engine(self) -> None:
+        """Build and warm the pipeline; with VISAGE_INFERENCE=triton, wait for Triton (it may start
+        after the workers) instead of exiting into a restart loop."""
+        delay_s = 1.0
+        while True:
+            try:
+                engine.warm_up()
+                return
+            except InferenceUnavailable as exc:
+                engine.reset_pipeline()
+                self.stderr.write(self.style.WARNING(f"waiting for Triton: {exc}"))
+                time.sleep(delay_s)
+                delay_s = min(delay_s * 2, 30.0)

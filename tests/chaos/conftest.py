@@ -1,0 +1,69 @@
+"""Chaos fixtures: a Redis server of this test's own that can be killed and restarted, and the
+ledger invariants every chaos test ends with."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+
+from billing import selectors
+from billing.models import LedgerEntry
+from tests.webapp.conftest import (  # noqa: F401 - the platform's fixtures, re-exported for this package
+    api_a,
+    astronaut_pair,
+    astronaut_rgb,
+    clean_redis_and_buckets,
+)
+from webapp.jobs.models import Job
+from webapp.jobs.states import TERMINAL_STATES
+from webapp.ops import embedded
+
+
+class KillableRedis:
+    """A real redis-server on a fixed free port: kill() is a crash (nothing kept), start() a restart."""
+
+    def __init__(self, directory):
+        self.directory = directory
+        self.port = embedded.free_port()
+        self.server = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self) -> None:
+        self.server = embedded.start_redis(self.directory, port=self.port, persist=False)
+
+    def kill(self) -> None:
+        self.server.process.kill()
+        self.server.process.wait()
+
+
+@pytest.fixture
+def own_redis(settings, tmp_path):
+    """Point the queues, the cache and the probes at a Redis this test may kill."""
+    redis = KillableRedis(tmp_path / "redis")
+    redis.start()
+    settings.REDIS_URL = redis.url
+    settings.RQ_QUEUES = {name: {**config, "URL": redis.url} for name, config in settings.RQ_QUEUES.items()}
+    settings.CACHES = {"default": {**settings.CACHES["default"], "LOCATION": redis.url}}
+    yield redis
+    if redis.server is not None:
+        redis.server.stop()
+
+
+def assert_ledger_invariants(user) -> None:
+    """Every job holds once; a succeeded job is captured once, any other final job released once and
+    never captured; once all jobs are final, nothing is held."""
+    jobs = list(Job.objects.filter(owner=user))
+    for job in jobs:
+        entries = LedgerEntry.objects.filter(job_id=job.id)
+        assert entries.filter(kind="hold").count() == 1, job.id
+        if job.state == "succeeded":
+            assert entries.filter(kind="capture").count() == 1, job.id
+        elif job.state in TERMINAL_STATES:
+            assert entries.filter(kind="capture").count() == 0, job.id
+            assert entries.filter(kind="release").count() == 1, job.id
+    if all(job.state in TERMINAL_STATES for job in jobs):
+        assert selectors.account_balance(user=user).held == Decimal("0")
