@@ -69,7 +69,7 @@ WHEEL_PIP_ARGS ?=
 $(WHEELS)/.built: pyproject.toml
 	mkdir -p $(WHEELS)
 	$(PYTHON) -m pip wheel --quiet $(WHEEL_PIP_ARGS) --wheel-dir $(WHEELS) \
-		'.[cpu,gpu,video,engine,moderation]' \
+		'.[cpu,gpu,video,engine,moderation,triton]' \
 		'async-timeout>=4.0.3'  # redis needs it below Python 3.11.3 (Debian 12 has 3.11.2)
 	rm -f $(WHEELS)/visage-*.whl  # the images run the source from /app, not an installed copy
 	touch $@

@@ -51,3 +51,15 @@ def test_the_gpu_check_fails_where_the_cpu_onnxruntime_is_installed():
     result = subprocess.run([sys.executable, str(IMAGE / "check_onnxruntime.py")], capture_output=True, text=True)
     assert result.returncode == 1
     assert "shadows 'onnxruntime-gpu'" in result.stderr and "'onnxruntime-gpu' is not installed" in result.stderr
+
+
+def test_the_wheelhouse_holds_every_extra_an_image_installs():
+    import re
+
+    makefile = (IMAGE.parents[1] / "Makefile").read_text()
+    wheelhouse = set(re.search(r"'\.\[([a-z,]+)\]'", makefile).group(1).split(","))
+    containerfile = (IMAGE.parent / "Containerfile").read_text()
+    installed = set()
+    for extras in re.findall(r"requirements\.py /build/pyproject\.toml ([a-z ]+) >", containerfile):
+        installed |= set(extras.split())
+    assert installed and installed <= wheelhouse, f"missing from `make wheelhouse`: {installed - wheelhouse}"
