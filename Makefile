@@ -11,7 +11,7 @@ TRITON_VENV ?= var/triton-venv
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[test]'
+	$(PY) -m pip install --quiet -e '.[all,test]'
 	@$(PY) -c "from swap.runtime import onnxruntime_install_problem as p; m = p(); print(m) if m else None"
 	touch $(STAMP)
 
@@ -50,3 +50,39 @@ bench: $(STAMP)
 
 clean-data:
 	rm -rf var/
+
+# --- Container images (deploy/README.md) --------------------------------------------------------
+# Dependencies are built on the host into a wheelhouse and installed offline in the images, so a
+# build needs no package index. IMAGE_BASE=localhost/debian:bookworm-slim is made by
+# deploy/base-image.sh (debootstrap, no registry); elsewhere use python:3.11-slim-bookworm.
+PODMAN ?= podman
+IMAGE_BASE ?= localhost/debian:bookworm-slim
+IMAGE_PREFIX ?= localhost/visage-
+IMAGE_TAG ?= latest
+IMAGE_TARGETS ?= web worker gpu-worker
+WHEELS := build/wheels
+# Extra pip options for the wheelhouse, e.g. --extra-index-url https://download.pytorch.org/whl/cpu
+WHEEL_PIP_ARGS ?=
+
+.PHONY: wheelhouse images
+
+$(WHEELS)/.built: pyproject.toml
+	mkdir -p $(WHEELS)
+	$(PYTHON) -m pip wheel --quiet $(WHEEL_PIP_ARGS) --wheel-dir $(WHEELS) \
+		'.[cpu,gpu,video,engine,moderation,triton]' \
+		'async-timeout>=4.0.3'  # redis needs it below Python 3.11.3 (Debian 12 has 3.11.2)
+	rm -f $(WHEELS)/visage-*.whl  # the images run the source from /app, not an installed copy
+	touch $@
+
+wheelhouse: $(WHEELS)/.built
+
+images: wheelhouse
+	@case "$(IMAGE_BASE)" in localhost/debian:*) BASE_IMAGE=$(IMAGE_BASE) PODMAN="$(PODMAN)" deploy/base-image.sh;; esac
+	@for target in $(IMAGE_TARGETS); do \
+		echo "building $(IMAGE_PREFIX)$$target:$(IMAGE_TAG)"; \
+		start=$$(date +%s); \
+		$(PODMAN) build --format docker --network host --build-arg BASE=$(IMAGE_BASE) --target $$target \
+			-t $(IMAGE_PREFIX)$$target:$(IMAGE_TAG) -f deploy/Containerfile . || exit 1; \
+		echo "built $(IMAGE_PREFIX)$$target:$(IMAGE_TAG) in $$(( $$(date +%s) - start )) s"; \
+	done
+	@$(PODMAN) images --filter reference='$(IMAGE_PREFIX)*'

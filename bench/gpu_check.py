@@ -18,7 +18,14 @@ Checks, each printed PASS / FAIL / WARN / SKIP, then a summary:
      tiled from skimage's astronaut equals the CPU result (<= 1 grey level), and `Pipeline`
      (generated yoloface/2dfan4/arcface/inswapper on CUDA) meters `inference_ms` > 0;
   5. GPU memory (nvidia-smi memory.used) before/after creating sessions and after
-     `clear_sessions()` + gc: fails only if a large allocation is not released at all.
+     `clear_sessions()` + gc: fails only if a large allocation is not released at all;
+  6. NVML through nvidia-ml-py (what a GPU worker reports as telemetry): utilisation and memory
+     of the device, read while a batch-16 run repeats and after it.
+
+In the gpu-worker image (deploy/Containerfile; bench/ and tests/ are not in the image, mount them):
+
+    podman run --rm --device nvidia.com/gpu=all -v $PWD/bench:/app/bench:ro -v $PWD/tests:/app/tests:ro \
+        localhost/visage-gpu-worker python bench/gpu_check.py
 
 Exit status: 0 all passed; 1 a check failed; 2 no CUDAExecutionProvider and no --allow-cpu (so a
 GPU box with a CPU-only onnxruntime can't pass silently). Without CUDA, checks 2-5 print
@@ -40,6 +47,7 @@ Here, once, in the repo root:
     python3 -m pip download --no-deps --only-binary=:all: --python-version 3.12 --implementation cp --platform manylinux_2_28_x86_64 -d /tmp/ortw onnxruntime-gpu==1.31.1
     for i in 0 1 2 3; do mkdir -p .ortgpu/p$i; done; split -n 4 -d -a 1 /tmp/ortw/onnxruntime_gpu-1.31.1-cp312-cp312-manylinux_2_28_x86_64.whl /tmp/ortw/part; for i in 0 1 2 3; do mv /tmp/ortw/part$i .ortgpu/p$i/; done
     sha256sum /tmp/ortw/onnxruntime_gpu-1.31.1-cp312-cp312-manylinux_2_28_x86_64.whl   # must print 05d548956197b9d01f59b625de740e0d6be3593f874e241a12dc0362650ecdf7
+    python3 -m pip download --no-deps --only-binary=:all: -d .ortgpu/p3 nvidia-ml-py   # for check 6 (a few hundred kB)
 
 Device calls 1-3 (carry [".ortgpu/pN"], N = 0, 1, 2; timeout_s 120):
 
@@ -47,7 +55,7 @@ Device calls 1-3 (carry [".ortgpu/pN"], N = 0, 1, 2; timeout_s 120):
 
 Device call 4 (carry [".ortgpu/p3"], timeout_s 420), the one line:
 
-    set -o pipefail; mkdir -p /tmp/ortgpu && cp .ortgpu/p*/part* /tmp/ortgpu/ && W=/tmp/onnxruntime_gpu-1.31.1-cp312-cp312-manylinux_2_28_x86_64.whl && cat /tmp/ortgpu/part0 /tmp/ortgpu/part1 /tmp/ortgpu/part2 /tmp/ortgpu/part3 > $W && echo "05d548956197b9d01f59b625de740e0d6be3593f874e241a12dc0362650ecdf7  $W" | sha256sum -c && python3 -m pip uninstall -y -q onnxruntime && python3 -m pip install -q --no-index --no-deps --no-compile $W && PYTHONUNBUFFERED=1 timeout 300 python3 bench/gpu_check.py 2>&1 | tee $OUT/gpu_check.log
+    set -o pipefail; mkdir -p /tmp/ortgpu && cp .ortgpu/p*/part* /tmp/ortgpu/ && W=/tmp/onnxruntime_gpu-1.31.1-cp312-cp312-manylinux_2_28_x86_64.whl && cat /tmp/ortgpu/part0 /tmp/ortgpu/part1 /tmp/ortgpu/part2 /tmp/ortgpu/part3 > $W && echo "05d548956197b9d01f59b625de740e0d6be3593f874e241a12dc0362650ecdf7  $W" | sha256sum -c && python3 -m pip uninstall -y -q onnxruntime && python3 -m pip install -q --no-index --no-deps --no-compile $W .ortgpu/p3/nvidia_ml_py-*.whl && PYTHONUNBUFFERED=1 timeout 300 python3 bench/gpu_check.py 2>&1 | tee $OUT/gpu_check.log
 
 Expect about 2-3 minutes for the script itself on an H200; the log also lands in $OUT.
 """
@@ -466,6 +474,43 @@ def check_memory(report: Report, args, gpu: RuntimeOptions, tmp: Path, at_start:
                    f"({after - before:+.0f} MiB kept vs before; CUDA context and cuDNN/cuBLAS handles stay per process)")  # fmt: skip
 
 
+# --- 6. NVML --------------------------------------------------------------------------------------------
+
+
+def check_nvml(report: Report, args, gpu: RuntimeOptions, tmp: Path) -> None:
+    """Utilisation and memory from NVML (nvidia-ml-py, the `gpu` extra), idle and under load."""
+    section("6. NVML (nvidia-ml-py): utilisation and memory")
+    try:
+        import pynvml
+    except ImportError:
+        report.add("NVML readings", "FAIL", "nvidia-ml-py is not installed (pip install 'visage[gpu]')")
+        return
+    try:
+        pynvml.nvmlInit()
+    except pynvml.NVMLError as exc:
+        report.add("NVML readings", "FAIL", f"nvmlInit failed: {exc}")
+        return
+    try:
+        handle = pynvml.nvmlDeviceGetHandleByIndex(gpu.device_id)
+        name = pynvml.nvmlDeviceGetName(handle)
+        idle = pynvml.nvmlDeviceGetUtilizationRates(handle).gpu
+        session = get_session(tmp / "inswapper_stand_in.onnx", gpu)
+        feeds = stand_in_feeds(16)
+        busy = []
+        for _ in range(max(args.gpu_runs, 10)):
+            session.run(None, feeds)
+            busy.append(pynvml.nvmlDeviceGetUtilizationRates(handle).gpu)
+        memory = pynvml.nvmlDeviceGetMemoryInfo(handle)
+        print(f"  {name}: utilisation idle {idle} %, during batch-16 runs max {max(busy)} % "
+              f"(samples {busy}); memory used {memory.used / 2**20:.0f} of {memory.total / 2**20:.0f} MiB")  # fmt: skip
+        report.check(
+            "NVML readings", memory.total > 0 and 0 < memory.used <= memory.total and max(busy) > 0,
+            f"utilisation max {max(busy)} %, memory {memory.used / 2**20:.0f} MiB used",
+        )
+    finally:
+        pynvml.nvmlShutdown()
+
+
 # --- main -----------------------------------------------------------------------------------------------
 
 
@@ -498,7 +543,9 @@ def main(argv: list[str] | None = None) -> int:
             check_adapter(report, args, gpu, cpu, tmp)
             if args.cpu_as_gpu:
                 report.add("VRAM released", "SKIP", "--cpu-as-gpu")
+                report.add("NVML readings", "SKIP", "--cpu-as-gpu")
             else:
+                check_nvml(report, args, gpu, tmp)
                 check_memory(report, args, gpu, tmp, at_start)
         else:
             print(f"\n{SKIP_LINE}")

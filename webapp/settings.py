@@ -188,6 +188,9 @@ JOB_MAX_ATTEMPTS = env_int("VISAGE_JOB_MAX_ATTEMPTS", 3)
 # was down when it was enqueued) is enqueued again by the sweeper.
 ENQUEUE_GRACE_S = env_int("VISAGE_ENQUEUE_GRACE_S", 30)
 WORKER_MAX_JOBS = env_int("VISAGE_WORKER_MAX_JOBS", 500)
+# SIGTERM (a scale-down, a rollout): a worker finishes its running job for at most this long, then
+# requeues it and exits; keep it below the pod's terminationGracePeriodSeconds (deploy/k8s).
+WORKER_DRAIN_TIMEOUT_S = env_int("VISAGE_WORKER_DRAIN_TIMEOUT_S", 240)
 # Chaos testing only: keep each GPU run in `running` this long so a test can kill its worker.
 FAULT_PAUSE_S = env_float("VISAGE_FAULT_PAUSE_S", 0.0)
 

@@ -59,6 +59,11 @@ def run_task_id(job_id: uuid.UUID, attempt: int) -> str:
     return f"run-{job_id}-{attempt}"
 
 
+def is_run_task(task_id: str) -> bool:
+    """Is this RQ id a job's whole GPU run (not a video segment/join, nor a screening)?"""
+    return task_id.startswith("run-")
+
+
 def video_task_id(job_id: uuid.UUID, attempt: int, what: str) -> str:
     """RQ id of a video job's segment/join task: one per attempt, so old segments never collide."""
     return f"video-{job_id}-{attempt}-{what}"

@@ -5,14 +5,23 @@ models would load per job. SimpleWorker runs jobs in this process instead. While
 belongs to a job runs (its id in `meta["heartbeat_job_id"]`, set by dispatch), a heartbeat thread
 keeps `Job.heartbeat_at` fresh; a sweeper thread requeues or fails jobs whose worker died
 (services.jobs_sweep_stale), so a SIGKILL never leaves a job stuck in `running`.
+
+Graceful drain (issue 11): on SIGTERM, RQ's warm shutdown takes no new job and lets the running
+one finish. If a job's GPU run is still going after WORKER_DRAIN_TIMEOUT_S, it is put back on its
+queue by one guarded `running → queued` update and the process exits at once, so the job starts
+again on another worker instead of being cut off by the grace period's SIGKILL and waiting out
+the heartbeat timeout. Credits were only held; the one capture happens at the one success.
+The RQ worker record's heartbeat is refreshed while a job runs too, so `visage_worker_probe`
+can tell a working worker from a stuck one.
 """
 
 from __future__ import annotations
 
 import logging
+import os
 import threading
 import uuid
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from django.conf import settings
 from django.db import close_old_connections, connection
@@ -20,11 +29,16 @@ from rq import SimpleWorker
 
 from webapp.telemetry import context, metrics, tracing
 
-from . import services
+from . import dispatch, services
+from .choices import JobState
 
 logger = logging.getLogger(__name__)
 
 HEARTBEAT_INTERVAL_S = 5.0
+# The RQ worker record in Redis lives WORKER_TTL_S past its last heartbeat; an idle worker beats
+# every WORKER_TTL_S - 15 s (RQ's dequeue timeout), a busy one every WORKER_BEAT_INTERVAL_S.
+WORKER_TTL_S = 60
+WORKER_BEAT_INTERVAL_S = 15.0
 
 
 class Heartbeat:
@@ -80,18 +94,56 @@ class Sweeper:
             self._stop.wait(self.interval_s)
 
 
+class WorkerBeat:
+    """Background thread refreshing the RQ worker record's heartbeat while a job runs in-process
+    (SimpleWorker beats only between jobs)."""
+
+    def __init__(self, worker: SimpleWorker):
+        self.worker = worker
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="worker-heartbeat", daemon=True)
+
+    def __enter__(self):
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._thread.join(timeout=5)
+
+    def _run(self) -> None:
+        while not self._stop.wait(WORKER_BEAT_INTERVAL_S):
+            try:
+                # Never shorten the TTL RQ gave the record for this job (job timeout + 60 s).
+                self.worker.heartbeat(timeout=max(self.worker.worker_ttl, settings.JOB_TIMEOUT_S) + 60)
+            except Exception:  # a Redis blip: the next beat retries; the probe sees a stale beat meanwhile
+                logger.warning("worker heartbeat failed", exc_info=True)
+
+
 class VisageWorker(SimpleWorker):
     """Runs jobs in-process; a task that belongs to a job gets a heartbeat thread while it runs."""
 
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("worker_ttl", WORKER_TTL_S)
+        super().__init__(*args, **kwargs)
+        self._current_task = None  # the RQ job running now, for the drain deadline
+        self._current_lock = threading.Lock()
+        self._drain_timer: threading.Timer | None = None
+
     def execute_job(self, job, queue):
         close_old_connections()
+        with self._current_lock:
+            self._current_task = job
         try:
-            heartbeat_job_id = job.meta.get("heartbeat_job_id")
-            if heartbeat_job_id:
-                with Heartbeat(uuid.UUID(heartbeat_job_id)):
-                    return super().execute_job(job, queue)
-            return super().execute_job(job, queue)
+            with WorkerBeat(self):
+                heartbeat_job_id = job.meta.get("heartbeat_job_id")
+                if heartbeat_job_id:
+                    with Heartbeat(uuid.UUID(heartbeat_job_id)):
+                        return super().execute_job(job, queue)
+                return super().execute_job(job, queue)
         finally:
+            with self._current_lock:
+                self._current_task = None
             close_old_connections()
 
     def perform_job(self, job, queue, *args, **kwargs):
@@ -109,6 +161,42 @@ class VisageWorker(SimpleWorker):
             ):
                 return super().perform_job(job, queue, *args, **kwargs)
 
+    def request_stop(self, signum, frame):
+        """SIGTERM/SIGINT: idle, stop now (RQ raises StopRequested); busy, finish the job, but
+        requeue it and exit if it is still running after WORKER_DRAIN_TIMEOUT_S."""
+        super().request_stop(signum, frame)
+        if self._drain_timer is None:
+            logger.warning("stop requested: finishing the running job for up to %s s", settings.WORKER_DRAIN_TIMEOUT_S)
+            self._drain_timer = threading.Timer(settings.WORKER_DRAIN_TIMEOUT_S, self.drain_now)
+            self._drain_timer.daemon = True
+            self._drain_timer.start()
+
+    def request_force_stop(self, signum, frame):
+        """A second signal: requeue the running job now rather than abort it half-way (RQ's cold
+        shutdown would fail it and spend a retry)."""
+        requested = self._shutdown_requested_date
+        if requested is not None and datetime.now(UTC) - requested < timedelta(seconds=1):
+            return  # the same stop delivered twice (RQ ignores it too)
+        self.drain_now()
+        super().request_force_stop(signum, frame)
+
+    def drain_now(self) -> None:
+        """Requeue the running GPU run and exit the process; nothing to do once it finished."""
+        with self._current_lock:
+            task = self._current_task
+            if task is None or not requeue_running_task(task):
+                return  # finished meanwhile, or a short task that is left to finish
+            logger.warning("drain timeout: requeued %s, exiting before it finishes", task.id)
+            try:
+                self.register_death()
+            except Exception:
+                logger.exception("could not unregister the worker")
+            finally:
+                logging.shutdown()
+                # Not sys.exit: the job's code is still running in the main thread, and no RQ
+                # failure handling (retry, on_failure) may run for a job that is queued again.
+                os._exit(0)
+
 
 def _observe_queue_wait(job, queue_name: str) -> None:
     """Enqueued → started for this attempt (RQ stamps enqueued_at again when a retry is enqueued)."""
@@ -117,3 +205,13 @@ def _observe_queue_wait(job, queue_name: str) -> None:
     enqueued = job.enqueued_at if job.enqueued_at.tzinfo else job.enqueued_at.replace(tzinfo=UTC)
     wait_s = (datetime.now(UTC) - enqueued).total_seconds()
     metrics.QUEUE_WAIT.labels(queue=metrics.bounded(queue_name)).observe(max(0.0, wait_s))
+
+
+def requeue_running_task(task) -> bool:
+    """Put the job of a running GPU run back on its queue (a new attempt); False when the job is no
+    longer running or the task is not a whole run (video segments and screenings are short and
+    left to finish; the sweeper covers them if the pod is killed)."""
+    heartbeat_job_id = task.meta.get("heartbeat_job_id")
+    if not heartbeat_job_id or not dispatch.is_run_task(task.id):
+        return False
+    return services.job_enqueue_gpu(uuid.UUID(heartbeat_job_id), from_states=[JobState.RUNNING])

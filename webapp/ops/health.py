@@ -20,13 +20,20 @@ def livez(request):
     return JsonResponse({"status": "ok"})
 
 
+def _moderation_report() -> dict | str:
+    try:
+        return moderation_selectors.readiness_report()
+    except ImportError as exc:  # the web image carries no detectors (deploy/Containerfile): workers screen
+        return f"not installed in this process ({exc.name})"
+
+
 def healthz(request):
     """Readiness: each dependency really probed now, with a short timeout (nothing cached)."""
     checks = {
         "database": _probe(_database),
         "redis": _probe(_redis),
         "s3": _probe(storage.probe),
-        "moderation": moderation_selectors.readiness_report(),
+        "moderation": _moderation_report(),
         "inference": inference_report(),
     }
     healthy = all(checks[name] == "ok" for name in ("database", "redis", "s3"))

@@ -18,3 +18,18 @@ def test_healthz_reports_the_real_stack(api_a, astronaut_pair):
     health = Client().get("/healthz").json()
     assert health["status"] == "ok"
     assert health["checks"]["database"] == health["checks"]["redis"] == health["checks"]["s3"] == "ok"
+
+
+def test_healthz_on_a_web_image_without_the_detectors(monkeypatch):
+    """The web image has no nudenet (deploy/Containerfile): /healthz stays healthy and says so."""
+    from django.test import Client
+
+    from moderation import selectors
+
+    def without_nudenet():
+        raise ModuleNotFoundError("No module named 'nudenet'", name="nudenet")
+
+    monkeypatch.setattr(selectors, "readiness_report", without_nudenet)
+    response = Client().get("/healthz")
+    assert response.status_code == 200
+    assert response.json()["checks"]["moderation"] == "not installed in this process (nudenet)"

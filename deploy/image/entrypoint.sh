@@ -1,0 +1,24 @@
+#!/bin/sh
+# Roles of the Visage images; anything else is run as given (e.g. `python manage.py shell`).
+set -e
+case "$1" in
+  web)
+    shift
+    # Static files go to the data volume (the root file system may be read-only).
+    python manage.py collectstatic --noinput --verbosity 0
+    exec gunicorn webapp.wsgi:application --bind "0.0.0.0:${PORT:-8000}" \
+      --workers "${WEB_CONCURRENCY:-2}" --timeout "${GUNICORN_TIMEOUT_S:-120}" \
+      --worker-tmp-dir /dev/shm --access-logfile - "$@"
+    ;;
+  worker)
+    shift
+    exec python manage.py visage_worker "$@"
+    ;;
+  migrate)
+    shift
+    exec python manage.py migrate --noinput "$@"
+    ;;
+  *)
+    exec "$@"
+    ;;
+esac

@@ -1,0 +1,78 @@
+"""deploy/compose.yaml: the single-host stack has every part, wired to the queues and files that exist."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import yaml
+from django.conf import settings
+
+DEPLOY = Path(__file__).resolve().parents[2] / "deploy"
+
+
+def compose() -> dict:
+    return yaml.safe_load((DEPLOY / "compose.yaml").read_text())  # resolves the x-visage merge keys
+
+
+def queues(service: dict) -> list[str]:
+    command = service["command"]
+    value = command[command.index("--queues") + 1]
+    default = re.fullmatch(r"\$\{\w+:-(.+)\}", value)
+    return (default.group(1) if default else value).split(",")
+
+
+def test_every_part_of_the_stack_is_a_service():
+    services = compose()["services"]
+    assert set(services) == {"postgres", "redis", "minio", "migrate", "web", "worker", "gpu-worker", "scheduler",
+                             "prometheus", "grafana"}
+    assert services["redis"]["command"][services["redis"]["command"].index("--appendonly") + 1] == "yes"
+    assert services["migrate"]["command"] == ["migrate"] and services["migrate"]["restart"] == "no"
+    assert services["scheduler"]["command"] == ["python", "manage.py", "visage_scheduler"]
+    for name in ("web", "worker", "gpu-worker", "scheduler"):
+        depends = services[name]["depends_on"]
+        assert depends["migrate"]["condition"] == "service_completed_successfully", name
+        assert services[name]["read_only"] is True and services[name]["environment"]["VISAGE_PRODUCTION"] == "1"
+
+
+def test_workers_take_the_queues_of_the_code_and_the_gpu_worker_a_gpu():
+    services = compose()["services"]
+    assert queues(services["gpu-worker"]) == list(settings.GPU_QUEUES)
+    assert set(queues(services["worker"])) == {settings.MODERATION_QUEUE, settings.WEBHOOK_QUEUE}
+    devices = services["gpu-worker"]["deploy"]["resources"]["reservations"]["devices"]
+    assert devices == [{"driver": "nvidia", "count": 1, "capabilities": ["gpu"]}]
+    assert "deploy" not in services["worker"]
+
+
+def test_images_are_the_ones_make_images_builds():
+    makefile = (DEPLOY.parent / "Makefile").read_text()
+    prefix = re.search(r"^IMAGE_PREFIX \?= (\S+)", makefile, re.M).group(1)
+    targets = re.search(r"^IMAGE_TARGETS \?= (.+)$", makefile, re.M).group(1).split()
+    services = compose()["services"]
+    for target in targets:
+        assert services[target]["image"] == f"{prefix}{target}:latest"
+    containerfile = (DEPLOY / "Containerfile").read_text()
+    for target in targets:
+        assert re.search(rf"^FROM \S+ AS {target}$", containerfile, re.M), target
+
+
+def test_mounted_monitoring_files_exist():
+    prometheus = yaml.safe_load((DEPLOY / "prometheus" / "prometheus.yml").read_text())
+    for rule_file in prometheus["rule_files"]:
+        assert (DEPLOY / "prometheus" / Path(rule_file).name).exists(), rule_file
+    for volume in compose()["services"]["grafana"]["volumes"]:
+        source = volume.split(":")[0]
+        if source.startswith("./"):
+            assert (DEPLOY / source).is_dir(), source
+
+
+def test_env_example_sets_what_production_requires():
+    example = dict(
+        line.split("=", 1) for line in (DEPLOY / "visage.env.example").read_text().splitlines()
+        if line and not line.startswith("#")
+    )
+    for name in ("SECRET_KEY", "ALLOWED_HOSTS", "DATABASE_URL", "S3_ACCESS_KEY", "S3_SECRET_KEY",
+                 "POSTGRES_PASSWORD", "MINIO_ROOT_USER", "MINIO_ROOT_PASSWORD"):
+        assert example.get(name), name
+    assert example["MINIO_ROOT_USER"] == example["S3_ACCESS_KEY"]
+    assert example["POSTGRES_PASSWORD"] in example["DATABASE_URL"]

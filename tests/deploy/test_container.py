@@ -1,0 +1,228 @@
+"""The images really run: build `web` and `worker` with Podman, start them with host networking
+against PostgreSQL, Redis and an S3 server, migrate inside the container, submit a real job through
+the API and fetch the swapped result.
+
+Marked `container` (excluded from `make test`; `.ci/run` runs `pytest -m container`). Skips with
+the reason when Podman or PostgreSQL is missing, and fails instead under CI=true.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import shlex
+import shutil
+import socket
+import subprocess
+import time
+import uuid
+from decimal import Decimal
+from pathlib import Path
+
+import numpy as np
+import pytest
+import requests
+from PIL import Image
+
+pytestmark = pytest.mark.container
+
+REPO = Path(__file__).resolve().parents[2]
+TAG = "container-test"
+PODMAN = shlex.split(os.environ.get("PODMAN", "podman"))
+POSTGRES_ADMIN_URL = os.environ.get("VISAGE_CONTAINER_POSTGRES", "postgresql://postgres@127.0.0.1:5432/postgres")
+DATABASE = "visage_container"
+POLLS = 600  # job status polls, 1 s apart: bounds a stuck run, not a speed expectation
+
+
+def unavailable(reason: str):
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"{reason} (required under CI=true)")
+    pytest.skip(reason)
+
+
+def podman(*args: str, check: bool = True, capture: bool = True) -> subprocess.CompletedProcess:
+    return subprocess.run([*PODMAN, *args], check=check, capture_output=capture, text=True)
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def images() -> dict[str, str]:
+    if shutil.which(PODMAN[0]) is None:
+        unavailable("podman is not installed (deploy/podman-host-setup.sh installs it on Debian)")
+    started = time.monotonic()
+    subprocess.run(
+        ["make", "images", "IMAGE_TARGETS=web worker", f"IMAGE_TAG={TAG}", f"PODMAN={' '.join(PODMAN)}"],
+        cwd=REPO, check=True,
+    )
+    print(f"make images (web, worker): {time.monotonic() - started:.0f} s")
+    return {target: f"localhost/visage-{target}:{TAG}" for target in ("web", "worker")}
+
+
+@pytest.fixture(scope="module")
+def database_url() -> str:
+    import psycopg
+
+    try:
+        admin = psycopg.connect(POSTGRES_ADMIN_URL, autocommit=True, connect_timeout=5)
+    except psycopg.OperationalError as exc:
+        unavailable(f"PostgreSQL is not reachable at {POSTGRES_ADMIN_URL}: {exc}")
+    with admin:
+        admin.execute(f"DROP DATABASE IF EXISTS {DATABASE} WITH (FORCE)")
+        admin.execute(f"CREATE DATABASE {DATABASE}")
+    yield POSTGRES_ADMIN_URL.rsplit("/", 1)[0] + f"/{DATABASE}"
+    with psycopg.connect(POSTGRES_ADMIN_URL, autocommit=True) as admin:
+        admin.execute(f"DROP DATABASE IF EXISTS {DATABASE} WITH (FORCE)")
+
+
+@pytest.fixture(scope="module")
+def environment(database_url) -> dict[str, str]:
+    """Production mode, every setting from the environment, as in deploy/k8s."""
+    return {
+        "VISAGE_PRODUCTION": "1",
+        "SECRET_KEY": f"container-test-{uuid.uuid4().hex}",
+        "ALLOWED_HOSTS": "127.0.0.1,localhost",
+        "DATABASE_URL": database_url,
+        # The Redis and S3 servers this test session started (tests/settings.py), on 127.0.0.1.
+        "REDIS_URL": os.environ["REDIS_URL"],
+        "S3_ENDPOINT": os.environ["S3_ENDPOINT"],
+        "S3_ACCESS_KEY": os.environ["S3_ACCESS_KEY"],
+        "S3_SECRET_KEY": os.environ["S3_SECRET_KEY"],
+        "S3_UPLOADS_BUCKET": f"ct-uploads-{uuid.uuid4().hex[:8]}",
+        "S3_RESULTS_BUCKET": f"ct-results-{uuid.uuid4().hex[:8]}",
+        "VISAGE_WEBHOOK_SECRET": "whsec_Y29udGFpbmVyLXRlc3Qtc2VjcmV0",
+    }
+
+
+def run_args(environment: dict[str, str]) -> list[str]:
+    """Host networking; a read-only root file system with /tmp in memory, as the k8s pods run."""
+    args = ["--network", "host", "--read-only", "--tmpfs", "/tmp"]
+    for name, value in environment.items():
+        args += ["-e", f"{name}={value}"]
+    return args
+
+
+@pytest.fixture(scope="module")
+def stack(images, environment):
+    names = []
+    try:
+        migrate = podman("run", "--rm", *run_args(environment), images["web"], "migrate")
+        assert "Applying" in migrate.stdout, migrate.stdout + migrate.stderr
+
+        port = free_port()
+        web = f"visage-ct-web-{uuid.uuid4().hex[:6]}"
+        podman("run", "-d", "--name", web, *run_args({**environment, "PORT": str(port)}), images["web"])
+        names.append(web)
+        worker = f"visage-ct-worker-{uuid.uuid4().hex[:6]}"
+        # One CPU worker for every queue: the GPU image runs only on a GPU (bench/gpu_check.py).
+        podman("run", "-d", "--name", worker, *run_args(environment), images["worker"],
+               "worker", "--queues", "moderation,vip,default,batch,webhooks")
+        names.append(worker)
+
+        base_url = f"http://127.0.0.1:{port}"
+        wait_until_healthy(base_url, web)
+        yield {"url": base_url, "web": web, "worker": worker, "environment": environment}
+    finally:
+        for name in names:
+            logs = podman("logs", "--tail", "40", name, check=False)
+            print(f"--- {name} ---\n{logs.stdout}{logs.stderr}")
+            podman("rm", "-f", "-t", "5", name, check=False)
+
+
+def wait_until_healthy(base_url: str, container: str) -> None:
+    for _ in range(120):
+        try:
+            if requests.get(f"{base_url}/healthz", timeout=60).status_code == 200:
+                return
+        except (requests.ConnectionError, requests.Timeout):
+            pass
+        state = podman("inspect", "-f", "{{.State.Status}}", container, check=False).stdout.strip()
+        assert state == "running", f"{container} exited: {podman('logs', container, check=False).stderr[-3000:]}"
+        time.sleep(1)
+    pytest.fail(f"{container} never answered /healthz")
+
+
+@pytest.fixture(scope="module")
+def api_token(stack, images) -> str:
+    """An operator's step: a user with credits, made with manage.py inside the web image."""
+    password = uuid.uuid4().hex
+    script = (
+        "from decimal import Decimal; from django.contrib.auth import get_user_model; "
+        "from billing import services; "
+        f"u = get_user_model().objects.create_user(username='ct', password='{password}'); "
+        "services.account_top_up(user=u, amount=Decimal('1000'), actor=None, reason='container test')"
+    )
+    podman("run", "--rm", *run_args(stack["environment"]), images["web"], "python", "manage.py", "shell", "-c", script)
+    response = requests.post(f"{stack['url']}/api/v1/auth/token", json={"username": "ct", "password": password}, timeout=30)
+    assert response.status_code in (200, 201), response.text
+    return response.json()["token"]
+
+
+def encode(rgb: np.ndarray, fmt: str) -> bytes:
+    buffer = io.BytesIO()
+    Image.fromarray(rgb).save(buffer, format=fmt)
+    return buffer.getvalue()
+
+
+def test_web_image_carries_no_torch(images):
+    found = podman("run", "--rm", "--network", "none", images["web"], "python", "-c",
+                   "import importlib.util as u; print(u.find_spec('torch') is None, u.find_spec('open_clip') is None)")
+    assert found.stdout.split() == ["True", "True"]
+
+
+def test_images_run_as_a_non_root_user(images):
+    for image in images.values():
+        assert podman("run", "--rm", "--network", "none", image, "id", "-u").stdout.strip() == "10001"
+
+
+def test_a_job_submitted_to_the_containers_is_swapped(stack, api_token):
+    import cv2
+    from skimage import data as skdata
+
+    source_rgb = skdata.astronaut()
+    target_rgb = cv2.resize(cv2.flip(source_rgb, 1), (460, 430), interpolation=cv2.INTER_AREA)
+    headers = {"Authorization": f"Bearer {api_token}", "Idempotency-Key": str(uuid.uuid4())}
+    submitted = time.monotonic()
+    response = requests.post(
+        f"{stack['url']}/api/v1/jobs", headers=headers, timeout=60,
+        files={"source": ("me.png", encode(source_rgb, "PNG"), "image/png"),
+               "target": ("photo.jpg", encode(target_rgb, "JPEG"), "image/jpeg")},
+        data={"mode": "standard", "resolution": "original"},
+    )
+    assert response.status_code in (201, 202), response.text
+    job_id = response.json()["id"]
+
+    for _ in range(POLLS):
+        job = requests.get(f"{stack['url']}/api/v1/jobs/{job_id}", headers={"Authorization": headers["Authorization"]},
+                           timeout=30).json()
+        if job["state"] in ("succeeded", "failed", "rejected", "canceled"):
+            break
+        time.sleep(1)
+    print(f"job {job_id}: {job['state']} after {time.monotonic() - submitted:.1f} s; metrics {job.get('metrics')}")
+    assert job["state"] == "succeeded", job
+
+    result = requests.get(job["result"]["url"], timeout=60)
+    assert result.status_code == 200
+    swapped = np.asarray(Image.open(io.BytesIO(result.content)).convert("RGB"))
+    assert swapped.shape == target_rgb.shape
+    changed = np.abs(swapped.astype(int) - target_rgb.astype(int)).max(axis=2) > 30
+    assert changed.mean() > 0.005, "the result is the target unchanged"
+    assert float(job["cost"]["charge"]) > 0
+
+    me = requests.get(f"{stack['url']}/api/v1/me", headers={"Authorization": headers["Authorization"]}, timeout=30).json()
+    print(f"balance after one job: {me}")
+    assert Decimal(me["held"]) == 0 and Decimal(me["balance"]) == Decimal("1000") - Decimal(job["cost"]["charge"])
+
+
+def test_worker_probe_passes_and_stop_drains_cleanly(stack):
+    """The worker image's probe reads its heartbeat; `podman stop` (SIGTERM) ends it with status 0."""
+    probe = podman("exec", stack["worker"], "python", "manage.py", "visage_worker_probe", check=False)
+    assert probe.returncode == 0, probe.stdout + probe.stderr
+    assert "heartbeating" in probe.stdout
+    podman("stop", "-t", "300", stack["worker"])
+    exit_code = podman("inspect", "-f", "{{.State.ExitCode}}", stack["worker"]).stdout.strip()
+    assert exit_code == "0"
