@@ -11,6 +11,8 @@ import ctypes.util
 import importlib.metadata
 import sys
 
+import onnxruntime
+
 
 def installed(distribution: str) -> bool:
     try:
@@ -21,8 +23,6 @@ def installed(distribution: str) -> bool:
 
 
 def main() -> int:
-    import onnxruntime
-
     providers = onnxruntime.get_available_providers()
     cuda_libraries = {name: ctypes.util.find_library(name) for name in ("cudart", "cublas", "cudnn")}
     print(f"onnxruntime {onnxruntime.__version__} from {onnxruntime.__file__}")
