@@ -46,6 +46,7 @@ TITLES = {
     "protected_identity": "This person cannot be swapped",
     "blocked_text": "The image contains blocked text",
     "invalid_image": "An image could not be used",
+    "consent_required": "Consent to use the uploaded faces is required",
 }
 
 

@@ -59,6 +59,8 @@ class JobAdmin(admin.ModelAdmin):
             "Result",
             {"fields": ["result_key", "result_visible", "cost", "gpu_seconds", "wall_seconds", "stage_ms"]},
         ),
+        ("Consent and provenance", {"fields": ["consent_at", "consent_version", "consent_channel", "consent_text",
+                                               "provenance"]}),
         ("Times", {"fields": ["created_at", "queued_at", "started_at", "completed_at"]}),
     ]
 

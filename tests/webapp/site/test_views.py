@@ -66,6 +66,7 @@ def test_upload_without_javascript_creates_the_job(client_a, astronaut_pair):
             "mode": "fast",
             "resolution": "720p",
             "faces": "one",
+            "consent": "on",
             "face_index": "",
         },
     )
@@ -84,6 +85,7 @@ def test_upload_without_javascript_shows_errors_next_to_fields(client_a, astrona
             "mode": "fast",
             "resolution": "720p",
             "faces": "one",
+            "consent": "on",
         },
     )
     assert response.status_code == 400
@@ -182,6 +184,7 @@ def _upload_form(source_files: list, target: bytes) -> dict:
         "mode": "fast",
         "resolution": "720p",
         "faces": "one",
+        "consent": "on",
         "face_index": "",
     }
 

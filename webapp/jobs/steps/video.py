@@ -27,12 +27,13 @@ from swap.video.process import ClipResult, NoFaceInVideo, process_clip
 from swap.video.segments import plan_segments
 from swap.video.tracking import TrackingConfig
 from webapp.media import storage
-from webapp.media.aigc import video_metadata
+from webapp.media import provenance as media_provenance
+from webapp.media.aigc import video_metadata, visible_mark
 
 from .. import dispatch, services
 from ..engine import get_pipeline
 from ..models import Job
-from .common import JobCanceled, check_running, source_images, store_result, swap_options_for
+from .common import JobCanceled, check_running, result_claim, source_images, store_result, swap_options_for
 
 logger = logging.getLogger(__name__)
 
@@ -115,6 +116,7 @@ def swap_clip(job: Job, source: SourceIdentity, target: Path, part: Path, info, 
         start=start,
         stop=stop,
         on_progress=on_progress,
+        mark=visible_mark(),
     )
 
 
@@ -192,7 +194,16 @@ def finish(
         metadata=video_metadata(job.id),
     )
     services.job_heartbeat(job.id)
-    data = output.read_bytes()
+    swapper = get_pipeline().swapper.name
+    claim = result_claim(job, extension="mp4", engine={"swapper": swapper})
+    signed = media_provenance.sign_file(output, media_type=RESULT_MEDIA_TYPE, claim=claim)
+    provenance = (
+        media_provenance.read(signed, media_type=RESULT_MEDIA_TYPE).summary()
+        if signed != output
+        else {"manifest_present": False, "disabled": True}
+    )
+    services.job_heartbeat(job.id)
+    data = signed.read_bytes()
     size = processed_video_size(info, job.resolution)
     middle = next(video_io.read_frames(target, start=frames // 2, stop=frames // 2 + 1, size=size), None)
     key = store_result(job, data=data, media_type=RESULT_MEDIA_TYPE, extension="mp4", before=middle)
@@ -203,7 +214,8 @@ def finish(
             stage_ms[name] = round(stage_ms.get(name, 0.0) + ms, 2)
     width, height = size
     notes = {
-        "swapper": get_pipeline().swapper.name,
+        "swapper": swapper,
+        "visible_mark": settings.MARK_ENABLED,
         "frames_swapped": sum(s.swapped_frames for s in stats),
         "segments": len(parts),
         "detections": sum(s.detections for s in stats),
@@ -224,4 +236,5 @@ def finish(
         engine_notes=notes,
         needs_review=review.decision != "allow",
         review_message=review.message if review.decision != "allow" else "",
+        provenance=provenance,
     )
