@@ -93,8 +93,10 @@ def main() -> None:
             Image.fromarray(rgb).save(buffer, format=fmt, quality=95)
             data = buffer.getvalue()
             signed = provenance.sign(data, media_type=media_type, claim=claim)
-            sign_ms = median_ms(lambda: provenance.sign(data, media_type=media_type, claim=claim), args.repeat)
-            read_ms = median_ms(lambda: provenance.read(signed, media_type=media_type), args.repeat)
+            sign_ms = median_ms(
+                lambda d=data, m=media_type: provenance.sign(d, media_type=m, claim=claim), args.repeat
+            )
+            read_ms = median_ms(lambda s=signed, m=media_type: provenance.read(s, media_type=m), args.repeat)
             state = provenance.read(signed, media_type=media_type).validation_state
             print(
                 f"   {width}x{height} {fmt:4}: {len(data) / 1024:8.1f} KiB, sign {sign_ms:6.1f} ms, "
@@ -128,7 +130,7 @@ def main() -> None:
     for width, height in ((1280, 720), (1920, 1080)):
         frame = np.ascontiguousarray(photo(width, height)[:, :, ::-1])
         mark.apply(frame)  # render the badge once
-        ms = median_ms(lambda: mark.apply(frame), max(50, args.repeat * 10))
+        ms = median_ms(lambda f=frame: mark.apply(f), max(50, args.repeat * 10))
         print(f"   {width}x{height}: {ms:.2f} ms per frame (copy + blend)")
     frames = [np.ascontiguousarray(photo(1280, 720)[:, :, ::-1]) for _ in range(1)] * 150
     for label, marked in (("without mark", False), ("with mark", True)):

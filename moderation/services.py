@@ -29,9 +29,8 @@ from swap.image_io import decode_image
 from swap.video import io as video_io
 
 from . import clip, conf, hashes, identities, nsfw, ocr, selectors
-from .choices import Decision, ReviewDecision, Stage
+from .choices import Decision, ReportStatus, ReviewDecision, Stage
 from .findings import SEVERITY, Finding
-from .choices import ReportStatus
 from .models import CheckResult, ModerationRecord, ProtectedFace, ProtectedIdentity, TakedownReport, Verdict
 
 logger = logging.getLogger(__name__)

@@ -76,11 +76,11 @@ def algorithm_for(key_pem: bytes) -> str:
     raise ProvenanceError("VISAGE_C2PA_KEY must be an Ed25519, EC (P-256/384/521) or RSA private key in PEM")
 
 
-def _name(common_name: str) -> x509.Name:
+def _name(common_name: str, organization: str) -> x509.Name:
     return x509.Name(
         [
-            x509.NameAttribute(NameOID.COMMON_NAME, common_name),
-            x509.NameAttribute(NameOID.ORGANIZATION_NAME, settings.SERVICE_NAME),
+            x509.NameAttribute(NameOID.COMMON_NAME, common_name[:64]),
+            x509.NameAttribute(NameOID.ORGANIZATION_NAME, organization[:64]),
         ]
     )
 
@@ -93,7 +93,7 @@ def generate_chain(*, alg: str = "es256", service: str = "Visage") -> tuple[byte
     """
     now = datetime.datetime.now(datetime.UTC)
     root_key = ec.generate_private_key(ec.SECP256R1())
-    root_name = _name(f"{service} development root (not trusted outside this installation)")
+    root_name = _name(f"{service} development root CA", service)
     root = (
         x509.CertificateBuilder()
         .subject_name(root_name)
@@ -112,7 +112,7 @@ def generate_chain(*, alg: str = "es256", service: str = "Visage") -> tuple[byte
     key = ed25519.Ed25519PrivateKey.generate() if alg == "ed25519" else ec.generate_private_key(ec.SECP256R1())
     signer = (
         x509.CertificateBuilder()
-        .subject_name(_name(f"{service} content credentials (development)"))
+        .subject_name(_name(f"{service} content credentials (development)", service))
         .issuer_name(root_name)
         .public_key(key.public_key())
         .serial_number(x509.random_serial_number())

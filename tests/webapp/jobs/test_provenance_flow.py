@@ -13,11 +13,11 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from billing.models import LedgerEntry
 from moderation.models import ModerationRecord
 from swap.image_io import decode_image
+from swap.mark import VisibleMark
 from swap.video import io as video_io
 from tests.webapp.conftest import drain, encode, post_job
 from webapp.jobs.models import Job
 from webapp.media import provenance, storage
-from webapp.media.aigc import visible_mark
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -31,7 +31,7 @@ def _succeeded(job_id) -> Job:
 def _badge_contrast(result: np.ndarray, before: np.ndarray) -> tuple[float, float]:
     """Mean absolute difference result vs before inside the mark's corner, and everywhere else."""
     height, width = result.shape[:2]
-    x, y, w, h = visible_mark().region(width, height)
+    x, y, w, h = VisibleMark().region(width, height)  # the default style, as configured in the tests
     diff = np.abs(result.astype(np.float32) - before.astype(np.float32)).mean(axis=2)
     inside = np.zeros(diff.shape, bool)
     inside[y : y + h, x : x + w] = True

@@ -26,8 +26,8 @@ from swap.video import io as video_io
 from swap.video.process import ClipResult, NoFaceInVideo, process_clip
 from swap.video.segments import plan_segments
 from swap.video.tracking import TrackingConfig
-from webapp.media import storage
 from webapp.media import provenance as media_provenance
+from webapp.media import storage
 from webapp.media.aigc import video_metadata, visible_mark
 
 from .. import dispatch, services
