@@ -53,6 +53,18 @@ class _Badge:
     text_alpha: np.ndarray  # (h, w, 1) float32 in [0, 1]: the glyphs
     plate_alpha: np.ndarray  # (h, w, 1) float32: the rounded plate behind them
 
+    def __post_init__(self) -> None:
+        # out = background·keep + offset, with keep = (1 - plate)(1 - text) and offset the plate and
+        # ink colours weighted the same way (cv2 rounds and saturates), for either background.
+        keep = (1 - self.plate_alpha) * (1 - self.text_alpha)
+        self.keep = np.ascontiguousarray(np.repeat(keep, 3, axis=2), dtype=np.float32)
+
+        def offset(plate: np.ndarray, ink: np.ndarray) -> np.ndarray:
+            value = self.plate_alpha * (1 - self.text_alpha) * plate + self.text_alpha * ink
+            return np.ascontiguousarray(value, dtype=np.float32)
+
+        self.over_light, self.over_dark = offset(DARK, LIGHT), offset(LIGHT, DARK)
+
 
 @dataclass
 class VisibleMark:
@@ -78,13 +90,12 @@ class VisibleMark:
         badge = self._badge(width, height)
         h, w = badge.text_alpha.shape[:2]
         roi = frame[badge.y : badge.y + h, badge.x : badge.x + w]
-        area = roi.astype(np.float32)
         # Rec. 601 luma of the corner decides the plate: dark over light backgrounds and vice versa.
-        luma = float((area @ np.array([0.114, 0.587, 0.299], dtype=np.float32)).mean())
-        plate, ink = (DARK, LIGHT) if luma >= 128 else (LIGHT, DARK)
-        area += badge.plate_alpha * (plate - area)
-        area += badge.text_alpha * (ink - area)
-        roi[...] = np.clip(area + 0.5, 0, 255).astype(np.uint8)
+        blue, green, red, _ = cv2.mean(roi)
+        light_background = 0.114 * blue + 0.587 * green + 0.299 * red >= 128
+        # plate over the background, then the text over that, folded into one multiply-add.
+        offset = badge.over_light if light_background else badge.over_dark
+        roi[...] = cv2.add(cv2.multiply(roi, badge.keep, dtype=cv2.CV_32F), offset, dtype=cv2.CV_8U)
 
     def _badge(self, width: int, height: int) -> _Badge:
         badge = self._badges.get((width, height))
