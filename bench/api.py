@@ -56,7 +56,7 @@ def main() -> None:
         started = time.perf_counter()
         response = session.post(f"{args.url}/api/v1/jobs", headers={**headers, "Idempotency-Key": f"bench-{time.time()}-{i}"},
                                 files={"source": ("s.png", source), "target": ("t.jpg", target)},
-                                data={"mode": "fast"}, timeout=60)
+                                data={"mode": "fast", "consent": "true"}, timeout=60)
         return time.perf_counter() - started, response.status_code, response.json().get("id", "")
 
     wall = time.perf_counter()

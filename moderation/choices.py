@@ -27,3 +27,15 @@ class CheckOutcome(models.TextChoices):
 class ReviewDecision(models.TextChoices):
     APPROVED = "approved"
     REJECTED = "rejected"
+
+
+class ReportStatus(models.TextChoices):
+    OPEN = "open"
+    RESOLVED = "resolved"  # acted on: result taken down and/or face protected
+    DISMISSED = "dismissed"
+
+
+class ReporterRelation(models.TextChoices):
+    SELF = "self", "I am the person shown"
+    REPRESENTATIVE = "representative", "I act for the person shown (parent, guardian, lawyer)"
+    OTHER = "other", "Other"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 
-from .choices import CheckOutcome, Decision, ReviewDecision, Stage
+from .choices import CheckOutcome, Decision, ReporterRelation, ReportStatus, ReviewDecision, Stage
 
 
 class Verdict(models.Model):
@@ -132,3 +132,40 @@ class ProtectedFace(models.Model):
 
     def __str__(self) -> str:
         return f"{self.identity} ({self.embedding_kind})"
+
+
+class TakedownReport(models.Model):
+    """A public abuse/takedown report (/report) from someone who found a result of themselves.
+
+    Like everything here it stores no image: the reported file's SHA-256, what its Content
+    Credentials said, and the largest face's embedding (so a moderator can protect the face in one
+    action). `subject_id` is the job the report resolved to, if any.
+    """
+
+    created_at = models.DateTimeField(auto_now_add=True)
+    reporter_name = models.CharField(max_length=200)
+    reporter_email = models.EmailField()
+    relation = models.CharField(max_length=16, choices=ReporterRelation.choices, default=ReporterRelation.SELF)
+    details = models.TextField(blank=True)
+    link = models.CharField(max_length=2000, blank=True)  # the result or share link as given
+    subject_id = models.UUIDField(null=True, blank=True, db_index=True)  # the Job it points at
+    file_sha256 = models.CharField(max_length=64, blank=True)
+    file_provenance = models.JSONField(default=dict, blank=True)  # C2PA summary of the reported file
+    face_embedding_kind = models.CharField(max_length=16, blank=True)
+    face_vector = models.JSONField(null=True, blank=True)  # list[float]: the reported face
+    status = models.CharField(max_length=16, choices=ReportStatus.choices, default=ReportStatus.OPEN, db_index=True)
+    result_taken_down = models.BooleanField(default=False)
+    protected_identity = models.ForeignKey(
+        ProtectedIdentity, null=True, blank=True, on_delete=models.SET_NULL, related_name="reports"
+    )
+    handled_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    handled_at = models.DateTimeField(null=True, blank=True)
+    note = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"Report #{self.pk} by {self.reporter_name} ({self.status})"

@@ -48,5 +48,6 @@ def reference_data(request):
         group.permissions.add(*[
             Permission.objects.get(content_type__app_label=app_label, codename=codename)
             for app_label, codename in moderator.PERMISSIONS
+            + importlib.import_module("moderation.migrations.0004_takedown_report").PERMISSIONS
         ])
     yield

@@ -2,5 +2,6 @@
 
 from webapp.accounts import admin as accounts_admin
 from webapp.jobs import admin as jobs_admin
+from webapp.jobs import takedown_admin
 
-__all__ = ["accounts_admin", "jobs_admin"]
+__all__ = ["accounts_admin", "jobs_admin", "takedown_admin"]

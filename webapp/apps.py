@@ -18,3 +18,9 @@ class WebappConfig(AppConfig):
             logger.warning(
                 "EMAIL_HOST is not set: password-reset emails are printed to this log instead of sent."
             )
+        if not settings.MARK_ENABLED:
+            logger.warning(
+                "VISAGE_MARK_ENABLED=0: results are downloaded WITHOUT the visible AI-generated mark."
+            )
+        if not settings.PROVENANCE_ENABLED:
+            logger.warning("VISAGE_PROVENANCE_ENABLED=0: results are NOT signed with C2PA Content Credentials.")

@@ -6,6 +6,7 @@ server); production (VISAGE_PRODUCTION=1) refuses to start without its required 
 
 from __future__ import annotations
 
+import hashlib
 import secrets
 from decimal import Decimal
 from pathlib import Path
@@ -309,6 +310,33 @@ if not 0.0 <= VISAGE_CANARY_PERCENT <= 100.0:
 # Deliveries to private/loopback addresses are refused in production (SSRF); allow for development.
 WEBHOOK_ALLOW_PRIVATE = env_bool("VISAGE_WEBHOOK_ALLOW_PRIVATE", not PRODUCTION)
 WEBHOOK_SECRET = env_str("VISAGE_WEBHOOK_SECRET", "")
+
+# --- Provenance, visible mark and consent (issue 19) -------------------------------------------------
+SERVICE_NAME = env_str("VISAGE_SERVICE_NAME", "Visage")  # the provider named in every result's credentials
+# C2PA Content Credentials: a PEM chain (signer first) and its key; ES256/ES384/PS256 or Ed25519.
+# Unset outside production: a development chain is generated into DATA_DIR/c2pa on first use.
+PROVENANCE_ENABLED = env_bool("VISAGE_PROVENANCE_ENABLED", True)
+C2PA_CERT = env_str("VISAGE_C2PA_CERT", "")
+C2PA_KEY = env_str("VISAGE_C2PA_KEY", "")
+C2PA_TRUST_ANCHORS = env_str("VISAGE_C2PA_TRUST_ANCHORS", "")  # extra PEM roots readers here trust
+C2PA_TSA_URL = env_str("VISAGE_C2PA_TSA_URL", "")  # RFC 3161 time-stamp authority; empty: none
+if PRODUCTION and PROVENANCE_ENABLED and not (C2PA_CERT and C2PA_KEY):
+    raise ImproperlyConfigured(
+        "VISAGE_C2PA_CERT and VISAGE_C2PA_KEY (or their _FILE variants) are required when VISAGE_PRODUCTION=1; "
+        "set VISAGE_PROVENANCE_ENABLED=0 to ship results without Content Credentials"
+    )
+# The visible "AI-generated" badge burnt into downloads and video frames (off only on purpose: logged).
+MARK_ENABLED = env_bool("VISAGE_MARK_ENABLED", True)
+MARK_TEXT = env_str("VISAGE_MARK_TEXT", "AI-generated")
+MARK_POSITION = env_str("VISAGE_MARK_POSITION", "bottom-right")
+MARK_HEIGHT_FRACTION = env_float("VISAGE_MARK_HEIGHT_FRACTION", 0.10)  # of the shorter side
+# What an uploader confirms about the faces they upload; the version is stored with every job.
+CONSENT_TEXT = env_str(
+    "VISAGE_CONSENT_TEXT",
+    "I have the right to use the face(s) in the photos I upload: they are mine, or the people shown "
+    "have agreed to this face swap.",
+)
+CONSENT_VERSION = env_str("VISAGE_CONSENT_VERSION", "") or hashlib.sha256(CONSENT_TEXT.encode()).hexdigest()[:12]
 
 # --- API --------------------------------------------------------------------------------------
 REST_FRAMEWORK = {

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from swap import inference_clock
 from swap.errors import FaceIndexOutOfRange, NoFaceFound
+from swap.mark import VisibleMark
 from swap.types import SourceIdentity, SwapOptions
 from swap.video import io
 from swap.video.overlap import WriteBehind, read_ahead
@@ -57,8 +58,12 @@ def process_clip(
     stop: int | None = None,
     on_progress: ProgressCallback | None = None,
     progress_every: int = 5,
+    mark: VisibleMark | None = None,
 ) -> ClipResult:
     """Swap frames [start, stop) of `video` at `size` (even width, height) into the part file `part`.
+
+    `mark`: burnt into every frame in the encoder's write-behind thread, right before encoding (no
+    second pass over the clip).
 
     `on_progress(frames_done)` is called every `progress_every` frames; it may raise to stop
     (a canceled job), which leaves `part` incomplete.
@@ -71,7 +76,14 @@ def process_clip(
     stage_ms: dict[str, float] = {}
     with io.PartWriter(part, width=width, height=height, fps=fps, crf=crf) as writer:
         frames = read_ahead(io.read_frames(video, start=start, stop=stop, size=size))
-        encoder = WriteBehind(writer.write)
+        if mark is None:
+            encoder = WriteBehind(writer.write)
+        else:
+
+            def write_marked(frame):
+                writer.write(mark.apply(frame))  # a copy: the swapped frame may be the decoder's buffer
+
+            encoder = WriteBehind(write_marked)
         try:
             for frame in frames:
                 with inference_clock.session() as clock:

@@ -13,6 +13,7 @@ from drf_spectacular.utils import (
     inline_serializer,
 )
 from rest_framework import serializers, status
+from rest_framework.authentication import SessionAuthentication
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
@@ -26,6 +27,8 @@ from webapp.jobs.states import TERMINAL_STATES
 from webapp.jobs.webhook_urls import WebhookRefused, check_webhook_url_at_submit
 
 from .throttles import JobCreateThrottle, ReadThrottle
+
+CONSENT_SESSION_KEY = "visage_consent_version"  # the same key as the site's upload view
 
 PROBLEM = OpenApiResponse(description="RFC 9457 application/problem+json with a stable `code`")
 JOB = OpenApiResponse(description="The job object (see the API guide in README.md)")
@@ -90,6 +93,13 @@ class JobListCreateView(ThrottledView):
             help_text="Different people into different faces of a photo: a JSON list like "
             '[{"face": 0, "source": 1}, {"face": 1, "source": 0}] pairing target faces (largest first) with '
             "source photos (in upload order). The source photos are then different people, not averaged.",
+        )
+
+        consent = serializers.BooleanField(
+            required=False,
+            help_text="Required, true: you confirm you have the right to use the face(s) in the photos you upload "
+            "(the wording is VISAGE_CONSENT_TEXT; its version is stored with the job). Missing or false: 422 "
+            "consent_required, and nothing is stored.",
         )
 
         class Meta:
@@ -173,13 +183,18 @@ class JobListCreateView(ThrottledView):
             face_sources=data.get("face_sources") or (),
         )
         key = request.headers.get("Idempotency-Key", "").strip()[:255]
+        # The site's upload page posts here with its session; apps use bearer tokens.
+        channel = "site" if isinstance(request.successful_authenticator, SessionAuthentication) else "api"
         job, created = services.job_submit(
             user=request.user,
             sources=request.FILES.getlist("source"),
             target=request.FILES.get("target"),
             options=options,
+            consent=services.Consent(given=data.get("consent") is True, channel=channel),
             idempotency_key=key,
         )
+        if channel == "site":  # the site's upload page remembers the consent for this session
+            request.session[CONSENT_SESSION_KEY] = settings.CONSENT_VERSION
         payload = job_payload(job, request=request)
         headers = {"Location": payload["urls"]["self"]}
         if not created:

@@ -61,6 +61,7 @@ TITLES = {
     "blocked_text": "The image contains blocked text",
     "invalid_image": "An image could not be used",
     "service_unavailable": "Temporarily unavailable",
+    "consent_required": "Consent to use the uploaded faces is required",
 }
 
 

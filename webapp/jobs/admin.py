@@ -10,10 +10,13 @@ on the moderation Verdict. Moderators need `moderation.review_content` (the `mod
 
 from __future__ import annotations
 
+import csv
+import io
 import logging
 
 from django.conf import settings
 from django.contrib import admin, messages
+from django.http import HttpResponse
 from django.utils.html import format_html, format_html_join
 
 from moderation import selectors as moderation_selectors
@@ -46,7 +49,7 @@ class JobAdmin(admin.ModelAdmin):
     list_filter = [ReviewQueueFilter, "state", "mode", "queue"]
     search_fields = ["id", "owner__username", "owner__email"]
     list_select_related = ["owner", "source", "target"]
-    actions = ["approve_review", "reject_review"]
+    actions = ["approve_review", "reject_review", "export_consent_csv"]
     readonly_fields = ["thumbnails", "moderation"]
     fieldsets = [
         ("Moderation", {"fields": ["thumbnails", "moderation"]}),
@@ -59,6 +62,8 @@ class JobAdmin(admin.ModelAdmin):
             "Result",
             {"fields": ["result_key", "result_visible", "cost", "gpu_seconds", "wall_seconds", "stage_ms"]},
         ),
+        ("Consent and provenance", {"fields": ["consent_at", "consent_version", "consent_channel", "consent_text",
+                                               "provenance"]}),
         ("Times", {"fields": ["created_at", "queued_at", "started_at", "completed_at"]}),
     ]
 
@@ -129,6 +134,30 @@ class JobAdmin(admin.ModelAdmin):
         self.message_user(
             request, f"Rejected {rejected} job(s); their holds were released.", messages.SUCCESS
         )
+
+
+    @admin.action(description="Export consent records of selected jobs (CSV)")
+    def export_consent_csv(self, request, queryset) -> HttpResponse:
+        response = HttpResponse(consent_csv(queryset.select_related("owner")), content_type="text/csv; charset=utf-8")
+        response["Content-Disposition"] = 'attachment; filename="visage-consent.csv"'
+        return response
+
+
+CONSENT_COLUMNS = ["job_id", "created_at", "user_id", "username", "consent_at", "consent_version", "channel", "wording"]
+
+
+def consent_csv(jobs) -> str:
+    """Who stated, when, under which wording, that they may use the faces of each job (issue 19)."""
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(CONSENT_COLUMNS)
+    for job in jobs:
+        writer.writerow([
+            job.id, job.created_at.isoformat(), job.owner_id, job.owner.get_username(),
+            job.consent_at.isoformat() if job.consent_at else "", job.consent_version, job.consent_channel,
+            job.consent_text,
+        ])
+    return out.getvalue()
 
 
 def _review_images(job: Job) -> list[tuple[str, str]]:

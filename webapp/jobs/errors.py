@@ -28,3 +28,10 @@ class IdempotencyKeyMismatch(JobError):
 class JobNotCancelable(JobError):
     code = "job_not_cancelable"
     status = 409
+
+
+class ConsentRequired(JobError):
+    """The uploader did not confirm they may use the face(s) they upload (issue 19)."""
+
+    code = "consent_required"
+    status = 422

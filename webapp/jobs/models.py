@@ -75,6 +75,15 @@ class Job(models.Model):
     stage_ms = models.JSONField(default=dict, blank=True)
     cost = models.DecimalField(max_digits=14, decimal_places=4, null=True, blank=True)
     engine_notes = models.JSONField(default=dict, blank=True)  # swapper used, enhancer skipped, …
+    # The signed result's C2PA Content Credentials as read back after signing (issue 19).
+    provenance = models.JSONField(default=dict, blank=True)
+
+    # The uploader's statement that they may use the source face(s): when, which wording, from where
+    # (the uploader is `owner`). Jobs created before consent was asked for have no consent_at.
+    consent_at = models.DateTimeField(null=True, blank=True)
+    consent_version = models.CharField(max_length=64, blank=True)
+    consent_text = models.TextField(blank=True)
+    consent_channel = models.CharField(max_length=8, blank=True)  # "api" or "site"
 
     result_key = models.CharField(max_length=512, blank=True)
     result_media_type = models.CharField(max_length=64, blank=True)

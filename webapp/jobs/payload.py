@@ -90,6 +90,11 @@ def job_payload(job: Job, *, request=None) -> dict:
             "attempts": job.attempts,
         },
         "engine": job.engine_notes or None,
+        # C2PA Content Credentials of the stored result, as read back after signing (issue 19).
+        "provenance": job.provenance or None,
+        "consent": {"given_at": _iso(job.consent_at), "version": job.consent_version, "channel": job.consent_channel}
+        if job.consent_at
+        else None,
         "quote": job.quote or None,
         "cost": cost,
         # One plain sentence on the money, from the ledger, right in every state (issue 14).

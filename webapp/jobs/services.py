@@ -10,7 +10,7 @@ import hashlib
 import logging
 import uuid
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from decimal import Decimal
 
@@ -27,7 +27,7 @@ from webapp.telemetry import metrics
 
 from . import dispatch, observe
 from .choices import JobState, UploadRole
-from .errors import IdempotencyKeyMismatch, InvalidOption, JobNotCancelable
+from .errors import ConsentRequired, IdempotencyKeyMismatch, InvalidOption, JobNotCancelable
 from .models import Job, Upload, before_key_for
 from .states import BEFORE_RUNNING, CANCELABLE_STATES, TERMINAL_STATES, current, transition
 
@@ -43,6 +43,23 @@ class JobOptions:
     reference_face_index: int | None = None
     webhook_url: str = ""
     face_sources: tuple[tuple[int, int], ...] = ()  # (target face index, source photo index) pairs
+
+
+@dataclass(frozen=True)
+class Consent:
+    """The uploader's statement that they have the right to use the source face(s), as given."""
+
+    given: bool
+    channel: str  # "api" or "site"
+    version: str = ""  # of the wording shown; the configured one when empty
+    text: str = ""
+
+
+def consent_required_message() -> str:
+    return (
+        "Confirm that you have the right to use the face(s) you upload "
+        f"(send consent=true; it means: “{settings.CONSENT_TEXT}”)."
+    )
 
 
 def request_fingerprint(
@@ -62,14 +79,17 @@ def request_fingerprint(
 
 
 def job_submit(
-    *, user, sources: Sequence, target, options: JobOptions, idempotency_key: str = ""
+    *, user, sources: Sequence, target, options: JobOptions, consent: Consent | None, idempotency_key: str = ""
 ) -> tuple[Job, bool]:
-    """A create request from the API or the site: check and inspect the uploaded files, then create.
+    """A create request from the API or the site: check consent and the uploaded files, then create.
 
     `sources`: the uploaded source photos in order (several photos of one face, or one photo per
     person with `options.face_sources`); `target`: the uploaded photo or video (None when missing).
-    Raises UploadRejected or InvalidOption naming the field at fault.
+    Raises ConsentRequired (nothing is stored without consent), UploadRejected or InvalidOption
+    naming the field at fault.
     """
+    if consent is None or not consent.given:
+        raise ConsentRequired(consent_required_message(), field="consent")
     sources = list(sources) or [None]
     if len(sources) > settings.MAX_SOURCE_PHOTOS:
         raise InvalidOption(
@@ -93,6 +113,7 @@ def job_submit(
         options=options,
         idempotency_key=idempotency_key,
         extra_sources=extra_sources,
+        consent=consent,
     )
 
 
@@ -104,8 +125,10 @@ def job_create(
     options: JobOptions,
     idempotency_key: str = "",
     extra_sources: Sequence[MediaInfo] = (),
+    consent: Consent | None = None,
 ) -> tuple[Job, bool]:
-    """Store the originals, record the job, hold its quoted credits, then screen it.
+    """Store the originals, record the job (with the uploader's consent), hold its quoted credits,
+    then screen it.
 
     `extra_sources`: more photos (of the same face, or of other people with face_sources).
     Returns (job, created). A repeated Idempotency-Key with the same request returns the first job.
@@ -129,7 +152,7 @@ def job_create(
         with transaction.atomic():
             job = _record_job(
                 job_id, user=user, files=files, keys=keys, options=options, quote=quote,
-                idempotency_key=idempotency_key, fingerprint=fingerprint,
+                idempotency_key=idempotency_key, fingerprint=fingerprint, consent=consent,
             )
             billing_services.hold_place(user=user, job_id=job_id, quote=quote)
             # robust: Redis down must not undo a committed job; the sweeper enqueues it later.
@@ -164,7 +187,7 @@ def job_quote(*, user, target: MediaInfo, mode: str, resolution: str):
 
 def _record_job(
     job_id: uuid.UUID, *, user, files: dict[str, MediaInfo], keys: dict[str, str], options: JobOptions,
-    quote, idempotency_key: str, fingerprint: str,
+    quote, idempotency_key: str, fingerprint: str, consent: Consent | None = None,
 ) -> Job:
     uploads = {
         name: Upload.objects.create(
@@ -200,9 +223,21 @@ def _record_job(
         quote=quote.as_dict(),
         idempotency_key=idempotency_key,
         request_hash=fingerprint,
+        **_consent_fields(consent),
     )
     job.extra_sources.set([upload for name, upload in uploads.items() if name.startswith("source-")])
     return job
+
+
+def _consent_fields(consent: Consent | None) -> dict:
+    if consent is None or not consent.given:
+        return {}
+    return {
+        "consent_at": timezone.now(),
+        "consent_version": consent.version or settings.CONSENT_VERSION,
+        "consent_text": consent.text or settings.CONSENT_TEXT,
+        "consent_channel": consent.channel,
+    }
 
 
 def _replay(existing: Job, fingerprint: str) -> Job:
@@ -367,6 +402,7 @@ class JobOutcome:
     engine_notes: dict
     needs_review: bool = False
     review_message: str = ""
+    provenance: dict = field(default_factory=dict)  # what the signed result's C2PA manifest says
 
 
 def job_succeed(job_id: uuid.UUID, outcome: JobOutcome) -> bool:
@@ -399,6 +435,7 @@ def _record_outcome(job_id: uuid.UUID, outcome: JobOutcome) -> bool:
         wall_seconds=Decimal(str(round(outcome.wall_seconds, 4))),
         stage_ms=outcome.stage_ms,
         engine_notes=outcome.engine_notes,
+        provenance=outcome.provenance,
     )
     if outcome.needs_review:
         moved = transition(

@@ -3,6 +3,9 @@
 Images: EXIF ImageDescription/Software (JPEG, WebP) or PNG text chunks, plus an XMP packet with
 the IPTC digital-source-type "trainedAlgorithmicMedia" that platforms read. Videos: the MP4's
 `comment` and `description` tags (written by the muxer from `video_metadata`).
+
+Beyond this metadata label, results carry a visible mark (`visible_mark`, burnt into the pixels by
+swap.mark) and C2PA Content Credentials (webapp.media.provenance), issue 19.
 """
 
 from __future__ import annotations
@@ -12,7 +15,10 @@ import uuid
 
 import av
 import numpy as np
+from django.conf import settings
 from PIL import Image, PngImagePlugin
+
+from swap.mark import MarkStyle, VisibleMark
 
 LABEL = "AI-generated: face swapped by Visage"
 IPTC_SOURCE_TYPE = "http://cv.iptc.org/newscodes/digitalsourcetype/trainedAlgorithmicMedia"
@@ -61,3 +67,19 @@ def is_labelled(data: bytes) -> bool:
     with Image.open(io.BytesIO(data)) as image:
         description = image.getexif().get(0x010E, "") or image.info.get("Description", "")
         return LABEL in str(description)
+
+
+_marks: dict[MarkStyle, VisibleMark] = {}
+
+
+def visible_mark() -> VisibleMark | None:
+    """The configured visible mark (badges cached per frame size), or None when an operator turned it off."""
+    if not settings.MARK_ENABLED:
+        return None
+    style = MarkStyle(
+        text=settings.MARK_TEXT, position=settings.MARK_POSITION, height_fraction=settings.MARK_HEIGHT_FRACTION
+    )
+    mark = _marks.get(style)
+    if mark is None:
+        mark = _marks[style] = VisibleMark(style)
+    return mark

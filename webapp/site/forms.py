@@ -6,6 +6,7 @@ from django import forms
 from django.contrib.auth.forms import UserCreationForm
 
 from billing.choices import Mode, Resolution
+from moderation.choices import ReporterRelation
 from webapp.jobs.choices import FaceSelection
 
 
@@ -27,7 +28,38 @@ class JobOptionsForm(forms.Form):
         initial=FaceSelection.ONE,
     )
     face_index = forms.IntegerField(required=False, min_value=0, max_value=63)
+    consent = forms.BooleanField(required=False)  # required by job_submit, which says why when missing
 
 
 class ApiTokenForm(forms.Form):
     name = forms.CharField(max_length=100, help_text="A name to tell this token apart, e.g. “iOS app”.")
+
+
+class TakedownReportForm(forms.Form):
+    """/report: someone who found a swap of themselves. A link or the file is required."""
+
+    reporter_name = forms.CharField(max_length=200, label="Your name")
+    reporter_email = forms.EmailField(label="Your email", help_text="We reply here.")
+    relation = forms.ChoiceField(choices=ReporterRelation.choices, initial=ReporterRelation.SELF, label="You are")
+    link = forms.CharField(
+        max_length=2000, required=False, label="Link to the result",
+        help_text="The result’s page, download or share link.",
+    )
+    file = forms.FileField(required=False, label="Or the file itself", help_text="The image or video you found.")
+    details = forms.CharField(widget=forms.Textarea(attrs={"rows": 4}), required=False, label="Anything else we should know")
+
+    def __init__(self, *args, max_bytes: int, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.max_bytes = max_bytes
+
+    def clean_file(self):
+        upload = self.cleaned_data.get("file")
+        if upload and upload.size > self.max_bytes:
+            raise forms.ValidationError("That file is too large; send a link to it instead.")
+        return upload
+
+    def clean(self):
+        cleaned = super().clean()
+        if not cleaned.get("link", "").strip() and not cleaned.get("file"):
+            raise forms.ValidationError("Send a link to the result or the file itself, so we can find it.")
+        return cleaned

@@ -34,6 +34,7 @@ urlpatterns = [
     path("jobs/<uuid:job_id>/cancel", views.job_cancel, name="job-cancel"),
     path("jobs/<uuid:job_id>/delete", views.job_delete, name="job-delete"),
     path("account/", views.account, name="account"),
+    path("report", views.report, name="report"),
     path(
         "account/password/",
         auth_views.PasswordChangeView.as_view(template_name="registration/password_change_form.html"),

@@ -31,14 +31,14 @@ from webapp.accounts import selectors as account_selectors
 from webapp.accounts import services as account_services
 from webapp.accounts.forms import LoginForm
 from webapp.accounts.models import ApiToken
-from webapp.jobs import selectors, services
+from webapp.jobs import selectors, services, takedowns
 from webapp.jobs.errors import JobError, JobNotCancelable
 from webapp.jobs.models import Job
 from webapp.media.storage import StorageError
 from webapp.media.validation import IMAGE_TYPES, UploadRejected
 
 from .credits import history_page, money_context
-from .forms import ApiTokenForm, JobOptionsForm, SignupForm
+from .forms import ApiTokenForm, JobOptionsForm, SignupForm, TakedownReportForm
 from .presentation import cards_for
 
 logger = logging.getLogger(__name__)
@@ -46,6 +46,7 @@ logger = logging.getLogger(__name__)
 VIDEO_TYPES = ("video/mp4", "video/quicktime", "video/webm")
 DASHBOARD_LIMIT = 50
 NEW_TOKEN_SESSION_KEY = "visage_new_api_token"
+CONSENT_SESSION_KEY = "visage_consent_version"
 
 
 # --- account -----------------------------------------------------------------------------------
@@ -236,7 +237,14 @@ def _upload_context(request: HttpRequest, *, errors: dict[str, str], form: JobOp
         ),
         "modes": Mode.choices,
         "resolutions": Resolution.choices,
+        "consent_text": settings.CONSENT_TEXT,
+        "consent_checked": consent_remembered(request),
     }
+
+
+def consent_remembered(request: HttpRequest) -> bool:
+    """The upload form's consent box starts ticked once this session consented to the current wording."""
+    return request.session.get(CONSENT_SESSION_KEY) == settings.CONSENT_VERSION
 
 
 @login_required
@@ -260,7 +268,9 @@ def upload(request: HttpRequest) -> HttpResponse:
                     sources=request.FILES.getlist("source"),
                     target=request.FILES.get("target"),
                     options=options,
+                    consent=services.Consent(given=data["consent"], channel="site"),
                 )
+                request.session[CONSENT_SESSION_KEY] = settings.CONSENT_VERSION
                 messages.success(request, "Your swap is on its way. This page updates by itself.")
                 return redirect("job-detail", job_id=job.id)
             except UploadRejected as exc:
@@ -331,3 +341,24 @@ def job_delete(request: HttpRequest, job_id: uuid.UUID) -> HttpResponse:
     services.job_delete(job=job)
     messages.success(request, "Deleted the swap and everything stored for it.")
     return redirect("dashboard")
+
+
+# --- takedown reports (issue 19) ---------------------------------------------------------------------
+
+
+def report(request: HttpRequest) -> HttpResponse:
+    """/report: public. A person who found a swap of themselves reports it to the moderators."""
+    form = TakedownReportForm(request.POST or None, request.FILES or None, max_bytes=settings.VIDEO_MAX_BYTES)
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        upload = data.get("file")
+        created = takedowns.takedown_report_submit(
+            reporter_name=data["reporter_name"],
+            reporter_email=data["reporter_email"],
+            relation=data["relation"],
+            details=data["details"],
+            link=data["link"].strip(),
+            file_data=upload.read() if upload else None,
+        )
+        return render(request, "webapp/report.html", {"report": created})
+    return render(request, "webapp/report.html", {"form": form}, status=400 if form.errors else 200)

@@ -90,7 +90,9 @@ def test_missing_file(api_a, astronaut_pair):
     source, _, _ = astronaut_pair
     from django.core.files.uploadedfile import SimpleUploadedFile
 
-    response = api_a.post("/api/v1/jobs", {"source": SimpleUploadedFile("s.png", source)}, format="multipart")
+    response = api_a.post(
+        "/api/v1/jobs", {"source": SimpleUploadedFile("s.png", source), "consent": "true"}, format="multipart"
+    )
     assert_problem(response, 400, "missing_file", field="target")
     assert nothing_stored()
 

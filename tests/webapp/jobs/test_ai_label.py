@@ -34,7 +34,8 @@ def test_every_photo_result_is_labelled(api_a, astronaut_pair, astronaut_rgb, fm
 
 def test_a_video_result_is_labelled(api_a, source_png, clip, settings):
     settings.VIDEO_ENABLED = True
-    files = {"source": SimpleUploadedFile("source.png", source_png), "target": SimpleUploadedFile("c.mp4", clip)}
+    files = {"source": SimpleUploadedFile("source.png", source_png), "target": SimpleUploadedFile("c.mp4", clip),
+             "consent": "true"}
     job_id = api_a.post("/api/v1/jobs", files, format="multipart").json()["id"]
     drain()
     assert aigc.is_labelled(_stored_result(job_id))

@@ -173,6 +173,7 @@ def test_several_source_photos_are_averaged_screened_and_purged(api_a, astronaut
     source, target, _ = astronaut_pair
     second = encode(cv2.resize(astronaut_rgb, (420, 420)), "JPEG")
     response = api_a.post("/api/v1/jobs", {
+        "consent": "true",
         "source": [SimpleUploadedFile("a.png", source), SimpleUploadedFile("b.jpg", second)],
         "target": SimpleUploadedFile("t.jpg", target),
     }, format="multipart")
@@ -195,6 +196,7 @@ def test_too_many_or_faceless_source_photos(api_a, astronaut_pair, settings):
     source, target, _ = astronaut_pair
     settings.MAX_SOURCE_PHOTOS = 2
     too_many = api_a.post("/api/v1/jobs", {
+        "consent": "true",
         "source": [SimpleUploadedFile(f"{i}.png", source) for i in range(3)],
         "target": SimpleUploadedFile("t.jpg", target),
     }, format="multipart")
@@ -202,6 +204,7 @@ def test_too_many_or_faceless_source_photos(api_a, astronaut_pair, settings):
     assert Job.objects.count() == 0
 
     faceless = api_a.post("/api/v1/jobs", {
+        "consent": "true",
         "source": [SimpleUploadedFile("a.png", source), SimpleUploadedFile("coffee.jpg", encode(skdata.coffee(), "JPEG"))],
         "target": SimpleUploadedFile("t.jpg", target),
     }, format="multipart")
@@ -262,6 +265,7 @@ def test_different_people_into_different_faces(api_a, astronaut_pair, astronaut_
     source, _, _ = astronaut_pair
     other = encode(astronaut_rgb[:, ::-1].copy(), "PNG")
     response = api_a.post("/api/v1/jobs", {
+        "consent": "true",
         "source": [SimpleUploadedFile("a.png", source), SimpleUploadedFile("b.png", other)],
         "target": SimpleUploadedFile("two.jpg", two_face_target(astronaut_rgb)),
         "face_sources": json.dumps([{"face": 0, "source": 1}, {"face": 1, "source": 0}]),
@@ -289,6 +293,7 @@ def test_face_sources_validation(api_a, astronaut_pair, face_sources, message):
 
     source, target, _ = astronaut_pair
     response = api_a.post("/api/v1/jobs", {
+        "consent": "true",
         "source": [SimpleUploadedFile("a.png", source), SimpleUploadedFile("b.png", source)],
         "target": SimpleUploadedFile("t.jpg", target),
         "face_sources": face_sources,
@@ -306,6 +311,7 @@ def test_face_index_out_of_range_in_face_sources_fails_clearly(api_a, astronaut_
 
     source, target, _ = astronaut_pair
     response = api_a.post("/api/v1/jobs", {
+        "consent": "true",
         "source": SimpleUploadedFile("a.png", source),
         "target": SimpleUploadedFile("t.jpg", target),
         "face_sources": json.dumps([{"face": 3, "source": 0}]),

@@ -31,6 +31,7 @@ def post_video_job(client, source: bytes, target: bytes, *, filename: str = "cli
     files = {
         "source": SimpleUploadedFile("source.png", source),
         "target": SimpleUploadedFile(filename, target),
+        "consent": "true",
     }
     return client.post("/api/v1/jobs", {**files, **fields}, format="multipart")
 

@@ -36,7 +36,8 @@ def test_a_heic_or_avif_photo_gets_a_clear_415(api_a, astronaut_pair, brand, kin
     source, _, _ = astronaut_pair
     response = api_a.post(
         "/api/v1/jobs",
-        {"source": SimpleUploadedFile("s.png", source), "target": SimpleUploadedFile("t.heic", ftyp(brand, b"mif1"))},
+        {"source": SimpleUploadedFile("s.png", source), "target": SimpleUploadedFile("t.heic", ftyp(brand, b"mif1")),
+         "consent": "true"},
         format="multipart",
     )
     assert response.status_code == 415, response.content

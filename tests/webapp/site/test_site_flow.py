@@ -69,12 +69,20 @@ def test_sign_up_upload_watch_download_delete(page, live_server, astronaut_files
     expect(face).to_have_attribute("aria-pressed", "true")
     expect(page.locator("#face_index")).to_have_value("0")
     page.get_by_role("radio", name="Fast").check()
+    # Without the consent statement nothing is uploaded: the API's 422 shows next to the box.
+    consent = page.locator("#consent")
+    expect(consent).not_to_be_checked()
+    page.get_by_role("button", name="Swap faces").click()
+    expect(page.locator("#consent-error")).to_contain_text("right to use the face")
+    assert not Job.objects.exists()
+    consent.check()
     expect(page.locator("#quote-note")).not_to_have_text("Pricing…")
     shown_price = page.locator("#quote-amount").get_attribute("data-amount")
     page.screenshot(path=artifacts / "04-upload-ready.png", full_page=True)
     page.get_by_role("button", name="Swap faces").click()
     page.wait_for_url(re.compile(r"/jobs/[0-9a-f-]{36}/$"))
     job = Job.objects.get()
+    assert job.consent_channel == "site" and job.consent_at is not None
     assert (job.mode, job.faces, job.face_index) == ("fast", "one", 0)
     assert job.quote["amount"] == shown_price  # the price the page showed is the job's price (issue 14)
     expect(page.get_by_role("progressbar")).to_be_visible()
@@ -102,6 +110,12 @@ def test_sign_up_upload_watch_download_delete(page, live_server, astronaut_files
         "visage-"
     )
     assert download.path().stat().st_size > 1000
+    # What the user downloads is the marked file with Content Credentials naming this job.
+    from webapp.media import provenance
+
+    credentials = provenance.read(download.path(), media_type="image/jpeg")
+    assert credentials.validation_state == "Trusted", credentials.failures
+    assert credentials.summary()["content_id"] == str(job.id)
 
     # The dashboard card shows it done, with the cost.
     page.get_by_role("link", name="Swaps", exact=True).click()
@@ -119,3 +133,7 @@ def test_sign_up_upload_watch_download_delete(page, live_server, astronaut_files
     expect(page.get_by_role("heading", name="No swaps yet")).to_be_visible()
     assert not Job.objects.exists()
     page.screenshot(path=artifacts / "08-deleted.png", full_page=True)
+
+    # The session remembered the consent statement: the next upload form starts with the box ticked.
+    page.get_by_role("link", name="New swap").click()
+    expect(page.locator("#consent")).to_be_checked()

@@ -43,6 +43,7 @@ def test_invalid_target_shows_message_next_to_field_and_keeps_source(
     fake = tmp_path / "holiday.jpg"
     fake.write_text("still not a photo")
     page.locator("#id_target").set_input_files(fake)
+    page.locator("#consent").check()
     with page.expect_response(
         lambda r: r.url.endswith("/api/v1/jobs") and r.request.method == "POST"
     ) as info:

@@ -85,6 +85,7 @@ def test_several_source_photos(
 
     # The submit sends both photos as a repeated `source`.
     page.get_by_role("radio", name="Fast").check()
+    page.locator("#consent").check()
     page.get_by_role("button", name="Swap faces").click()
     page.wait_for_url(re.compile(r"/jobs/[0-9a-f-]{36}/$"))
     job = Job.objects.get()

@@ -7,6 +7,7 @@ from decimal import Decimal
 
 import numpy as np
 import pytest
+from django.conf import settings
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from skimage import data as skdata
@@ -66,6 +67,7 @@ def test_upload_without_javascript_creates_the_job(client_a, astronaut_pair):
             "mode": "fast",
             "resolution": "720p",
             "faces": "one",
+            "consent": "on",
             "face_index": "",
         },
     )
@@ -84,6 +86,7 @@ def test_upload_without_javascript_shows_errors_next_to_fields(client_a, astrona
             "mode": "fast",
             "resolution": "720p",
             "faces": "one",
+            "consent": "on",
         },
     )
     assert response.status_code == 400
@@ -182,6 +185,7 @@ def _upload_form(source_files: list, target: bytes) -> dict:
         "mode": "fast",
         "resolution": "720p",
         "faces": "one",
+        "consent": "on",
         "face_index": "",
     }
 
@@ -284,3 +288,21 @@ def test_faces_endpoint_falls_back_to_dlib_like_the_engine(tmp_path, monkeypatch
     assert detector is face_detector()  # one per process
     assert detector.name == build_detector().name == "dlib_hog"
     assert detector.max_side == 777
+
+
+def test_upload_without_javascript_needs_the_consent_box(client_a, astronaut_pair):
+    source, target, _ = astronaut_pair
+    form = _upload_form([SimpleUploadedFile("face.png", source)], target)
+    del form["consent"]
+    response = client_a.post("/jobs/new/", form)
+    assert response.status_code == 400 and not Job.objects.exists()
+    html = response.content.decode()
+    consent_error = html.split('id="consent-error"', 1)[1].split("</div>", 1)[0]
+    assert "right to use the face" in consent_error
+    assert 'id="consent" checked' not in html  # not remembered: never given
+
+    form = _upload_form([SimpleUploadedFile("face.png", source)], target)
+    assert client_a.post("/jobs/new/", form).status_code == 302
+    job = Job.objects.get()
+    assert (job.consent_channel, job.consent_version) == ("site", settings.CONSENT_VERSION)
+    assert 'id="consent" checked' in client_a.get("/jobs/new/").content.decode()  # remembered this session

@@ -1,5 +1,5 @@
 """What every GPU step shares: the run guard that maps outcomes to job states, the job's inputs
-as engine values, and storing a labelled result.
+as engine values, and storing a labelled, marked and signed result.
 
 Expected failures (no face, unreadable input, uploads gone) fail the job at once with a clear
 message; transient faults (S3, Redis, the Triton inference service) are retried by RQ with
@@ -8,6 +8,7 @@ backoff; a user's cancel stops the step quietly at its next checkpoint.
 
 from __future__ import annotations
 
+import importlib.metadata
 import logging
 import time
 import uuid
@@ -21,7 +22,7 @@ from billing.pricing import processed_size
 from swap.errors import EngineError, InferenceUnavailable
 from swap.image_io import decode_image
 from swap.types import SwapOptions
-from webapp.media import storage
+from webapp.media import provenance, storage
 
 from .. import services
 from ..choices import JobState
@@ -29,6 +30,11 @@ from ..models import Job, before_key_for
 from ..states import current
 
 logger = logging.getLogger(__name__)
+
+try:
+    ENGINE_VERSION = importlib.metadata.version("visage")
+except importlib.metadata.PackageNotFoundError:  # running from a source tree that was never installed
+    ENGINE_VERSION = "unknown"
 
 
 class JobCanceled(Exception):
@@ -126,8 +132,31 @@ def resize_for_resolution(image: np.ndarray, resolution: str) -> np.ndarray:
 # --- the result ------------------------------------------------------------------------------------
 
 
+def result_claim(job: Job, *, extension: str, engine: dict) -> provenance.ResultClaim:
+    """What the result's Content Credentials say: the job's content id, a hash over the inputs'
+    hashes (never the inputs), the engine, and the target as an ingredient (by hash)."""
+    uploads = [job.source, *job.extra_sources.order_by("created_at"), job.target]
+    return provenance.ResultClaim(
+        content_id=str(job.id),
+        title=f"{job.id}.{extension}",
+        inputs_sha256=provenance.inputs_digest([upload.sha256 for upload in uploads]),
+        target_sha256=job.target.sha256,
+        target_media_type=job.target.media_type,
+        engine={"name": "visage-swap", "version": ENGINE_VERSION, **engine},
+    )
+
+
+def sign_result(job: Job, data: bytes, *, media_type: str, extension: str, engine: dict) -> tuple[bytes, dict]:
+    """The result signed with C2PA Content Credentials, and what reading it back says (for the job
+    object). Unsigned (and said so) when an operator disabled provenance."""
+    signed = provenance.sign(data, media_type=media_type, claim=result_claim(job, extension=extension, engine=engine))
+    if signed is data:
+        return data, {"manifest_present": False, "disabled": True}
+    return signed, provenance.read(signed, media_type=media_type).summary()
+
+
 def store_result(job: Job, *, data: bytes, media_type: str, extension: str, before: np.ndarray | None) -> str:
-    """Store the (already labelled) result and, beside it, the processed target as a JPEG for the
+    """Store the (already labelled, marked and signed) result and, beside it, the processed target as a JPEG for the
     before/after view (same retention). Returns the result's key."""
     key = f"{job.owner_id}/{job.id}.{extension}"
     storage.put_bytes(settings.S3_RESULTS_BUCKET, key, data, media_type)

@@ -1,4 +1,8 @@
-"""The GPU step of a photo job: fetch the originals, swap, store the labelled result, screen it."""
+"""The GPU step of a photo job: fetch the originals, swap, store the labelled result, screen it.
+
+The stored (downloadable) result has the visible AI mark burnt in and C2PA Content Credentials
+embedded; output moderation screens the unmarked pixels (issue 19).
+"""
 
 from __future__ import annotations
 
@@ -9,13 +13,20 @@ from django.conf import settings
 from moderation import services as moderation_services
 from swap.image_io import decode_image
 from webapp.media import storage
-from webapp.media.aigc import encode_labelled
+from webapp.media.aigc import encode_labelled, visible_mark
 from webapp.telemetry import metrics
 
 from .. import services
 from ..engine import get_pipeline, model_versions
 from ..models import Job
-from .common import check_running, resize_for_resolution, source_images, store_result, swap_options_for
+from .common import (
+    check_running,
+    resize_for_resolution,
+    sign_result,
+    source_images,
+    store_result,
+    swap_options_for,
+)
 
 # A PNG or WebP target gets a result in its own format; everything else becomes a JPEG.
 RESULT_FORMATS = {"image/png": ("png", "image/png"), "image/webp": ("webp", "image/webp")}
@@ -47,12 +58,17 @@ def swap_image(job: Job, sources: list, target_bytes: bytes, started: float) -> 
     services.job_progress(job.id, 80)
 
     extension, media_type = RESULT_FORMATS.get(job.target.media_type, ("jpg", "image/jpeg"))
+    fmt = "jpeg" if extension == "jpg" else extension
     with metrics.timed_stage("encode"):
-        encoded = encode_labelled(result.image, fmt="jpeg" if extension == "jpg" else extension, job_id=job.id)
+        unmarked = encode_labelled(result.image, fmt=fmt, job_id=job.id)
+        mark = visible_mark()
+        encoded = unmarked if mark is None else encode_labelled(mark.apply(result.image), fmt=fmt, job_id=job.id)
+        engine = {"swapper": result.swapper, "enhancer": result.enhancer or ""}
+        encoded, provenance = sign_result(job, encoded, media_type=media_type, extension=extension, engine=engine)
     with metrics.timed_stage("upload"):
         key = store_result(job, data=encoded, media_type=media_type, extension=extension, before=target)
     with metrics.timed_stage("output_screening"):
-        review = moderation_services.screen_output(subject_id=job.id, data=encoded)
+        review = moderation_services.screen_output(subject_id=job.id, data=unmarked)
     height, width = result.image.shape[:2]
     notes = {
         "swapper": result.swapper,
@@ -64,6 +80,7 @@ def swap_image(job: Job, sources: list, target_bytes: bytes, started: float) -> 
         "mode_requested": result.mode_requested,
         "mode_ran": result.mode,
         "mode_steps": list(result.mode_steps),
+        "visible_mark": mark is not None,
     }
     if result.mode_note:
         notes["mode_note"] = result.mode_note
@@ -82,4 +99,5 @@ def swap_image(job: Job, sources: list, target_bytes: bytes, started: float) -> 
         engine_notes=notes,
         needs_review=review.decision != "allow",
         review_message=review.message if review.decision != "allow" else "",
+        provenance=provenance,
     )

@@ -26,14 +26,15 @@ from swap.video import io as video_io
 from swap.video.process import ClipResult, NoFaceInVideo, process_clip
 from swap.video.segments import plan_segments
 from swap.video.tracking import TrackingConfig
+from webapp.media import provenance as media_provenance
 from webapp.media import storage
-from webapp.media.aigc import video_metadata
+from webapp.media.aigc import video_metadata, visible_mark
 from webapp.telemetry import metrics
 
 from .. import dispatch, services
 from ..engine import get_pipeline, model_versions
 from ..models import Job
-from .common import JobCanceled, check_running, source_images, store_result, swap_options_for
+from .common import JobCanceled, check_running, result_claim, source_images, store_result, swap_options_for
 
 logger = logging.getLogger(__name__)
 
@@ -117,6 +118,7 @@ def swap_clip(job: Job, source: SourceIdentity, target: Path, part: Path, info, 
         start=start,
         stop=stop,
         on_progress=on_progress,
+        mark=visible_mark(),
     )
 
 
@@ -195,7 +197,16 @@ def finish(
             metadata=video_metadata(job.id),
         )
     services.job_heartbeat(job.id)
-    data = output.read_bytes()
+    swapper = get_pipeline().swapper.name
+    claim = result_claim(job, extension="mp4", engine={"swapper": swapper})
+    signed = media_provenance.sign_file(output, media_type=RESULT_MEDIA_TYPE, claim=claim)
+    provenance = (
+        media_provenance.read(signed, media_type=RESULT_MEDIA_TYPE).summary()
+        if signed != output
+        else {"manifest_present": False, "disabled": True}
+    )
+    services.job_heartbeat(job.id)
+    data = signed.read_bytes()
     size = processed_video_size(info, job.resolution)
     middle = next(video_io.read_frames(target, start=frames // 2, stop=frames // 2 + 1, size=size), None)
     with metrics.timed_stage("upload"):
@@ -209,10 +220,11 @@ def finish(
     width, height = size
     plan = get_pipeline().mode_capabilities()[job.mode]  # every frame runs this plan
     notes = {
-        "swapper": get_pipeline().swapper.name,
+        "swapper": swapper,
         "mode_requested": job.mode,
         "mode_ran": plan.runs_as,
         "mode_steps": list(plan.steps),
+        "visible_mark": settings.MARK_ENABLED,
         "frames_swapped": sum(s.swapped_frames for s in stats),
         "segments": len(parts),
         "detections": sum(s.detections for s in stats),
@@ -234,4 +246,5 @@ def finish(
         engine_notes=notes,
         needs_review=review.decision != "allow",
         review_message=review.message if review.decision != "allow" else "",
+        provenance=provenance,
     )

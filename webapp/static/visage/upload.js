@@ -420,11 +420,12 @@
 
   // --- submit ----------------------------------------------------------------------------------------
   var ERROR_SLOTS = { source: "source", target: "target", mode: "mode-error", resolution: "resolution-error",
-                      faces: "faces-error", face_index: "faces-error", reference_face_index: "faces-error" };
+                      faces: "faces-error", face_index: "faces-error", reference_face_index: "faces-error",
+                      consent: "consent-error" };
 
   function clearErrors() {
     setError("source", ""); setError("target", "");
-    ["mode-error", "resolution-error", "faces-error"].forEach(function (id) { document.getElementById(id).textContent = ""; });
+    ["mode-error", "resolution-error", "faces-error", "consent-error"].forEach(function (id) { document.getElementById(id).textContent = ""; });
     formError.hidden = true;
     formError.textContent = "";
   }

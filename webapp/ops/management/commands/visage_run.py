@@ -27,6 +27,7 @@ from django.core.management.base import BaseCommand
 from prometheus_client import multiprocess
 
 from billing import services as billing_services
+from webapp.media import provenance
 from webapp.ops import embedded
 
 DEMO_CREDITS = Decimal("500")
@@ -52,6 +53,7 @@ class Command(BaseCommand):
                 self.stdout.write(f"s3: started on {settings.S3_ENDPOINT}")
             self._metrics_dir()
             call_command("migrate", interactive=False, verbosity=0)
+            self._provenance()
             self._demo_user()
             self._supervise(addr)
         finally:
@@ -68,6 +70,23 @@ class Command(BaseCommand):
             shutil.rmtree(directory)
         directory.mkdir(parents=True)
         os.environ["PROMETHEUS_MULTIPROC_DIR"] = str(directory)
+
+    def _provenance(self) -> None:
+        """Results are signed with C2PA Content Credentials: without a configured chain, a development
+        one is generated on first start (and said so)."""
+        if not settings.PROVENANCE_ENABLED:
+            self.stdout.write(self.style.WARNING("provenance: DISABLED (VISAGE_PROVENANCE_ENABLED=0)"))
+        elif settings.C2PA_CERT and settings.C2PA_KEY:
+            self.stdout.write("provenance: signing with the configured C2PA chain")
+        else:
+            _, created = provenance.ensure_dev_chain()
+            verb = "generated a" if created else "using the"
+            self.stdout.write(self.style.WARNING(
+                f"provenance: {verb} self-signed DEVELOPMENT C2PA chain in {provenance.dev_chain_dir()} "
+                "(trusted by nobody else; set VISAGE_C2PA_CERT/VISAGE_C2PA_KEY for production)"
+            ))
+        if not settings.MARK_ENABLED:
+            self.stdout.write(self.style.WARNING("visible AI mark: DISABLED (VISAGE_MARK_ENABLED=0)"))
 
     def _demo_user(self) -> None:
         User = get_user_model()

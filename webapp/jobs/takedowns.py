@@ -1,0 +1,117 @@
+"""Takedown reports (issue 19): a person who finds a result of themselves reports it at /report.
+
+The report names a result (its link, page or download URL: any text with the job id in it) and/or
+carries the file itself. A file's C2PA Content Credentials name the job it came from (the content
+id), so a re-uploaded download finds its job even without a link. The reported face is embedded
+by moderation (embedding only) so a moderator can protect it in one action; taking the result down
+deletes the stored result (the job row stays, marked media-deleted).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import re
+import tempfile
+import uuid
+from pathlib import Path
+
+import cv2
+from django.conf import settings
+from django.utils import timezone
+
+from moderation import services as moderation_services
+from moderation.models import TakedownReport
+from swap.video import io as video_io
+from webapp.media import provenance, storage
+from webapp.media.validation import sniff_media_type
+
+from .models import Job
+
+logger = logging.getLogger(__name__)
+
+UUID_PATTERN = re.compile(r"[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}", re.IGNORECASE)
+
+
+def job_for_link(link: str) -> Job | None:
+    for match in UUID_PATTERN.findall(link or ""):
+        try:
+            job = Job.objects.filter(id=uuid.UUID(match)).first()
+        except ValueError:
+            continue
+        if job is not None:
+            return job
+    return None
+
+
+def takedown_report_submit(
+    *, reporter_name: str, reporter_email: str, relation: str, details: str, link: str, file_data: bytes | None
+) -> TakedownReport:
+    """Resolve what was reported to a job, find a face to embed, and queue the report for moderators."""
+    job = job_for_link(link)
+    file_summary: dict = {}
+    media_type = (sniff_media_type(file_data[:64]) or "") if file_data else ""
+    if file_data and media_type in provenance.SIGNABLE_TYPES:
+        report = provenance.read(file_data, media_type=media_type)
+        file_summary = report.summary()
+        if job is None and file_summary.get("content_id"):
+            job = job_for_link(file_summary["content_id"])
+    photo = _face_image(file_data, media_type) if file_data else None
+    if photo is None and job is not None:
+        photo = _result_face_image(job)
+    return moderation_services.takedown_report_create(
+        reporter_name=reporter_name,
+        reporter_email=reporter_email,
+        relation=relation,
+        details=details,
+        link=link,
+        subject_id=job.id if job else None,
+        photo=photo,
+        file_sha256=_sha256(file_data) if file_data else "",
+        file_provenance=file_summary,
+    )
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _face_image(data: bytes, media_type: str) -> bytes | None:
+    """An image to embed the reported face from: the file itself, or a frame of a video."""
+    if media_type.startswith("image/"):
+        return data
+    if media_type == "video/mp4":
+        with tempfile.TemporaryDirectory(prefix="visage-report-") as tmp:
+            path = Path(tmp) / "reported.mp4"
+            path.write_bytes(data)
+            try:
+                frames = video_io.sample_frames(path)
+            except Exception:  # an unreadable video still makes a report, just without a face
+                logger.info("could not read a frame of a reported video", exc_info=True)
+                return None
+            if frames:
+                return cv2.imencode(".png", frames[len(frames) // 2][1])[1].tobytes()
+    return None
+
+
+def _result_face_image(job: Job) -> bytes | None:
+    if not job.result_key or job.media_deleted_at is not None:
+        return None
+    try:
+        data = storage.get_bytes(settings.S3_RESULTS_BUCKET, job.result_key)
+    except storage.StorageError:
+        return None
+    return _face_image(data, job.result_media_type)
+
+
+def job_take_down(*, job_id: uuid.UUID) -> bool:
+    """Delete a reported job's stored result; the job stays, saying its media was deleted."""
+    job = Job.objects.filter(id=job_id).first()
+    if job is None:
+        return False
+    if job.result_key:
+        storage.delete(settings.S3_RESULTS_BUCKET, job.result_key)
+        storage.delete(settings.S3_RESULTS_BUCKET, job.before_key)
+    return bool(
+        Job.objects.filter(id=job_id).update(result_visible=False, media_deleted_at=job.media_deleted_at or timezone.now())
+    )
