@@ -3,6 +3,7 @@ from __future__ import annotations
 import logging
 
 from django.apps import AppConfig
+from django.contrib.admin.apps import AdminConfig
 from django.conf import settings
 
 logger = logging.getLogger(__name__)
@@ -18,3 +19,9 @@ class WebappConfig(AppConfig):
             logger.warning(
                 "EMAIL_HOST is not set: password-reset emails are printed to this log instead of sent."
             )
+
+
+class VisageAdminConfig(AdminConfig):
+    """django.contrib.admin with the site's own AdminSite (name, moderation queue length)."""
+
+    default_site = "webapp.admin_site.VisageAdminSite"

@@ -1,6 +1,6 @@
 from django.contrib import admin
 from django.urls import include, path
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 
 from webapp.api import problems
 from webapp.ops import health
@@ -10,6 +10,7 @@ urlpatterns = [
     path("api/v1/", include("webapp.api.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="swagger-ui"),
+    path("api/redoc/", SpectacularRedocView.as_view(url_name="schema"), name="redoc"),
     path("errors/<slug:code>", problems.error_doc, name="error-doc"),
     path("healthz", health.healthz, name="healthz"),
     path("metrics", health.metrics, name="metrics"),

@@ -57,7 +57,7 @@ class FaceDetectView(APIView):
         request={"multipart/form-data": InputSerializer},
         responses={
             200: OpenApiResponse(
-                description="{width, height, faces: [{index, box: [x1, y1, x2, y2], score}]}"
+                description="{width, height, min_face_px, faces: [{index, box: [x1, y1, x2, y2], score}]}"
             ),
             400: OpenApiResponse(description="problem+json"),
         },
@@ -76,6 +76,8 @@ class FaceDetectView(APIView):
             {
                 "width": width,
                 "height": height,
+                # A source face whose shorter side is below this is refused at screening (too small).
+                "min_face_px": settings.VISAGE_MIN_FACE_PX,
                 "faces": [
                     {"index": i, "box": [round(float(v), 1) for v in face.box], "score": round(face.score, 3)}
                     for i, face in enumerate(faces)

@@ -46,7 +46,9 @@ def swap_image(job: Job, sources: list, target_bytes: bytes, started: float) -> 
 
     extension, media_type = RESULT_FORMATS.get(job.target.media_type, ("jpg", "image/jpeg"))
     encoded = encode_labelled(result.image, fmt="jpeg" if extension == "jpg" else extension, job_id=job.id)
-    key = store_result(job, data=encoded, media_type=media_type, extension=extension, before=target)
+    boxes = [[round(float(v)) for v in face.box] for face in result.faces_used]
+    key = store_result(job, data=encoded, media_type=media_type, extension=extension, before=target,
+                       poster=result.image, face_boxes=boxes)
     review = moderation_services.screen_output(subject_id=job.id, data=encoded)
     height, width = result.image.shape[:2]
     notes = {
@@ -54,6 +56,8 @@ def swap_image(job: Job, sources: list, target_bytes: bytes, started: float) -> 
         "enhancer": result.enhancer,
         "faces_swapped": len(result.faces_used),
         "source_photos": len(sources),
+        # Where the swapped faces are (result pixels): the site opens its before/after on them.
+        "face_boxes": boxes,
     }
     if result.enhancer_skipped_reason:
         notes["enhancer_skipped"] = result.enhancer_skipped_reason
