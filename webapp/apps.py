@@ -3,13 +3,14 @@ from __future__ import annotations
 import logging
 
 from django.apps import AppConfig
-from django.contrib.admin.apps import AdminConfig
+from django.contrib.admin import apps as admin_apps
 from django.conf import settings
 
 logger = logging.getLogger(__name__)
 
 
 class WebappConfig(AppConfig):
+    default = True  # this module also holds the admin's config, below
     name = "webapp"
     verbose_name = "Visage"
     default_auto_field = "django.db.models.BigAutoField"
@@ -21,7 +22,8 @@ class WebappConfig(AppConfig):
             )
 
 
-class VisageAdminConfig(AdminConfig):
+class VisageAdminConfig(admin_apps.AdminConfig):
     """django.contrib.admin with the site's own AdminSite (name, moderation queue length)."""
 
+    default = False  # named in INSTALLED_APPS; "webapp" itself is WebappConfig
     default_site = "webapp.admin_site.VisageAdminSite"

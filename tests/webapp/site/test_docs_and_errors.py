@@ -8,7 +8,7 @@ from urllib.parse import urlparse
 
 import pytest
 from django.test import Client, override_settings
-from django.urls import path
+from django.urls import include, path
 from playwright.sync_api import expect
 
 from tests.webapp.site.conftest import log_in
@@ -51,7 +51,7 @@ def raise_error(request):
     raise RuntimeError("boom")
 
 
-urlpatterns = [path("boom/", raise_error)]
+urlpatterns = [path("boom/", raise_error), path("", include("webapp.urls"))]
 
 
 @override_settings(DEBUG=False)

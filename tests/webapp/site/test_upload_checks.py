@@ -112,3 +112,25 @@ def test_face_problems_are_said_before_submit(page, live_server, funded_user, as
     expect(page.locator("#target-field .field-error")).to_contain_text("couldn’t find a face")
     expect(swap).to_be_disabled()
     assert not Job.objects.exists()
+
+
+def test_phone_keeps_price_and_swap_in_reach(new_page, live_server, funded_user, astronaut_files, artifacts):
+    source_path, target_path = astronaut_files
+    page = new_page(**PHONE)
+    log_in(page, live_server, **ALICE)
+    page.goto(f"{live_server.url}/jobs/new/")
+    page.locator("#id_source").set_input_files(source_path)
+    page.locator("#id_target").set_input_files(target_path)
+    expect(page.locator("#quote-amount")).to_have_text(re.compile(r"^\d+\.\d\d \w+$"))
+    assert page.evaluate("document.documentElement.scrollHeight") > 844  # the page itself is long
+    for selector in ("#submit-swap", "#quote-amount"):
+        box = page.locator(selector).bounding_box()  # without scrolling
+        assert box and 0 <= box["y"] and box["y"] + box["height"] <= 844, (selector, box)
+    # Scrolled to the very end, the bar hides nothing: the last control sits above it.
+    page.evaluate("window.scrollTo(0, document.body.scrollHeight)")
+    bar_top = page.locator("#summary-bar").bounding_box()["y"]
+    last = page.get_by_role("radio", name="Original").locator("..").bounding_box()
+    assert last["y"] + last["height"] <= bar_top, (last, bar_top)
+    page.screenshot(path=artifacts / "43-phone-summary-bar.png")
+    overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+    assert overflow <= 0, overflow
