@@ -25,6 +25,7 @@ from .throttles import ReadThrottle
 
 _detector = None
 _detector_lock = threading.Lock()
+_detect_lock = threading.Lock()
 
 
 def face_detector():
@@ -70,7 +71,8 @@ class FaceDetectView(APIView):
             frame = decode_image(data, which=field, max_pixels=settings.MAX_IMAGE_PIXELS)
         except InvalidImage as exc:
             raise UploadRejected("corrupt_image", str(exc), field=field) from exc
-        faces = by_size(face_detector().detect(frame))
+        with _detect_lock:  # one detection at a time per process: dlib's detector is not thread-safe
+            faces = by_size(face_detector().detect(frame))
         height, width = frame.shape[:2]
         return Response(
             {

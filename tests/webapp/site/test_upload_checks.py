@@ -75,15 +75,16 @@ def test_drop_zone_reads_as_separate_lines(new_page, live_server, funded_user, a
             assert "Drop" not in sub["text"] and sub["text"].startswith("Tap to choose"), sub
         else:
             assert sub["text"].startswith("Drop"), sub
-    page.screenshot(path=artifacts / f"41-upload-dropzones-{device}.png", full_page=True)
+    # Viewport only: a full-page capture resizes the emulated screen and drops the touch emulation.
+    page.screenshot(path=artifacts / f"41-upload-dropzones-{device}.png")
 
 
 def test_face_problems_are_said_before_submit(page, live_server, funded_user, astronaut_files, tmp_path, artifacts):
     source_path, target_path = astronaut_files
     coffee = tmp_path / "coffee.jpg"
     coffee.write_bytes(encode(skdata.coffee(), "JPEG"))
-    tiny_face = tmp_path / "far-away.png"  # the astronaut at 1/8 scale: her face is ~20 px across
-    tiny_face.write_bytes(encode(cv2.resize(skdata.astronaut(), (160, 160), interpolation=cv2.INTER_AREA)))
+    tiny_face = tmp_path / "far-away.png"  # the astronaut at 200 px: her face is found, ~37 px across
+    tiny_face.write_bytes(encode(cv2.resize(skdata.astronaut(), (200, 200), interpolation=cv2.INTER_AREA)))
     log_in(page, live_server, **ALICE)
     page.goto(f"{live_server.url}/jobs/new/")
     swap = page.get_by_role("button", name="Swap faces")
