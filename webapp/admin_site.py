@@ -15,6 +15,7 @@ class VisageAdminSite(admin.AdminSite):
     site_header = "Visage administration"
     site_title = "Visage admin"
     index_title = "Moderation, billing and jobs"
+    enable_nav_sidebar = False  # the job list needs the width: every column on screen, one line per row
 
     def each_context(self, request):
         context = super().each_context(request)

@@ -3,8 +3,8 @@ from __future__ import annotations
 import logging
 
 from django.apps import AppConfig
-from django.contrib.admin import apps as admin_apps
 from django.conf import settings
+from django.contrib.admin import apps as admin_apps
 
 logger = logging.getLogger(__name__)
 

@@ -49,7 +49,7 @@ class ReviewQueueFilter(admin.SimpleListFilter):
 class JobAdmin(admin.ModelAdmin):
     # Compact rows: one line each (the verdict's full reasons are on the job's own page).
     list_display = [
-        "short_id", "owner", "state", "mode", "charged", "result", "thumbnails", "moderation_summary", "queue", "created_at",
+        "short_id", "owner", "state", "mode", "charged", "result", "thumbnails", "moderation_summary", "created_at",
     ]
     list_display_links = ["short_id"]
     change_form_template = "admin/webapp/job/change_form.html"
@@ -198,7 +198,7 @@ class JobAdmin(admin.ModelAdmin):
         return format_html_join(
             " ",
             '<a href="{0}" target="_blank" rel="noopener"><img src="{0}" alt="{1}" title="{1}" '
-            'style="height:48px;max-width:72px;object-fit:cover;border-radius:4px"></a>',
+            'style="height:40px;width:40px;object-fit:cover;border-radius:4px"></a>',
             images,
         )
 
@@ -210,9 +210,12 @@ class JobAdmin(admin.ModelAdmin):
         verdict = moderation_selectors.verdict_for_review(job.id)
         if verdict is None:
             return job.error_code or "—"
-        reasons = [r for r in moderation_selectors.verdict_reasons(verdict) if "disabled" not in r]
-        summary = f"{verdict.decision}: {verdict.code or 'flagged'} ({verdict.stage})"
-        return f"{summary} · {reasons[0]}" if reasons else summary
+        reasons = [r for r in moderation_selectors.verdict_reasons(verdict) if ": disabled" not in r]
+        summary = f"{verdict.code or verdict.decision} ({verdict.stage})"
+        line = reasons[0] if reasons else summary  # the finding that matters first; all of it on hover
+        return format_html(
+            '<span class="visage-one-line" title="{}">{}</span>', "\n".join([summary, *reasons]), line
+        )
 
     @admin.display(description="moderation verdict")
     def moderation(self, job: Job) -> str:

@@ -108,7 +108,9 @@ STATE_LABELS = {
 
 def _status_line(job: Job, standing: QueueStanding | None) -> str:
     """One short sentence for a job that is still going."""
-    if job.state in (JobState.CREATED, JobState.SCREENING):
+    if job.state == JobState.CREATED:
+        return "Submitted · the content check starts in a moment…"
+    if job.state == JobState.SCREENING:
         return "Checking the photos against our content rules…"
     if job.state == JobState.REVIEW:
         return "A person is reviewing this swap; that usually takes a few minutes."

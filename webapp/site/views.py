@@ -20,8 +20,8 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.defaultfilters import filesizeformat
 from django.template.loader import render_to_string
-from django.utils.dateparse import parse_date, parse_datetime
 from django.utils import timezone
+from django.utils.dateparse import parse_date, parse_datetime
 from django.utils.http import urlencode
 from django.views.decorators.http import require_GET, require_POST
 
