@@ -4,11 +4,13 @@ import logging
 
 from django.apps import AppConfig
 from django.conf import settings
+from django.contrib.admin import apps as admin_apps
 
 logger = logging.getLogger(__name__)
 
 
 class WebappConfig(AppConfig):
+    default = True  # this module also holds the admin's config, below
     name = "webapp"
     verbose_name = "Visage"
     default_auto_field = "django.db.models.BigAutoField"
@@ -24,3 +26,10 @@ class WebappConfig(AppConfig):
             )
         if not settings.PROVENANCE_ENABLED:
             logger.warning("VISAGE_PROVENANCE_ENABLED=0: results are NOT signed with C2PA Content Credentials.")
+
+
+class VisageAdminConfig(admin_apps.AdminConfig):
+    """django.contrib.admin with the site's own AdminSite (name, moderation queue length)."""
+
+    default = False  # named in INSTALLED_APPS; "webapp" itself is WebappConfig
+    default_site = "webapp.admin_site.VisageAdminSite"

@@ -1,15 +1,16 @@
 from django.contrib import admin
 from django.urls import include, path
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 
-from webapp.api import problems
+from webapp.api import docs, problems
 from webapp.ops import health, metrics
 
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/v1/", include("webapp.api.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
-    path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="swagger-ui"),
+    path("api/docs/", docs.same_origin_only(SpectacularSwaggerView.as_view(url_name="schema")), name="swagger-ui"),
+    path("api/redoc/", docs.same_origin_only(SpectacularRedocView.as_view(url_name="schema")), name="redoc"),
     path("errors/<slug:code>", problems.error_doc, name="error-doc"),
     path("healthz", health.healthz, name="healthz"),
     path("readyz", health.healthz, name="readyz"),

@@ -33,6 +33,7 @@ DECODE_MAX_SIDE = 2048
 
 _detector = None
 _detector_lock = threading.Lock()
+_detect_lock = threading.Lock()
 
 
 def face_detector():
@@ -84,7 +85,7 @@ class FaceDetectView(APIView):
         request={"multipart/form-data": InputSerializer},
         responses={
             200: OpenApiResponse(
-                description="{width, height, faces: [{index, box: [x1, y1, x2, y2], score}]}"
+                description="{width, height, min_face_px, faces: [{index, box: [x1, y1, x2, y2], score}]}"
             ),
             400: OpenApiResponse(description="problem+json"),
         },
@@ -104,11 +105,15 @@ class FaceDetectView(APIView):
         # Boxes are found on the reduced frame and reported in the full image's pixels.
         scale_x, scale_y = width / frame.shape[1], height / frame.shape[0]
         scale = np.array([scale_x, scale_y, scale_x, scale_y], dtype=np.float64)
-        faces = [replace(face, box=face.box * scale) for face in by_size(face_detector().detect(frame))]
+        with _detect_lock:  # one detection at a time per process: dlib's detector is not thread-safe
+            detected = by_size(face_detector().detect(frame))
+        faces = [replace(face, box=face.box * scale) for face in detected]
         return Response(
             {
                 "width": width,
                 "height": height,
+                # A source face whose shorter side is below this is refused at screening (too small).
+                "min_face_px": settings.VISAGE_MIN_FACE_PX,
                 "faces": [
                     {"index": i, "box": [round(float(v), 1) for v in face.box], "score": round(face.score, 3)}
                     for i, face in enumerate(faces)

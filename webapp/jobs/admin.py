@@ -16,13 +16,17 @@ import logging
 
 from django.conf import settings
 from django.contrib import admin, messages
-from django.http import HttpResponse
+from django.core.exceptions import PermissionDenied
+from django.http import HttpResponse, HttpResponseBadRequest, HttpResponseNotAllowed
+from django.shortcuts import get_object_or_404, redirect
+from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 
 from moderation import selectors as moderation_selectors
 from moderation import services as moderation_services
 from webapp.media import storage
 
+from . import selectors as job_selectors
 from . import services
 from .choices import JobState
 from .models import Job, Upload
@@ -45,7 +49,12 @@ class ReviewQueueFilter(admin.SimpleListFilter):
 
 @admin.register(Job)
 class JobAdmin(admin.ModelAdmin):
-    list_display = ["id", "owner", "state", "thumbnails", "moderation", "queue", "created_at"]
+    # Compact rows: one line each (the verdict's full reasons are on the job's own page).
+    list_display = [
+        "short_id", "owner", "state", "mode", "charged", "result", "thumbnails", "moderation_summary", "created_at",
+    ]
+    list_display_links = ["short_id"]
+    change_form_template = "admin/webapp/job/change_form.html"
     list_filter = [ReviewQueueFilter, "state", "mode", "queue"]
     search_fields = ["id", "owner__username", "owner__email"]
     list_select_related = ["owner", "source", "target"]
@@ -80,6 +89,109 @@ class JobAdmin(admin.ModelAdmin):
     def has_review_permission(self, request) -> bool:
         return request.user.has_perm("moderation.review_content")
 
+    # --- the moderator's desk: one job's page with everything needed to decide ----------------------
+
+    def get_urls(self):
+        review = self.admin_site.admin_view(self.review_view)
+        return [
+            path("<uuid:job_id>/review/", review, name="webapp_job_review"),
+            *super().get_urls(),
+        ]
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        job = Job.objects.select_related("owner", "source", "target").filter(pk=object_id).first()
+        if job is not None:
+            extra_context = {**(extra_context or {}), "desk": self._desk(request, job)}
+        return super().change_view(request, object_id, form_url, extra_context)
+
+    def _desk(self, request, job: Job) -> dict:
+        verdict = moderation_selectors.verdict_for_review(job.id)
+        queue = job_selectors.jobs_awaiting_review().exclude(id=job.id)
+        history = job_selectors.owner_history(user=job.owner)
+        return {
+            "job": job,
+            "can_review": job.state == JobState.REVIEW and self.has_review_permission(request),
+            "images": _desk_images(job),
+            "verdict": verdict,
+            "checks": list(verdict.checks.all()) if verdict else [],
+            "history": history,
+            "prior_rejections": history[JobState.REJECTED],
+            "recent_jobs": list(
+                Job.objects.filter(owner=job.owner).exclude(id=job.id).order_by("-created_at")[:5]
+            ),
+            "next_in_queue": (queue.filter(created_at__gt=job.created_at).first() or queue.first()),
+            "queue_length": queue.count() + (1 if job.state == JobState.REVIEW else 0),
+        }
+
+    def review_view(self, request, job_id):
+        """Approve or reject one job in review, with the moderator's note (required); then the next."""
+        if request.method != "POST":
+            return HttpResponseNotAllowed(["POST"])
+        if not self.has_review_permission(request):
+            raise PermissionDenied
+        job = get_object_or_404(Job, id=job_id)
+        change_url = reverse("admin:webapp_job_change", args=[job.id])
+        decision = request.POST.get("decision")
+        note = (request.POST.get("note") or "").strip()
+        if decision not in ("approve", "reject"):
+            return HttpResponseBadRequest("decision must be approve or reject")
+        if not note:
+            self.message_user(request, "Write a note saying why before you decide.", messages.ERROR)
+            return redirect(change_url)
+        approved = decision == "approve"
+        if job.state != JobState.REVIEW:
+            self.message_user(request, f"This job is no longer in review (it is {job.state}).", messages.WARNING)
+            return redirect(change_url)
+        moved = (
+            services.job_review_approve(job.id)
+            if approved
+            else services.job_review_reject(job.id, message=moderation_services.REVIEW_REJECT_MESSAGE)
+        )
+        if moved:
+            moderation_services.verdict_record_review(
+                subject_id=job.id, reviewer=request.user, approved=approved, note=note
+            )
+            self.message_user(
+                request,
+                f"{'Approved' if approved else 'Rejected'} job {str(job.id)[:8]}."
+                + ("" if approved else " The hold was released."),
+                messages.SUCCESS,
+            )
+        else:
+            self.message_user(request, "Someone else decided this job first.", messages.WARNING)
+        following = (
+            job_selectors.jobs_awaiting_review().filter(created_at__gt=job.created_at).first()
+            or job_selectors.jobs_awaiting_review().first()
+        )
+        if following is not None:
+            return redirect(reverse("admin:webapp_job_change", args=[following.id]))
+        return redirect(reverse("admin:webapp_job_changelist") + "?queue=review")
+
+    @admin.display(description="job", ordering="id")
+    def short_id(self, job: Job) -> str:
+        return str(job.id)[:8]
+
+    @admin.display(description="charged", ordering="cost")
+    def charged(self, job: Job) -> str:
+        return f"{job.cost:.2f}" if job.cost is not None else "—"
+
+    @admin.display(description="result")
+    def result(self, job: Job) -> str:
+        if job.state != JobState.SUCCEEDED or not job.result_key or job.media_deleted_at:
+            return "—"
+        try:
+            thumb = storage.presigned_get(settings.S3_RESULTS_BUCKET, job.thumbnail_key)
+            full = storage.presigned_get(settings.S3_RESULTS_BUCKET, job.result_key)
+        except Exception:  # a thumbnail must never break the list
+            logger.exception("could not presign the result of job %s", job.id)
+            return "—"
+        return format_html(
+            '<a href="{}" target="_blank" rel="noopener"><img src="{}" alt="result" loading="lazy" '
+            'style="height:36px;width:58px;object-fit:cover;border-radius:4px"></a>',
+            full,
+            thumb,
+        )
+
     @admin.display(description="images")
     def thumbnails(self, job: Job) -> str:
         if job.state != JobState.REVIEW:
@@ -90,8 +202,23 @@ class JobAdmin(admin.ModelAdmin):
         return format_html_join(
             " ",
             '<a href="{0}" target="_blank" rel="noopener"><img src="{0}" alt="{1}" title="{1}" '
-            'style="max-height:96px;max-width:128px"></a>',
+            'style="height:40px;width:40px;object-fit:cover;border-radius:4px"></a>',
             images,
+        )
+
+    @admin.display(description="moderation")
+    def moderation_summary(self, job: Job) -> str:
+        """One line: the decision and why, without the per-check notes (those are on the job's page)."""
+        if job.state not in (JobState.REVIEW, JobState.REJECTED):
+            return "—"
+        verdict = moderation_selectors.verdict_for_review(job.id)
+        if verdict is None:
+            return job.error_code or "—"
+        reasons = [r for r in moderation_selectors.verdict_reasons(verdict) if ": disabled" not in r]
+        summary = f"{verdict.code or verdict.decision} ({verdict.stage})"
+        line = reasons[0] if reasons else summary  # the finding that matters first; all of it on hover
+        return format_html(
+            '<span class="visage-one-line" title="{}">{}</span>', "\n".join([summary, *reasons]), line
         )
 
     @admin.display(description="moderation verdict")
@@ -158,6 +285,33 @@ def consent_csv(jobs) -> str:
             job.consent_text,
         ])
     return out.getvalue()
+
+
+def _desk_images(job: Job) -> list[dict]:
+    """Source, target and output, large, side by side: whatever of them is still stored."""
+    images = []
+    try:
+        for upload in (job.source, job.target):
+            if upload.deleted_at is None:
+                images.append({
+                    "label": f"{upload.role} ({upload.width}×{upload.height})",
+                    "url": storage.presigned_get(settings.S3_UPLOADS_BUCKET, upload.s3_key),
+                    "video": upload.kind == "video",
+                })
+        if job.result_key and not job.media_deleted_at:
+            images.append({
+                "label": "output" + ("" if job.result_visible else " (held)"),
+                "url": storage.presigned_get(settings.S3_RESULTS_BUCKET, job.result_key),
+                "video": job.result_media_type.startswith("video/"),
+            })
+            images.append({
+                "label": "target as processed",
+                "url": storage.presigned_get(settings.S3_RESULTS_BUCKET, job.before_key),
+                "video": False,
+            })
+    except Exception:  # the desk must open even when S3 is unreachable
+        logger.exception("could not presign the desk images for job %s", job.id)
+    return images
 
 
 def _review_images(job: Job) -> list[tuple[str, str]]:

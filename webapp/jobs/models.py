@@ -118,6 +118,15 @@ class Job(models.Model):
         """The processed target kept beside the result for the before/after view."""
         return before_key_for(self.result_key) if self.result_key else ""
 
+    @property
+    def thumbnail_key(self) -> str:
+        return thumbnail_key_for(self.result_key) if self.result_key else ""
+
 
 def before_key_for(result_key: str) -> str:
     return result_key.rsplit(".", 1)[0] + ".before.jpg"
+
+
+def thumbnail_key_for(result_key: str) -> str:
+    """The gallery's small WebP of the result (a video's poster), stored beside it since issue 18."""
+    return result_key.rsplit(".", 1)[0] + ".thumb.webp"

@@ -32,6 +32,9 @@ def result_payload(job: Job) -> dict | None:
                                      download_name=f"visage-{job.id}.{extension}"),
         "inline_url": storage.presigned_get(settings.S3_RESULTS_BUCKET, job.result_key, expiry_s=expiry_s),
         "before_url": storage.presigned_get(settings.S3_RESULTS_BUCKET, job.before_key, expiry_s=expiry_s),
+        # A small WebP (≤ 480 px, cropped around the faces; a video's poster). Results stored before
+        # thumbnails existed have none: the URL then answers 404.
+        "thumbnail_url": storage.presigned_get(settings.S3_RESULTS_BUCKET, job.thumbnail_key, expiry_s=expiry_s),
         "expires_at": _iso(timezone.now() + timedelta(seconds=expiry_s)),
         "media_type": job.result_media_type,
         "bytes": job.result_bytes,

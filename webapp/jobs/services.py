@@ -28,7 +28,7 @@ from webapp.telemetry import metrics
 from . import dispatch, observe
 from .choices import JobState, UploadRole
 from .errors import ConsentRequired, IdempotencyKeyMismatch, InvalidOption, JobNotCancelable
-from .models import Job, Upload, before_key_for
+from .models import Job, Upload, before_key_for, thumbnail_key_for
 from .states import BEFORE_RUNNING, CANCELABLE_STATES, TERMINAL_STATES, current, transition
 
 logger = logging.getLogger(__name__)
@@ -272,6 +272,7 @@ def _purge_uploads(job: Job) -> None:
 def _delete_result(job: Job) -> None:
     storage.delete(settings.S3_RESULTS_BUCKET, job.result_key)
     storage.delete(settings.S3_RESULTS_BUCKET, job.before_key)
+    storage.delete(settings.S3_RESULTS_BUCKET, job.thumbnail_key)
 
 
 def _end_without_charge(
@@ -421,6 +422,7 @@ def result_discard(*, result_key: str) -> None:
     """Delete a stored result that no job will show (canceled, or superseded by a newer attempt)."""
     storage.delete(settings.S3_RESULTS_BUCKET, result_key)
     storage.delete(settings.S3_RESULTS_BUCKET, before_key_for(result_key))
+    storage.delete(settings.S3_RESULTS_BUCKET, thumbnail_key_for(result_key))
 
 
 def _record_outcome(job_id: uuid.UUID, outcome: JobOutcome) -> bool:

@@ -44,7 +44,9 @@ def queue_standings(jobs: list[Job]) -> dict[uuid.UUID, QueueStanding]:
     )
     workers = _gpu_worker_count()
     standings: dict[uuid.UUID, QueueStanding] = {}
-    seconds_ahead = 0.0
+    # What the busy workers still have to do comes first: a queued photo behind a running video
+    # waits for the video (issue 18: "ready in about 1 s" for 9 s).
+    seconds_ahead = _seconds_left_running()
     for position, (job_id, _queue, _queued_at, quote) in enumerate(waiting, start=1):
         estimate = _estimate_seconds(quote)
         seconds_ahead += estimate
@@ -53,6 +55,19 @@ def queue_standings(jobs: list[Job]) -> dict[uuid.UUID, QueueStanding]:
                 position=position, eta_seconds=max(1, round(seconds_ahead / workers))
             )
     return standings
+
+
+def _seconds_left_running() -> float:
+    now = timezone.now()
+    left = 0.0
+    for quote, progress, started_at in Job.objects.filter(state=JobState.RUNNING).values_list(
+        "quote", "progress", "started_at"
+    )[:500]:
+        estimate = _estimate_seconds(quote)
+        by_progress = estimate * (100 - min(progress, 99)) / 100
+        by_clock = estimate - (now - started_at).total_seconds() if started_at else estimate
+        left += max(1.0, min(by_progress, by_clock) if by_clock > 0 else by_progress)
+    return left
 
 
 def _estimate_seconds(quote: dict | None) -> float:
@@ -93,18 +108,25 @@ STATE_LABELS = {
 
 def _status_line(job: Job, standing: QueueStanding | None) -> str:
     """One short sentence for a job that is still going."""
-    if job.state in (JobState.CREATED, JobState.SCREENING):
+    if job.state == JobState.CREATED:
+        return "Submitted · the content check starts in a moment…"
+    if job.state == JobState.SCREENING:
         return "Checking the photos against our content rules…"
     if job.state == JobState.REVIEW:
         return "A person is reviewing this swap; that usually takes a few minutes."
     if job.state == JobState.QUEUED:
         if standing is None:
             return "Waiting for a free worker…"
-        place = "Next in line" if standing.position == 1 else f"#{standing.position} in line"
-        return f"{place} · ready in about {_duration(standing.eta_seconds)}"
+        place = "Next in line" if standing.position == 1 else f"{_ordinal(standing.position)} in line"
+        return f"{place} · ready in about {_duration(standing.eta_seconds)}" if standing.eta_seconds >= 5 else f"{place} · starting in a moment"
     if job.state == JobState.RUNNING:
         return f"Swapping faces… {job.progress}%"
     return ""
+
+
+def _ordinal(n: int) -> str:
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
 
 
 def _duration(seconds: int) -> str:
@@ -121,6 +143,19 @@ def _ago(moment: datetime) -> str:
     if seconds < 7 * 86400:
         return f"{timesince(moment).split(',')[0]} ago"
     return date_format(timezone.localtime(moment), "M j, Y")
+
+
+def compare_start(job: Job) -> dict:
+    """Where the before/after slider opens: on the swapped face (the first the engine swapped), so
+    the change is in view at once; the middle when the engine recorded no face box."""
+    boxes = (job.engine_notes or {}).get("face_boxes") or []
+    width, height = job.processed_width or 0, job.processed_height or 0
+    if not boxes or not width or not height:
+        return {"percent": 50, "face": None}
+    x1, y1, x2, y2 = boxes[0]
+    box = [100 * x1 / width, 100 * y1 / height, 100 * x2 / width, 100 * y2 / height]
+    box = [round(min(100.0, max(0.0, v)), 2) for v in box]
+    return {"percent": round((box[0] + box[2]) / 2), "face": box}
 
 
 def cards_for(request: HttpRequest, jobs: list[Job]) -> list[dict]:
@@ -140,6 +175,7 @@ def cards_for(request: HttpRequest, jobs: list[Job]) -> list[dict]:
                 "queue": standings.get(job.id),
                 "is_video": (result.get("media_type") or "").startswith("video/"),
                 "mode_label": Mode(job.mode).label if job.mode in Mode.values else job.mode,
+                "compare": compare_start(job),
             }
         )
     return cards

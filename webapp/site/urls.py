@@ -8,7 +8,7 @@ from django.urls import path
 from . import credits, views
 
 urlpatterns = [
-    path("", views.dashboard, name="dashboard"),
+    path("", views.home, name="dashboard"),  # visitors: the landing page; signed in: the gallery
     path("jobs/status.json", views.dashboard_status, name="dashboard-status"),
     path("signup/", views.signup, name="signup"),
     path("login/", views.LoginView.as_view(), name="login"),

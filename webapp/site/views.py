@@ -14,12 +14,16 @@ from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
+from django.core.paginator import Paginator
 from django.db import transaction
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.defaultfilters import filesizeformat
 from django.template.loader import render_to_string
 from django.urls import reverse
+from django.utils import timezone
+from django.utils.dateparse import parse_date, parse_datetime
+from django.utils.http import urlencode
 from django.views.decorators.http import require_GET, require_POST
 
 from billing import selectors as billing_selectors
@@ -170,14 +174,82 @@ def token_revoke(request: HttpRequest, token_id: int) -> HttpResponse:
 # --- jobs --------------------------------------------------------------------------------------
 
 
+# --- the front page ------------------------------------------------------------------------------
+
+# What the landing page prices: a 1280×720 photo at 720p in each quality.
+LANDING_EXAMPLE = {"width": 1280, "height": 720, "frames": 1, "resolution": "720p"}
+
+
+def home(request: HttpRequest) -> HttpResponse:
+    """`/`: signed-in people get their gallery; visitors get what Visage does, its prices and rules."""
+    if request.user.is_authenticated:
+        return dashboard(request)
+    prices = []
+    for value, label in Mode.choices:
+        try:
+            quote = billing_services.quote_job(user=None, mode=value, **LANDING_EXAMPLE)
+        except Exception:  # no plan configured yet: the page still explains the product
+            logger.warning("could not price the landing page's example", exc_info=True)
+            prices = []
+            break
+        prices.append({"mode": label, "amount": quote.amount, "currency": quote.currency})
+    return render(
+        request,
+        "webapp/landing.html",
+        {
+            "prices": prices,
+            "signup_credits": settings.SIGNUP_CREDITS,
+            "video_enabled": settings.VIDEO_ENABLED,
+            "retention_days": settings.RESULT_RETENTION_DAYS,
+        },
+    )
+
+
+GALLERY_PAGE_SIZE = 24
+GALLERY_FILTERS = {
+    "state": [("", "All"), ("active", "In progress"), ("done", "Done"), ("failed", "Not done")],
+    "kind": [("", "Photos and videos"), ("image", "Photos"), ("video", "Videos")],
+}
+
+
+def _gallery_filters(request: HttpRequest) -> dict:
+    """The filter values the gallery understands (anything else is ignored, not an error)."""
+    values = {name: request.GET.get(name, "") for name in GALLERY_FILTERS}
+    values = {name: v if v in dict(GALLERY_FILTERS[name]) else "" for name, v in values.items()}
+    for name in ("from", "to"):
+        try:
+            values[name] = parse_date(request.GET.get(name) or "")
+        except ValueError:  # well-formed but not a real day (2026-02-31)
+            values[name] = None
+    return values
+
+
+def _gallery_jobs(request: HttpRequest, filters: dict):
+    return selectors.jobs_for_gallery(
+        user=request.user,
+        state_group=filters["state"],
+        kind=filters["kind"],
+        day_from=filters["from"],
+        day_to=filters["to"],
+    )
+
+
 @login_required
 def dashboard(request: HttpRequest) -> HttpResponse:
-    jobs = list(selectors.jobs_for_user(user=request.user)[:DASHBOARD_LIMIT])
+    filters = _gallery_filters(request)
+    page = Paginator(_gallery_jobs(request, filters), GALLERY_PAGE_SIZE).get_page(request.GET.get("page"))
+    query = {k: (v.isoformat() if hasattr(v, "isoformat") else v) for k, v in filters.items() if v}
     return render(
         request,
         "webapp/dashboard.html",
         {
-            "cards": cards_for(request, jobs),
+            "cards": cards_for(request, list(page.object_list)),
+            "page": page,
+            "filters": filters,
+            "filter_choices": GALLERY_FILTERS,
+            "filtered": bool(query),
+            "filter_query": urlencode(query),
+            "now_iso": timezone.now().isoformat(),
             "balance": billing_selectors.account_balance(user=request.user),
         },
     )
@@ -186,7 +258,9 @@ def dashboard(request: HttpRequest) -> HttpResponse:
 @login_required
 @require_GET
 def dashboard_status(request: HttpRequest) -> JsonResponse:
-    """The cards the dashboard is watching, re-rendered: `?ids=<uuid>,<uuid>` (at most 50)."""
+    """The gallery's one live source: the watched cards re-rendered (`?ids=<uuid>,…`, at most 50),
+    the ids of those that are gone (deleted elsewhere), and, with `since=<ISO time>`, the cards of
+    jobs created after it that match the gallery's filters (made in another tab or by the API)."""
     ids = []
     for raw in request.GET.get("ids", "").split(",")[:DASHBOARD_LIMIT]:
         try:
@@ -194,20 +268,33 @@ def dashboard_status(request: HttpRequest) -> JsonResponse:
         except ValueError:
             continue
     jobs = list(selectors.jobs_for_user(user=request.user).filter(id__in=ids))
+    found = {job.id for job in jobs}
+    new_jobs = []
+    since = parse_datetime(request.GET.get("since", "") or "") if request.GET.get("since") else None
+    if since is not None:
+        new_jobs = list(
+            _gallery_jobs(request, _gallery_filters(request))
+            .filter(created_at__gt=since)
+            .exclude(id__in=ids)[:DASHBOARD_LIMIT]
+        )
     return JsonResponse(
         {
-            "jobs": [
-                {
-                    "id": card["job"]["id"],
-                    "state": card["job"]["state"],
-                    "terminal": card["job"]["terminal"],
-                    "progress": card["job"]["progress"],
-                    "html": render_to_string("webapp/_job_card.html", {"card": card}, request=request),
-                }
-                for card in cards_for(request, jobs)
-            ]
+            "jobs": [_card_json(request, card) for card in cards_for(request, jobs)],
+            "new": [_card_json(request, card) for card in cards_for(request, new_jobs)],
+            "gone": [str(i) for i in ids if i not in found],
         }
     )
+
+
+def _card_json(request: HttpRequest, card: dict) -> dict:
+    return {
+        "id": card["job"]["id"],
+        "state": card["job"]["state"],
+        "terminal": card["job"]["terminal"],
+        "progress": card["job"]["progress"],
+        "created_at": card["job"]["created_at"],
+        "html": render_to_string("webapp/_job_card.html", {"card": card}, request=request),
+    }
 
 
 def _upload_context(request: HttpRequest, *, errors: dict[str, str], form: JobOptionsForm) -> dict:

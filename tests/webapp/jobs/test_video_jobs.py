@@ -77,6 +77,13 @@ def test_video_job_succeeds_with_same_frames_and_audio(api_a, source_png, clip, 
     assert (row.processed_width, row.processed_height) == (256, 256)
     assert row.result_media_type == "video/mp4"
     assert row.engine_notes["segments"] == 1
+    # The gallery's poster: a WebP frame of the result, no wider than 480 px.
+    poster = requests.get(body["result"]["thumbnail_url"], timeout=10)
+    assert poster.status_code == 200 and poster.headers["Content-Type"] == "image/webp"
+    from PIL import Image
+
+    with Image.open(stdlib_io.BytesIO(poster.content)) as image:
+        assert image.format == "WEBP" and max(image.size) <= 480
 
 
 def test_long_video_runs_as_segments_and_joins_seamlessly(api_a, source_png, clip, tmp_path, video_enabled):

@@ -101,3 +101,47 @@ def log_in(page, live_server, *, username: str, password: str) -> None:
     page.get_by_label("Password").fill(password)
     page.get_by_role("button", name="Log in").click()
     page.wait_for_url(f"{live_server.url}/")
+
+
+def stored_result_job(owner, *, width: int, height: int, face_box=None, created_at=None, state: str = "succeeded"):
+    """A finished photo job whose result (width×height, a bright "face" square at `face_box`) is stored
+    through the real hook, webapp.jobs.steps.common.store_result (result, before image, thumbnail).
+
+    For layout tests that need results of exact shapes without running the engine each time.
+    """
+    import cv2
+    import numpy as np
+    from django.utils import timezone
+
+    from webapp.jobs.models import Job, Upload
+    from webapp.jobs.steps.common import store_result
+
+    uploads = [
+        Upload.objects.create(
+            owner=owner, role=role, s3_key=f"{owner.id}/gone-{role}", sha256="0" * 64, media_type="image/jpeg",
+            width=width, height=height, size_bytes=1, deleted_at=timezone.now(),
+        )
+        for role in ("source", "target")
+    ]
+    job = Job.objects.create(owner=owner, source=uploads[0], target=uploads[1], state=state)
+    y, x = np.mgrid[0:height, 0:width]
+    after = np.dstack([(x * 255 // max(1, width - 1)), (y * 255 // max(1, height - 1)), np.full_like(x, 90)]).astype(np.uint8)
+    after = cv2.add(after, np.random.default_rng(len(str(job.id))).integers(0, 60, after.shape, dtype=np.uint8))
+    before = after // 2
+    boxes = []
+    if face_box is not None:
+        x1, y1, x2, y2 = face_box
+        cv2.rectangle(after, (x1, y1), (x2, y2), (40, 200, 255), -1)
+        cv2.circle(after, ((x1 + x2) // 2, (y1 + y2) // 2), max(4, (x2 - x1) // 5), (30, 30, 30), -1)
+        cv2.rectangle(before, (x1, y1), (x2, y2), (200, 90, 40), -1)
+        boxes = [list(face_box)]
+    data = cv2.imencode(".jpg", after, [cv2.IMWRITE_JPEG_QUALITY, 92])[1].tobytes()
+    key = store_result(job, data=data, media_type="image/jpeg", extension="jpg", before=before, poster=after,
+                       face_boxes=boxes)
+    Job.objects.filter(id=job.id).update(
+        result_key=key, result_media_type="image/jpeg", result_bytes=len(data), result_visible=True,
+        processed_width=width, processed_height=height, progress=100, frames_processed=1,
+        engine_notes={"face_boxes": boxes}, completed_at=timezone.now(),
+        **({"created_at": created_at} if created_at else {}),
+    )
+    return Job.objects.get(id=job.id)

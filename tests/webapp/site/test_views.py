@@ -45,6 +45,17 @@ def test_sign_up_gives_starting_credit_and_logs_in(client, settings):
     assert client.get("/").status_code == 200
 
 
+def test_visitors_get_the_landing_page_and_members_their_gallery(client, funded_user):
+    landing = client.get("/")
+    assert landing.status_code == 200
+    body = landing.content.decode()
+    assert "How it works" in body and 'href="/signup/"' in body and 'href="/login/"' in body
+    assert 'id="prices"' in body and "USD" in body  # priced from the default plan
+    assert "Consent." in body and "AI-generated" in body
+    client.force_login(funded_user)
+    assert "Your swaps" in client.get("/").content.decode()
+
+
 def test_sign_up_errors_are_shown_next_to_fields(client):
     response = client.post("/signup/", {"username": "dora", "password1": "x", "password2": "y"})
     assert response.status_code == 200
@@ -52,7 +63,7 @@ def test_sign_up_errors_are_shown_next_to_fields(client):
 
 
 def test_pages_need_a_login(client):
-    for path in ("/", "/jobs/new/", "/account/"):
+    for path in ("/jobs/new/", "/account/"):
         response = client.get(path)
         assert response.status_code == 302 and response["Location"].startswith("/login/"), path
 

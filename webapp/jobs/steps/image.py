@@ -59,6 +59,7 @@ def swap_image(job: Job, sources: list, target_bytes: bytes, started: float) -> 
 
     extension, media_type = RESULT_FORMATS.get(job.target.media_type, ("jpg", "image/jpeg"))
     fmt = "jpeg" if extension == "jpg" else extension
+    boxes = [[round(float(v)) for v in face.box] for face in result.faces_used]
     with metrics.timed_stage("encode"):
         unmarked = encode_labelled(result.image, fmt=fmt, job_id=job.id)
         mark = visible_mark()
@@ -66,7 +67,8 @@ def swap_image(job: Job, sources: list, target_bytes: bytes, started: float) -> 
         engine = {"swapper": result.swapper, "enhancer": result.enhancer or ""}
         encoded, provenance = sign_result(job, encoded, media_type=media_type, extension=extension, engine=engine)
     with metrics.timed_stage("upload"):
-        key = store_result(job, data=encoded, media_type=media_type, extension=extension, before=target)
+        key = store_result(job, data=encoded, media_type=media_type, extension=extension, before=target,
+                           poster=result.image, face_boxes=boxes)
     with metrics.timed_stage("output_screening"):
         review = moderation_services.screen_output(subject_id=job.id, data=unmarked)
     height, width = result.image.shape[:2]
@@ -81,6 +83,8 @@ def swap_image(job: Job, sources: list, target_bytes: bytes, started: float) -> 
         "mode_ran": result.mode,
         "mode_steps": list(result.mode_steps),
         "visible_mark": mark is not None,
+        # Where the swapped faces are (result pixels): the site opens its before/after on them.
+        "face_boxes": boxes,
     }
     if result.mode_note:
         notes["mode_note"] = result.mode_note

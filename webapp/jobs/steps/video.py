@@ -209,8 +209,9 @@ def finish(
     data = signed.read_bytes()
     size = processed_video_size(info, job.resolution)
     middle = next(video_io.read_frames(target, start=frames // 2, stop=frames // 2 + 1, size=size), None)
+    poster = next(video_io.read_frames(output, start=frames // 2, stop=frames // 2 + 1), None)
     with metrics.timed_stage("upload"):
-        key = store_result(job, data=data, media_type=RESULT_MEDIA_TYPE, extension="mp4", before=middle)
+        key = store_result(job, data=data, media_type=RESULT_MEDIA_TYPE, extension="mp4", before=middle, poster=poster)
     with metrics.timed_stage("output_screening"):
         review = moderation_services.screen_video_output(subject_id=job.id, path=output)
     stage_ms: dict[str, float] = {}

@@ -1,19 +1,37 @@
-/* The dashboard: re-render the cards of unfinished swaps every 1.5 s until they finish. */
+/* The gallery's one live source: every 1.5 s while a swap is going (5 s otherwise), ask the server for
+   the unfinished cards re-rendered, the jobs created since the newest card (another tab, the API),
+   and the cards that are gone. */
 "use strict";
 (function () {
   var grid = document.getElementById("jobs");
   if (!grid) return;
   var live = document.getElementById("live");
+  var empty = document.getElementById("empty");
   var words = { succeeded: "is done", failed: "failed", rejected: "was rejected", canceled: "was canceled" };
+  var followNew = grid.dataset.liveNew === "true";
+  // "New" means created after the newest card shown, or (no card yet) after the page was rendered,
+  // both by the server's clock.
+  var since = newestCard() || grid.dataset.now;
 
+  function newestCard() {
+    var first = grid.querySelector(".job-card time[datetime]");
+    return first ? first.getAttribute("datetime") : null;
+  }
   function watched() {
     return Array.prototype.map.call(grid.querySelectorAll('.job-card[data-terminal="false"]'), function (c) { return c.dataset.jobId; });
+  }
+  function fromHtml(html) {
+    var holder = document.createElement("div");
+    holder.innerHTML = html;
+    return holder.firstElementChild;
   }
 
   async function tick() {
     var ids = watched();
-    if (!ids.length) return false;
-    var response = await fetch(grid.dataset.statusUrl + "?ids=" + ids.join(","), {
+    var query = "ids=" + ids.join(",");
+    if (followNew) query += "&since=" + encodeURIComponent(since) + (grid.dataset.filterQuery ? "&" + grid.dataset.filterQuery : "");
+    if (!ids.length && !followNew) return false;
+    var response = await fetch(grid.dataset.statusUrl + "?" + query, {
       headers: { Accept: "application/json" }, credentials: "same-origin",
     });
     if (!response.ok) throw new Error("status " + response.status);
@@ -23,10 +41,9 @@
       if (!card) return;
       if (card.dataset.state === job.state) {
         // Same state: move the bar and the words in place (keeps the bar's transition smooth).
-        var fresh = document.createElement("div");
-        fresh.innerHTML = job.html;
-        var bar = card.querySelector(".progress"), newBar = fresh.querySelector(".progress");
-        if (bar && newBar) {
+        var fresh = fromHtml(job.html);
+        var bar = card.querySelector(".progress");
+        if (bar && fresh.querySelector(".progress")) {
           bar.setAttribute("aria-valuenow", job.progress);
           bar.querySelector(".progress-bar").style.width = job.progress + "%";
         }
@@ -35,12 +52,47 @@
         return;
       }
       card.outerHTML = job.html;
-      if (job.terminal && live) {
-        live.textContent = "A swap " + (words[job.state] || job.state) + ".";
-      }
+      if (job.terminal && live) live.textContent = "A swap " + (words[job.state] || job.state) + ".";
     });
-    return watched().length > 0;
+    (body.gone || []).forEach(function (id) {
+      var card = document.getElementById("job-" + id);
+      if (card) card.remove();
+    });
+    // Oldest first, each put at the top: the newest ends up first.
+    (body.new || []).slice().reverse().forEach(function (job) {
+      if (document.getElementById("job-" + job.id)) return;
+      grid.insertBefore(fromHtml(job.html), grid.firstElementChild);
+      if (job.created_at > since) since = job.created_at;
+      if (live) live.textContent = "A new swap was added.";
+    });
+    var any = !!grid.querySelector(".job-card");
+    grid.hidden = !any;
+    if (empty) empty.hidden = any;
+    return true;
   }
 
-  if (watched().length) Visage.poll(tick, 1500);
+  // Fast while something is going, slower otherwise; a hidden tab polls less (Visage.poll).
+  (async function loop() {
+    var stop = false;
+    while (!stop) {
+      await new Promise(function (r) { setTimeout(r, (watched().length ? 1500 : 5000) * (document.hidden ? 4 : 1)); });
+      try { stop = (await tick()) === false; } catch (e) { await new Promise(function (r) { setTimeout(r, 3000); }); }
+    }
+  })();
+
+  // Video cards: a short muted preview while hovered or focused.
+  grid.addEventListener("pointerover", function (e) { preview(e.target.closest(".job-thumb"), true); });
+  grid.addEventListener("pointerout", function (e) { preview(e.target.closest(".job-thumb"), false); });
+  function preview(thumb, on) {
+    var video = thumb && thumb.querySelector("video.thumb-preview");
+    if (!video) return;
+    if (on) {
+      if (!video.src) video.src = video.dataset.src;
+      thumb.classList.add("is-previewing");
+      video.play().catch(function () {});
+    } else {
+      thumb.classList.remove("is-previewing");
+      video.pause();
+    }
+  }
 })();

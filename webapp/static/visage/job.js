@@ -5,7 +5,6 @@
   if (live) {
     var bar = document.getElementById("job-progress");
     var status = document.getElementById("job-status");
-    var badge = document.getElementById("state-badge");
     Visage.poll(async function () {
       var response = await fetch(live.dataset.statusUrl, { headers: { Accept: "application/json" }, credentials: "same-origin" });
       if (response.status === 404) { window.location.reload(); return false; }
@@ -13,8 +12,13 @@
       var job = await response.json();
       bar.setAttribute("aria-valuenow", job.progress);
       bar.querySelector(".progress-bar").style.width = job.progress + "%";
-      if (job.status_text) status.textContent = job.status_text;
-      if (job.label && badge) { badge.textContent = job.label; badge.className = "badge badge-" + job.state; }
+      // One source for every element that says where the job stands (header badge, Details card, status line).
+      status.textContent = job.status_text || "";
+      document.querySelectorAll("[data-live]").forEach(function (el) {
+        if (el.dataset.live === "badge") el.className = "badge badge-" + job.state;
+        el.textContent = job.label;
+      });
+      document.body.dataset.jobState = job.state;
       if (job.terminal) {
         bar.querySelector(".progress-bar").style.width = "100%";
         setTimeout(function () { window.location.reload(); }, 400);

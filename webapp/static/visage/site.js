@@ -34,3 +34,12 @@ document.addEventListener("click", function (event) {
     .catch(function () { document.execCommand("copy"); })
     .finally(function () { button.textContent = "Copied"; setTimeout(function () { button.textContent = "Copy"; }, 2000); });
 });
+
+/* A picture that has a lighter version falls back to the full one when the light one is missing
+   (gallery thumbnails of results stored before thumbnails existed). */
+document.addEventListener("error", function (event) {
+  var img = event.target;
+  if (img.tagName === "IMG" && img.dataset.fallbackSrc && img.src !== img.dataset.fallbackSrc) {
+    img.src = img.dataset.fallbackSrc;
+  }
+}, true);

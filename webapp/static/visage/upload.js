@@ -22,6 +22,16 @@
   var quoteSeq = 0;
   var facesSeq = 0;
   var WHAT = { source: "face photo", target: "target" };
+  // Problems found before submitting (no face, face too small): the Swap button says why it is off.
+  // The server checks again; moderation lists are never checked here.
+  var faceProblems = { source: "", target: "" };
+  var submitReason = document.getElementById("submit-reason");
+  var isBusy = false;
+  function updateSubmit() {
+    var reason = faceProblems.source || faceProblems.target;
+    submit.disabled = isBusy || !!reason;
+    submitReason.textContent = reason && !isBusy ? "Swap is off: " + reason : "";
+  }
 
   function mb(bytes) {
     if (bytes < 1048576) return Math.max(1, Math.round(bytes / 1024)) + " KB";
@@ -169,6 +179,7 @@
     syncSourceInput();
     setError("source", "");
     renderSources();
+    checkSourceFaces();
     var next = fields.source.thumbs && fields.source.thumbs.querySelector(".thumb-remove");
     (next || fields.source.input).focus();
   }
@@ -214,6 +225,50 @@
     }
   }
 
+  // --- early face checks on the face photos ------------------------------------------------------------
+  var sourceChecks = new Map(); // File -> Promise of "" (fine) or a problem sentence
+  var sourceSeq = 0;
+  var lastFaceError = "";
+
+  function checkSourceFace(file) {
+    if (sourceChecks.has(file)) return sourceChecks.get(file);
+    var body = new FormData();
+    body.append("image", file);
+    body.append("field", "source");
+    var check = fetch(form.dataset.facesUrl, { method: "POST", body: body, headers: headers(), credentials: "same-origin" })
+      .then(function (response) {
+        return response.json().then(function (data) {
+          if (!response.ok) {
+            var messages = (data.errors && (data.errors.source || data.errors.image)) || [data.detail];
+            return messages.join(" ");
+          }
+          if (!data.faces.length) return "We couldn’t find a face in “" + file.name + "”. Choose a photo where one face is clearly visible.";
+          var largest = Math.max.apply(null, data.faces.map(function (f) { return Math.min(f.box[2] - f.box[0], f.box[3] - f.box[1]); }));
+          if (largest < data.min_face_px) {
+            return "The face in “" + file.name + "” is too small (" + Math.round(largest) + " px across; at least "
+              + data.min_face_px + " px). Choose a closer photo of the face.";
+          }
+          return "";
+        });
+      })
+      .catch(function () { return ""; }); // no answer: the server still checks on submit
+    sourceChecks.set(file, check);
+    return check;
+  }
+
+  async function checkSourceFaces() {
+    var seq = ++sourceSeq;
+    var files = sourceFiles.slice();
+    if (!files.length) { faceProblems.source = ""; updateSubmit(); return; }
+    var problems = (await Promise.all(files.map(checkSourceFace))).filter(Boolean);
+    if (seq !== sourceSeq) return;
+    faceProblems.source = problems.length ? (files.length > 1 ? "a face photo has no usable face." : "the face photo has no usable face.") : "";
+    var shown = fields.source.error.textContent;
+    if (problems.length) { lastFaceError = problems.join(" "); setError("source", lastFaceError); }
+    else if (shown && shown === lastFaceError) setError("source", "");
+    updateSubmit();
+  }
+
   /* The source input changed (picked, dropped, or restored): add its files to the chosen ones. */
   function sourcesChosen(files) {
     setError("source", "");
@@ -223,6 +278,7 @@
     syncSourceInput();
     renderSources();
     if (problem) setError("source", problem);
+    checkSourceFaces();
   }
 
   function chosen(name) {
@@ -267,10 +323,12 @@
   window.addEventListener("drop", function (e) { e.preventDefault(); });
 
   // --- faces in the target ------------------------------------------------------------------------
-  function facesRadio(value) { return form.querySelector('input[name="faces"][value="' + value + '"]'); }
+  function facesRadio(value) { return form.querySelector('input[name="faces"][value="' + value + '"]:not([data-picked])'); }
 
   function clearFaces() {
     facesSeq++;
+    faceProblems.target = "";
+    updateSubmit();
     if (fields.target.boxes) fields.target.boxes.innerHTML = "";
     pickFace(null);
   }
@@ -283,8 +341,18 @@
     });
     var chip = document.getElementById("face-chip");
     if (chip) chip.remove();
+    // The picked face is its own choice, so "The largest face" is never shown selected beside it.
+    var pickedChoice = document.getElementById("picked-choice");
+    var pickedRadio = document.getElementById("picked-radio");
+    if (index === null) {
+      if (pickedRadio.checked) facesRadio("one").checked = true;
+      pickedChoice.hidden = true;
+    } else {
+      document.getElementById("picked-text").textContent = "Face " + (index + 1) + ", picked on the photo";
+      pickedChoice.hidden = false;
+      pickedRadio.checked = true;
+    }
     if (index !== null) {
-      facesRadio("one").checked = true;
       chip = document.createElement("p");
       chip.id = "face-chip";
       chip.innerHTML = '<span class="face-chip">Face ' + (index + 1) + ' will be replaced'
@@ -295,7 +363,7 @@
     facesError.textContent = "";
   }
 
-  form.querySelectorAll('input[name="faces"]').forEach(function (radio) {
+  form.querySelectorAll('input[name="faces"]:not([data-picked])').forEach(function (radio) {
     radio.addEventListener("change", function () { pickFace(null); });
   });
 
@@ -328,6 +396,9 @@
     var count = data.faces.length;
     if (!count) {
       facesStatus.textContent = "We found no face in this photo. A swap needs a clear, front-facing face — try another photo.";
+      setError("target", "We couldn’t find a face in this photo to replace. Choose a photo where a face is clearly visible.");
+      faceProblems.target = "the photo to put the face in has no face we can find.";
+      updateSubmit();
       return;
     }
     data.faces.forEach(function (face) {
@@ -457,7 +528,8 @@
   }
 
   function busy(on) {
-    submit.disabled = on;
+    isBusy = on;
+    updateSubmit();
     submit.classList.toggle("is-busy", on);
     submit.querySelector(".button-label").textContent = on ? "Uploading" : "Swap faces";
   }

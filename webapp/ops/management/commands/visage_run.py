@@ -116,6 +116,9 @@ class Command(BaseCommand):
             "web": [sys.executable, "-m", "gunicorn", "webapp.wsgi:application", "--bind", addr,
                     "--workers", "2", "--threads", "8", "--access-logfile", "-", "--graceful-timeout", "10"],
         }
+        # The site's own error pages, never Django's debug pages (settings and tracebacks), unless the
+        # operator asks with DEBUG=1; WhiteNoise serves the static files either way.
+        os.environ.setdefault("DEBUG", "0")
         processes = {name: subprocess.Popen(cmd) for name, cmd in commands.items()}
         self.stdout.write(self.style.SUCCESS(f"Visage is starting on http://{addr}/  (Ctrl-C stops everything)"))
         stopping = False
