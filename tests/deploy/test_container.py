@@ -24,7 +24,9 @@ import pytest
 import requests
 from PIL import Image
 
-pytestmark = pytest.mark.container
+# A cold build of the two images (wheelhouse, base, worker with torch) takes 15-20 min on 2 shared
+# cores: far over the suite's 600 s per-test timeout.
+pytestmark = [pytest.mark.container, pytest.mark.timeout(3600)]
 
 REPO = Path(__file__).resolve().parents[2]
 TAG = "container-test"
