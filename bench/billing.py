@@ -27,7 +27,12 @@ def main() -> int:
         return 0
     with tempfile.TemporaryDirectory() as tmp:
         report = Path(tmp) / "billing.json"
-        env = {**os.environ, "VISAGE_BILLING_E2E_REPORT": str(report)}
+        env = {
+            **os.environ,
+            "VISAGE_BILLING_E2E_REPORT": str(report),
+            "VISAGE_BILLING_E2E_PHOTOS": "42",
+            "VISAGE_BILLING_E2E_VIDEOS": "8",
+        }
         done = subprocess.run(
             [
                 sys.executable,

@@ -1,4 +1,4 @@
-"""Fifty jobs across modes, resolutions, photos and videos, through the API and the site, on a real
+"""Jobs across modes, resolutions, photos and videos, through the API and the site, on a real
 worker that measured its own speed first (issue 14). For every job: charge ≤ quote; the site's
 estimate == the API quote == the stored quote; overall: the balance dropped by exactly the sum of
 the charges and no job in a final state holds credits.
@@ -33,8 +33,10 @@ pytestmark = pytest.mark.django_db(transaction=True)
 MODES = ["fast", "standard", "hq"]
 RESOLUTIONS = ["720p", "1080p", "original"]
 PHOTO_SIZES = [(460, 430), (1000, 661), (1400, 1000)]
-PHOTO_JOBS = 42
-VIDEO_JOBS = 8
+# make test runs a sample that still covers every mode × resolution and both kinds; bench/billing.py
+# runs the full fifty (42 photos, 8 videos) and prints the distribution.
+PHOTO_JOBS = int(os.environ.get("VISAGE_BILLING_E2E_PHOTOS", "9"))
+VIDEO_JOBS = int(os.environ.get("VISAGE_BILLING_E2E_VIDEOS", "2"))
 
 
 @pytest.fixture(scope="module")
@@ -79,9 +81,10 @@ def test_fifty_jobs_never_charge_above_the_quote(funded_user, api_a, astronaut_r
     start_balance = billing_selectors.account_balance(user=funded_user).balance
 
     plan = []
-    combos = itertools.cycle(itertools.product(MODES, RESOLUTIONS, PHOTO_SIZES))
+    # Sizes outermost: any nine jobs in a row cover every mode × resolution.
+    combos = itertools.cycle(itertools.product(PHOTO_SIZES, MODES, RESOLUTIONS))
     for i in range(PHOTO_JOBS):
-        mode, resolution, size = next(combos)
+        size, mode, resolution = next(combos)
         plan.append(("photo", mode, resolution, size, "site" if i % 3 == 0 else "api"))
     video_combos = itertools.cycle(itertools.product(MODES, ["720p", "original"]))
     for i in range(VIDEO_JOBS):
