@@ -108,6 +108,7 @@ def test_production_cookies_are_secure_http_only_and_same_site(tmp_path):
     production = {
         "VISAGE_PRODUCTION": "1", "SECRET_KEY": "x" * 60, "ALLOWED_HOSTS": "visage.example",
         "S3_ACCESS_KEY": "prod-key", "S3_SECRET_KEY": "prod-secret", "VISAGE_DATA_DIR": str(tmp_path),
+        "VISAGE_PROVENANCE_ENABLED": "0",  # production needs a C2PA chain otherwise (tested in test_provenance)
     }
     values = _settings_in_subprocess(
         production,

@@ -45,6 +45,7 @@ def test_photo_price_is_one_price(api_a, funded_user, astronaut_pair, mode, reso
             "source": SimpleUploadedFile("s.png", source),
             "target": SimpleUploadedFile("t.jpg", target),
             "faces": "one",
+            "consent": "on",
             **options,
         },
     )
@@ -73,6 +74,7 @@ def test_video_price_is_one_price(api_a, funded_user, clip, source_png):
         {
             "source": SimpleUploadedFile("s.png", source_png),
             "target": SimpleUploadedFile("c.mp4", clip),
+            "consent": "true",
             **options,
         },
         format="multipart",
@@ -84,6 +86,7 @@ def test_video_price_is_one_price(api_a, funded_user, clip, source_png):
             "source": SimpleUploadedFile("s.png", source_png),
             "target": SimpleUploadedFile("c.mp4", clip),
             "faces": "one",
+            "consent": "on",
             **options,
         },
     )

@@ -102,12 +102,12 @@ def test_fifty_jobs_never_charge_above_the_quote(funded_user, api_a, astronaut_r
         before = set(Job.objects.values_list("id", flat=True))
         if via == "api":
             response = api_a.post(
-                "/api/v1/jobs", {**files, "mode": mode, "resolution": resolution}, format="multipart"
+                "/api/v1/jobs", {**files, "mode": mode, "resolution": resolution, "consent": "true"}, format="multipart"
             )
             assert response.status_code == 201, response.content
         else:
             response = site.post(
-                "/jobs/new/", {**files, "mode": mode, "resolution": resolution, "faces": "one"}
+                "/jobs/new/", {**files, "mode": mode, "resolution": resolution, "faces": "one", "consent": "on"}
             )
             assert response.status_code == 302, response.content[:300]
         (job_id,) = set(Job.objects.values_list("id", flat=True)) - before

@@ -142,6 +142,7 @@ def test_site_upload_without_credit_links_to_buying_credits(user_b, astronaut_pa
             "mode": "standard",
             "resolution": "720p",
             "faces": "one",
+            "consent": "on",
         },
     )
     assert response.status_code == 400
