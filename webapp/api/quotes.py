@@ -54,6 +54,10 @@ class QuoteCreateView(APIView):
         resolution = serializers.ChoiceField(choices=Resolution.choices)
 
         def validate(self, attrs):
+            # In a form body an empty `frames=` would silently mean the default (1 frame): a video's
+            # price must never be quoted from a field the client left blank.
+            if self.initial_data.get("frames", None) == "":
+                raise serializers.ValidationError({"frames": ["A whole number of frames, or leave the field out."]})
             if attrs.get("target") is None and (attrs.get("width") is None or attrs.get("height") is None):
                 raise serializers.ValidationError(
                     {"width": ["Send width and height (or the target file itself)."]}

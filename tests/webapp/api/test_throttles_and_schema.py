@@ -72,10 +72,12 @@ def test_quotes_refuse_frames_that_are_not_whole_numbers(api_a, frames):
     assert_problem(api_a.post("/api/v1/quotes", body, format="json"), 400, "validation_error", field="frames")
 
 
-def test_quotes_take_json_only(api_a):
+def test_quotes_refuse_a_blank_frame_count(api_a):
+    """Quotes take multipart too (to probe an uploaded video), where `frames=""` used to mean 1 frame."""
     body = {"width": 640, "height": 480, "mode": "standard", "resolution": "720p", "frames": ""}
-    response = api_a.post("/api/v1/quotes", body)  # multipart, where "" would have meant "use the default"
-    assert_problem(response, 415, "unsupported_media_type_header")
+    response = api_a.post("/api/v1/quotes", body)
+    problem = assert_problem(response, 400, "validation_error")
+    assert "frames" in problem["errors"]
 
 
 def _owner(client):
