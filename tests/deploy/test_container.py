@@ -193,7 +193,7 @@ def test_a_job_submitted_to_the_containers_is_swapped(stack, api_token):
         f"{stack['url']}/api/v1/jobs", headers=headers, timeout=60,
         files={"source": ("me.png", encode(source_rgb, "PNG"), "image/png"),
                "target": ("photo.jpg", encode(target_rgb, "JPEG"), "image/jpeg")},
-        data={"mode": "standard", "resolution": "original"},
+        data={"mode": "standard", "resolution": "original", "consent": "true"},
     )
     assert response.status_code in (201, 202), response.text
     job_id = response.json()["id"]

@@ -147,6 +147,7 @@ scrape_configs:
             headers=headers,
             timeout=60,
             files={"source": ("s.png", source), "target": ("t.jpg", target)},
+            data={"consent": "true"},
         )
         assert response.status_code == 201, response.text
         return response.json()["id"]
