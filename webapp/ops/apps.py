@@ -1,6 +1,7 @@
 from django.apps import AppConfig
 from django.conf import settings
 
+from moderation import signals
 from webapp.telemetry import metrics
 
 
@@ -12,8 +13,6 @@ class OpsConfig(AppConfig):
     verbose_name = "Visage operations"
 
     def ready(self) -> None:
-        from moderation import signals  # noqa: PLC0415 - apps are loaded by now
-
         signals.screened.connect(_count_moderation_decision, dispatch_uid="visage-moderation-metrics")
         if settings.TRACING:
             from . import tracing  # noqa: PLC0415 - only when tracing is on
