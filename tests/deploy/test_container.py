@@ -14,6 +14,7 @@ import shlex
 import shutil
 import socket
 import subprocess
+import sys
 import time
 import uuid
 from decimal import Decimal
@@ -23,6 +24,8 @@ import numpy as np
 import pytest
 import requests
 from PIL import Image
+
+from webapp.media import provenance
 
 # A cold build of the two images (wheelhouse, base, worker with torch) takes 15-20 min on 2 shared
 # cores: far over the suite's 600 s per-test timeout.
@@ -82,7 +85,22 @@ def database_url() -> str:
 
 
 @pytest.fixture(scope="module")
-def environment(database_url) -> dict[str, str]:
+def c2pa_chain(tmp_path_factory) -> Path:
+    """An installation's C2PA chain (manage.py visage_provenance --generate-chain), mounted read-only
+    at /run/secrets/visage as deploy/k8s mounts the Secret. Readable by the image's user 10001."""
+    directory = tmp_path_factory.mktemp("c2pa") / "chain"
+    subprocess.run(
+        [sys.executable, "manage.py", "visage_provenance", "--generate-chain", str(directory)],
+        cwd=REPO, check=True, capture_output=True,
+    )
+    directory.chmod(0o755)
+    for path in directory.iterdir():
+        path.chmod(0o644)
+    return directory
+
+
+@pytest.fixture(scope="module")
+def environment(database_url, c2pa_chain) -> dict[str, str]:
     """Production mode, every setting from the environment, as in deploy/k8s."""
     return {
         "VISAGE_PRODUCTION": "1",
@@ -97,14 +115,19 @@ def environment(database_url) -> dict[str, str]:
         "S3_UPLOADS_BUCKET": f"ct-uploads-{uuid.uuid4().hex[:8]}",
         "S3_RESULTS_BUCKET": f"ct-results-{uuid.uuid4().hex[:8]}",
         "VISAGE_WEBHOOK_SECRET": "whsec_Y29udGFpbmVyLXRlc3Qtc2VjcmV0",
+        "VISAGE_C2PA_CERT_FILE": "/run/secrets/visage/chain.pem",
+        "VISAGE_C2PA_KEY_FILE": "/run/secrets/visage/signer.key",
+        "C2PA_HOST_DIR": str(c2pa_chain),  # not passed to the containers: run_args mounts it
     }
 
 
 def run_args(environment: dict[str, str]) -> list[str]:
     """Host networking; a read-only root file system with /tmp in memory, as the k8s pods run."""
-    args = ["--network", "host", "--read-only", "--tmpfs", "/tmp"]
+    args = ["--network", "host", "--read-only", "--tmpfs", "/tmp",
+            "-v", f"{environment['C2PA_HOST_DIR']}:/run/secrets/visage:ro"]
     for name, value in environment.items():
-        args += ["-e", f"{name}={value}"]
+        if name != "C2PA_HOST_DIR":
+            args += ["-e", f"{name}={value}"]
     return args
 
 
@@ -112,8 +135,8 @@ def run_args(environment: dict[str, str]) -> list[str]:
 def stack(images, environment):
     names = []
     try:
-        migrate = podman("run", "--rm", *run_args(environment), images["web"], "migrate")
-        assert "Applying" in migrate.stdout, migrate.stdout + migrate.stderr
+        migrate = podman("run", "--rm", *run_args(environment), images["web"], "migrate", check=False)
+        assert migrate.returncode == 0 and "Applying" in migrate.stdout, migrate.stdout + migrate.stderr
 
         port = free_port()
         web = f"visage-ct-web-{uuid.uuid4().hex[:6]}"
@@ -181,7 +204,7 @@ def test_images_run_as_a_non_root_user(images):
         assert podman("run", "--rm", "--network", "none", image, "id", "-u").stdout.strip() == "10001"
 
 
-def test_a_job_submitted_to_the_containers_is_swapped(stack, api_token):
+def test_a_job_submitted_to_the_containers_is_swapped(stack, api_token, c2pa_chain):
     import cv2
     from skimage import data as skdata
 
@@ -209,6 +232,10 @@ def test_a_job_submitted_to_the_containers_is_swapped(stack, api_token):
 
     result = requests.get(job["result"]["url"], timeout=60)
     assert result.status_code == 200
+    # Signed inside the worker container with the mounted chain: valid against its root.
+    report = provenance.read(result.content, media_type=result.headers["Content-Type"].split(";")[0],
+                             trust_anchors_pem=(c2pa_chain / "root.pem").read_bytes())
+    assert report.manifest_present and report.validation_state in ("Valid", "Trusted"), report.failures
     swapped = np.asarray(Image.open(io.BytesIO(result.content)).convert("RGB"))
     assert swapped.shape == target_rgb.shape
     changed = np.abs(swapped.astype(int) - target_rgb.astype(int)).max(axis=2) > 30

@@ -85,15 +85,19 @@ def _name(common_name: str, organization: str) -> x509.Name:
     )
 
 
-def generate_chain(*, alg: str = "es256", service: str = "Visage") -> tuple[bytes, bytes, bytes]:
-    """A root CA and a signer certificate for development: (chain PEM, signer key PEM, root PEM).
+def generate_chain(
+    *, alg: str = "es256", service: str = "Visage", development: bool = True
+) -> tuple[bytes, bytes, bytes]:
+    """A root CA and a signer certificate: (chain PEM, signer key PEM, root PEM). The development
+    chain of `make run`, or (development=False) an installation's own chain for the deploy files.
 
     C2PA validators want a signer certificate issued by a CA (not self-signed), with
     digitalSignature key usage and an allowed extended key usage (emailProtection).
     """
     now = datetime.datetime.now(datetime.UTC)
     root_key = ec.generate_private_key(ec.SECP256R1())
-    root_name = _name(f"{service} development root CA", service)
+    qualifier = " development" if development else ""
+    root_name = _name(f"{service}{qualifier} root CA", service)
     root = (
         x509.CertificateBuilder()
         .subject_name(root_name)
@@ -112,7 +116,7 @@ def generate_chain(*, alg: str = "es256", service: str = "Visage") -> tuple[byte
     key = ed25519.Ed25519PrivateKey.generate() if alg == "ed25519" else ec.generate_private_key(ec.SECP256R1())
     signer = (
         x509.CertificateBuilder()
-        .subject_name(_name(f"{service} content credentials (development)", service))
+        .subject_name(_name(f"{service} content credentials{' (development)' if development else ''}", service))
         .issuer_name(root_name)
         .public_key(key.public_key())
         .serial_number(x509.random_serial_number())
