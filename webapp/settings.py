@@ -7,6 +7,7 @@ server); production (VISAGE_PRODUCTION=1) refuses to start without its required 
 from __future__ import annotations
 
 import hashlib
+import os
 import secrets
 from decimal import Decimal
 from pathlib import Path
@@ -174,6 +175,9 @@ if PRODUCTION:
 # --- Redis and queues -------------------------------------------------------------------------
 REDIS_URL = env_str("REDIS_URL", "redis://127.0.0.1:6390/0")
 MODERATION_QUEUE = "moderation"
+# `visage_run`'s moderation worker processes (each loads the moderation models once): screening is
+# CPU-bound and the GPU step waits for it, so half the cores by default (at least one).
+MODERATION_WORKERS = env_int("VISAGE_MODERATION_WORKERS", max(1, (os.cpu_count() or 2) // 2))
 GPU_QUEUES = ["vip", "default", "batch"]  # a GPU worker listens in this order
 WEBHOOK_QUEUE = "webhooks"
 JOB_TIMEOUT_S = env_int("VISAGE_JOB_TIMEOUT_S", 600)

@@ -1,8 +1,8 @@
 """`manage.py visage_run`: the whole service on one machine (the README's run command).
 
 Starts what is not configured (Redis unless REDIS_URL is set, an S3 server unless S3_ENDPOINT is
-set), migrates, makes the demo user, then runs one moderation worker, one webhook worker, one
-GPU-queue worker, RQ's scheduler and the web server, restarting a worker that exits (they
+set), migrates, makes the demo user, then runs VISAGE_MODERATION_WORKERS moderation workers (half
+the cores by default), one webhook worker, one GPU-queue worker, RQ's scheduler and the web server, restarting a worker that exits (they
 recycle after N jobs). Ctrl-C stops every
 process it started; data stays under VISAGE_DATA_DIR.
 """
@@ -107,7 +107,12 @@ class Command(BaseCommand):
     def _supervise(self, addr: str) -> None:
         manage = [sys.executable, str(settings.BASE_DIR / "manage.py")]
         commands = {
-            "moderation-worker": manage + ["visage_worker", "--queues", settings.MODERATION_QUEUE],
+            # Screening is CPU-bound: several processes (settings.MODERATION_WORKERS), models loaded
+            # once in each.
+            **{
+                f"moderation-worker-{n}": manage + ["visage_worker", "--queues", settings.MODERATION_QUEUE]
+                for n in range(1, settings.MODERATION_WORKERS + 1)
+            },
             # Webhooks on their own worker: a slow receiver never delays anyone's screening.
             "webhook-worker": manage + ["visage_worker", "--queues", settings.WEBHOOK_QUEUE],
             "gpu-worker": manage + ["visage_worker", "--queues", ",".join(settings.GPU_QUEUES)],

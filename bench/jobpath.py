@@ -1,0 +1,278 @@
+"""The job path end to end, side by side in one run (issue 17): the naive baseline against the
+README stack, on this machine.
+
+    .venv/bin/python bench/jobpath.py [--jobs 50] [--naive 10] [--concurrency 8] [--moderation-workers N]
+
+1. naive: one `python -m swap run` process per job (models load every time, no moderation, no
+   storage): jobs/min.
+2. the README stack (`manage.py visage_run` on its embedded defaults: SQLite, an embedded Redis
+   and S3 server, in a temporary data dir): single-job latency (one job at a time), then a burst of
+   --jobs submitted at --concurrency: jobs/min and p50/p99 submit → succeeded, all from the
+   server's own timestamps (created_at → completed_at), never the client's poll interval; where
+   the time goes (created → queued = screening incl. its queue wait, queued → started = GPU queue
+   wait, started → completed = the GPU step, and the GPU step's stage_ms).
+3. status: GET /api/v1/jobs/{id} requests/s at concurrency 16, plain and with If-None-Match (the
+   304 path, when the server sends an ETag); requests a client needs per job with ?wait= long-poll.
+
+Every target is a different 1280×720 JPEG (a real photo, shifted): no job reuses another's upload.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime
+from pathlib import Path
+
+import cv2
+import numpy as np
+import requests
+from PIL import Image
+from skimage import data as skdata
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from webapp.ops import embedded  # noqa: E402  (after the repo is importable)
+
+TERMINAL = {"succeeded", "failed", "rejected", "canceled"}
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(q / 100 * (len(ordered) - 1))))]
+
+
+def encode(rgb: np.ndarray, fmt: str) -> bytes:
+    buffer = io.BytesIO()
+    Image.fromarray(rgb).save(buffer, format=fmt, quality=90)
+    return buffer.getvalue()
+
+
+def make_pair(count: int) -> tuple[bytes, list[bytes]]:
+    """The astronaut as the source; `count` different 720p targets (her mirror image on a canvas,
+    shifted a few pixels each, so every upload has its own SHA-256)."""
+    astronaut = skdata.astronaut()
+    face = cv2.resize(np.ascontiguousarray(astronaut[:, ::-1]), (600, 600), interpolation=cv2.INTER_AREA)
+    targets = []
+    for i in range(count):
+        canvas = np.full((720, 1280, 3), (90 + i % 40, 110, 130), np.uint8)
+        x = 300 + (i * 7) % 300
+        canvas[60:660, x : x + 600] = face
+        targets.append(encode(canvas, "JPEG"))
+    return encode(astronaut, "PNG"), targets
+
+
+def parse(ts: str | None) -> float | None:
+    return datetime.fromisoformat(ts.replace("Z", "+00:00")).timestamp() if ts else None
+
+
+# --- 1. naive: one CLI process per job --------------------------------------------------------
+
+
+def naive(source: bytes, targets: list[bytes], workdir: Path) -> float:
+    (workdir / "source.png").write_bytes(source)
+    started = time.perf_counter()
+    for i, target in enumerate(targets):
+        path = workdir / f"target-{i}.jpg"
+        path.write_bytes(target)
+        subprocess.run(
+            [sys.executable, "-m", "swap", "run", "--source", str(workdir / "source.png"), "--target", str(path),
+             "--output", str(workdir / f"out-{i}.jpg"), "--mode", "standard"],
+            cwd=REPO, check=True, capture_output=True,
+        )
+    elapsed = time.perf_counter() - started
+    return len(targets) / elapsed * 60
+
+
+# --- 2. the README stack --------------------------------------------------------------------------
+
+
+class Stack:
+    def __init__(self, data_dir: Path, moderation_workers: int | None) -> None:
+        self.data_dir = data_dir
+        self.servers = [
+            embedded.start_redis(data_dir / "redis", port=embedded.free_port()),
+            embedded.start_s3(data_dir / "s3", "visage-dev", "visage-dev-secret", port=embedded.free_port()),
+        ]
+        port = embedded.free_port()
+        self.url = f"http://127.0.0.1:{port}"
+        env = {
+            **os.environ, "VISAGE_DATA_DIR": str(data_dir), "REDIS_URL": self.servers[0].url,
+            "S3_ENDPOINT": self.servers[1].url.removeprefix("http://"), "S3_ACCESS_KEY": "visage-dev",
+            "S3_SECRET_KEY": "visage-dev-secret", "VISAGE_DEMO_PASSWORD": "bench-password",
+            # One user submits the whole burst and polls thousands of times: lift the per-user budgets.
+            "VISAGE_THROTTLE_CREATE": "100000/min", "VISAGE_THROTTLE_READ": "10000000/min",
+        }
+        env.pop("DATABASE_URL", None)  # the README stack: SQLite under the data dir
+        if moderation_workers:
+            env["VISAGE_MODERATION_WORKERS"] = str(moderation_workers)
+        self.log = open(data_dir / "visage_run.log", "w")  # noqa: SIM115 (closed in stop())
+        self.process = subprocess.Popen(
+            [sys.executable, "manage.py", "visage_run", "--addr", f"127.0.0.1:{port}"],
+            cwd=REPO, env=env, stdout=self.log, stderr=subprocess.STDOUT,
+        )
+        for _ in range(300):
+            try:
+                if requests.get(f"{self.url}/healthz", timeout=5).status_code == 200:
+                    break
+            except requests.ConnectionError:
+                pass
+            if self.process.poll() is not None:
+                raise SystemExit(f"visage_run exited; see {data_dir / 'visage_run.log'}")
+            time.sleep(1)
+        token = requests.post(f"{self.url}/api/v1/auth/token", timeout=30,
+                              json={"username": "demo", "password": "bench-password", "name": "bench"})
+        token.raise_for_status()
+        self.headers = {"Authorization": f"Bearer {token.json()['token']}"}
+        self.session = requests.Session()
+        self.session.mount("http://", requests.adapters.HTTPAdapter(pool_maxsize=64))
+        self.requests = 0
+
+    def stop(self) -> None:
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+        for server in self.servers:
+            server.stop()
+        self.log.close()
+
+    def submit(self, source: bytes, target: bytes) -> str:
+        self.requests += 1
+        response = self.session.post(
+            f"{self.url}/api/v1/jobs", headers={**self.headers, "Idempotency-Key": str(uuid.uuid4())}, timeout=120,
+            files={"source": ("me.png", source, "image/png"), "target": ("photo.jpg", target, "image/jpeg")},
+            data={"mode": "standard", "consent": "true"},
+        )
+        assert response.status_code in (201, 202), response.text
+        return response.json()["id"]
+
+    def get(self, job_id: str, **params) -> requests.Response:
+        self.requests += 1
+        return self.session.get(f"{self.url}/api/v1/jobs/{job_id}", headers=self.headers, params=params, timeout=60)
+
+    def wait(self, job_id: str) -> dict:
+        """Until terminal: long-poll (?wait=30) when the server offers it, else a 0.2 s poll."""
+        while True:
+            response = self.get(job_id, wait=30)
+            if response.status_code == 400:  # no long-poll on this server: poll
+                job = self.get(job_id).json()
+                while job["state"] not in TERMINAL:
+                    time.sleep(0.2)
+                    job = self.get(job_id).json()
+                return job
+            if response.status_code == 200 and response.json()["state"] in TERMINAL:
+                return response.json()
+
+
+def timings(jobs: list[dict]) -> dict[str, list[float]]:
+    out: dict[str, list[float]] = {"total": [], "screening": [], "gpu_queue": [], "gpu_step": []}
+    for job in jobs:
+        created, queued = parse(job["created_at"]), parse(job["queued_at"])
+        started, completed = parse(job["started_at"]), parse(job["completed_at"])
+        out["total"].append(completed - created)
+        out["screening"].append(queued - created)
+        out["gpu_queue"].append(started - queued)
+        out["gpu_step"].append(completed - started)
+    return out
+
+
+def stage_medians(jobs: list[dict]) -> str:
+    stages: dict[str, list[float]] = {}
+    for job in jobs:
+        for name, ms in ((job.get("metrics") or {}).get("stage_ms") or {}).items():
+            stages.setdefault(name, []).append(ms)
+    return ", ".join(f"{k} {statistics.median(v):.0f}" for k, v in sorted(stages.items()) if statistics.median(v) >= 1)
+
+
+def status_throughput(stack: Stack, job_id: str, *, concurrency: int, count: int, etag: str | None) -> float:
+    headers = {**stack.headers, **({"If-None-Match": etag} if etag else {})}
+    url = f"{stack.url}/api/v1/jobs/{job_id}"
+    expected = 304 if etag else 200
+
+    def one(_):
+        response = stack.session.get(url, headers=headers, timeout=30)
+        assert response.status_code == expected, response.status_code
+
+    with ThreadPoolExecutor(concurrency) as pool:
+        list(pool.map(one, range(concurrency * 4)))  # warm the connections
+        started = time.perf_counter()
+        list(pool.map(one, range(count)))
+    return count / (time.perf_counter() - started)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--jobs", type=int, default=50)
+    parser.add_argument("--naive", type=int, default=10, help="jobs for the per-process baseline")
+    parser.add_argument("--single", type=int, default=5, help="one-at-a-time jobs for the latency figure")
+    parser.add_argument("--concurrency", type=int, default=8, help="submitters in the burst")
+    parser.add_argument("--polls", type=int, default=2000)
+    parser.add_argument("--moderation-workers", type=int, default=None)
+    args = parser.parse_args()
+
+    source, targets = make_pair(args.naive + args.single + args.jobs + 2)
+    with tempfile.TemporaryDirectory(prefix="visage-jobpath-") as tmp:
+        tmp = Path(tmp)
+        (tmp / "naive").mkdir()
+        naive_rate = naive(source, targets[: args.naive], tmp / "naive")
+        print(f"naive (one `python -m swap run` per job, {args.naive} jobs): {naive_rate:.1f} jobs/min")
+
+        stack = Stack(tmp / "stack", args.moderation_workers)
+        try:
+            rest = targets[args.naive :]
+            for target in rest[:2]:  # warm: the workers load their models on the first job
+                stack.wait(stack.submit(source, target))
+            single = []
+            for target in rest[2 : 2 + args.single]:
+                job = stack.wait(stack.submit(source, target))
+                assert job["state"] == "succeeded", job
+                single.append(job)
+            t = timings(single)
+            print(f"single job (one at a time, {len(single)}): submit → succeeded p50 {statistics.median(t['total']):.2f} s"
+                  f" (screening {statistics.median(t['screening']):.2f}, GPU queue {statistics.median(t['gpu_queue']):.2f},"
+                  f" GPU step {statistics.median(t['gpu_step']):.2f}); GPU step stages ms: {stage_medians(single)}")
+
+            burst_targets = rest[2 + args.single :][: args.jobs]
+            stack.requests = 0
+            with ThreadPoolExecutor(args.concurrency) as pool:
+                ids = list(pool.map(lambda target: stack.submit(source, target), burst_targets))
+            with ThreadPoolExecutor(16) as pool:
+                burst = list(pool.map(stack.wait, ids))
+            states = {s: sum(1 for j in burst if j["state"] == s) for s in {j["state"] for j in burst}}
+            done = [j for j in burst if j["state"] == "succeeded"]
+            t = timings(done)
+            span = max(parse(j["completed_at"]) for j in done) - min(parse(j["created_at"]) for j in done)
+            print(f"burst of {len(burst)} at concurrency {args.concurrency}: {states}; {len(done) / span * 60:.1f} jobs/min"
+                  f" ({len(done) / span * 60 / naive_rate:.1f}× naive); submit → succeeded p50"
+                  f" {statistics.median(t['total']):.2f} s, p99 {percentile(t['total'], 99):.2f} s;"
+                  f" medians: screening {statistics.median(t['screening']):.2f} s, GPU queue"
+                  f" {statistics.median(t['gpu_queue']):.2f} s, GPU step {statistics.median(t['gpu_step']):.2f} s")
+            print(f"client requests per job in the burst (submit + waits): {stack.requests / len(burst):.2f}")
+
+            job_id = ids[0]
+            plain = status_throughput(stack, job_id, concurrency=16, count=args.polls, etag=None)
+            etag = stack.get(job_id).headers.get("ETag")
+            line = f"status GET at concurrency 16: plain {plain:.0f} req/s"
+            if etag:
+                cached = status_throughput(stack, job_id, concurrency=16, count=args.polls, etag=etag)
+                line += f", If-None-Match → 304 {cached:.0f} req/s"
+            else:
+                line += " (no ETag from this server: no 304 path)"
+            print(line)
+        finally:
+            stack.stop()
+
+
+if __name__ == "__main__":
+    main()
