@@ -36,6 +36,7 @@ TAG = "container-test"
 PODMAN = shlex.split(os.environ.get("PODMAN", "podman"))
 POSTGRES_ADMIN_URL = os.environ.get("VISAGE_CONTAINER_POSTGRES", "postgresql://postgres@127.0.0.1:5432/postgres")
 DATABASE = "visage_container"
+METRICS_KEY = f"metrics-{uuid.uuid4().hex}"
 POLLS = 600  # job status polls, 1 s apart: bounds a stuck run, not a speed expectation
 
 
@@ -117,6 +118,8 @@ def environment(database_url, c2pa_chain) -> dict[str, str]:
         "VISAGE_WEBHOOK_SECRET": "whsec_Y29udGFpbmVyLXRlc3Qtc2VjcmV0",
         "VISAGE_C2PA_CERT_FILE": "/run/secrets/visage/chain.pem",
         "VISAGE_C2PA_KEY_FILE": "/run/secrets/visage/signer.key",
+        "VISAGE_METRICS_KEY": METRICS_KEY,
+        "VISAGE_WORKER_METRICS_PORT": str(free_port()),
         "C2PA_HOST_DIR": str(c2pa_chain),  # not passed to the containers: run_args mounts it
     }
 
@@ -247,11 +250,39 @@ def test_a_job_submitted_to_the_containers_is_swapped(stack, api_token, c2pa_cha
     assert Decimal(me["held"]) == 0 and Decimal(me["balance"]) == Decimal("1000") - Decimal(job["cost"]["charge"])
 
 
-def test_worker_probe_passes_and_stop_drains_cleanly(stack):
-    """The worker image's probe reads its heartbeat; `podman stop` (SIGTERM) ends it with status 0."""
-    probe = podman("exec", stack["worker"], "python", "manage.py", "visage_worker_probe", check=False)
-    assert probe.returncode == 0, probe.stdout + probe.stderr
-    assert "heartbeating" in probe.stdout
-    podman("stop", "-t", "300", stack["worker"])
-    exit_code = podman("inspect", "-f", "{{.State.ExitCode}}", stack["worker"]).stdout.strip()
-    assert exit_code == "0"
+def test_web_metrics_merge_its_processes_and_need_the_key(stack):
+    """gunicorn's workers share one multiprocess directory (the entrypoint makes it in /tmp)."""
+    url = f"{stack['url']}/metrics"
+    assert requests.get(url, timeout=30).status_code == 401
+    for _ in range(8):  # requests land on both gunicorn workers
+        requests.get(f"{stack['url']}/livez", timeout=30)
+    scraped = requests.get(url, headers={"Authorization": f"Bearer {METRICS_KEY}"}, timeout=30)
+    assert scraped.status_code == 200
+    assert "visage_http_request_duration_seconds_bucket" in scraped.text
+
+
+def test_worker_probe_metrics_and_a_clean_drain(stack, images):
+    """A worker of its own (the job test keeps the shared one): its probe reads its heartbeat, it
+    serves its own /metrics on VISAGE_WORKER_METRICS_PORT with the key, and `podman stop`
+    (SIGTERM) ends it with status 0."""
+    port = free_port()
+    name = f"visage-ct-drain-{uuid.uuid4().hex[:6]}"
+    podman("run", "-d", "--name", name, *run_args({**stack["environment"], "VISAGE_WORKER_METRICS_PORT": str(port)}),
+           images["worker"], "worker", "--queues", "webhooks")
+    try:
+        for _ in range(120):
+            probe = podman("exec", name, "python", "manage.py", "visage_worker_probe", check=False)
+            if probe.returncode == 0:
+                break
+            time.sleep(1)
+        assert probe.returncode == 0, probe.stdout + probe.stderr
+        assert "heartbeating" in probe.stdout
+        url = f"http://127.0.0.1:{port}/metrics"
+        assert requests.get(url, timeout=30).status_code == 401
+        scraped = requests.get(url, headers={"Authorization": f"Bearer {METRICS_KEY}"}, timeout=30)
+        assert scraped.status_code == 200 and "visage_" in scraped.text
+        podman("stop", "-t", "300", name)
+        exit_code = podman("inspect", "-f", "{{.State.ExitCode}}", name).stdout.strip()
+        assert exit_code == "0", podman("logs", "--tail", "40", name, check=False).stderr
+    finally:
+        podman("rm", "-f", "-t", "5", name, check=False)

@@ -18,7 +18,7 @@ OVERLAYS = ["dev", "prod"]
 KUBERNETES_VERSION = "1.34.0"
 WORKLOAD_KINDS = {"Deployment", "StatefulSet", "Job", "CronJob"}
 # Custom resources: kubernetes-validate has no schemas for them; the tests below check them.
-CUSTOM_KINDS = {"ScaledObject", "TriggerAuthentication", "ServiceMonitor", "PrometheusRule"}
+CUSTOM_KINDS = {"ScaledObject", "TriggerAuthentication", "ServiceMonitor", "PodMonitor", "PrometheusRule"}
 VISAGE_IMAGES = ("visage-web", "visage-worker", "visage-gpu-worker", "visage/web", "visage/worker", "visage/gpu-worker")
 
 
@@ -243,3 +243,28 @@ def test_prometheus_rule_is_generated_from_the_rule_files(manifests):
     web_service = by_kind(manifests, "Service")["visage-web"]
     assert monitor["spec"]["selector"]["matchLabels"].items() <= web_service["metadata"]["labels"].items()
     assert monitor["spec"]["endpoints"][0]["port"] in {p["name"] for p in web_service["spec"]["ports"]}
+
+
+def test_prometheus_scrapes_the_web_and_every_worker_with_the_metrics_key(manifests):
+    config = by_kind(manifests, "ConfigMap")["visage-config"]["data"]
+    assert config["VISAGE_METRICS_KEY_FILE"] == "/run/secrets/visage/metrics-key"
+    port = int(config["VISAGE_WORKER_METRICS_PORT"])
+    pod_monitor = by_kind(manifests, "PodMonitor")["visage-workers"]
+    selector = pod_monitor["spec"]["selector"]
+    allowed = next(e["values"] for e in selector["matchExpressions"] if e["key"] == "app.kubernetes.io/component")
+    scraped = set()
+    for name, deployment in by_kind(manifests, "Deployment").items():
+        labels = deployment["spec"]["template"]["metadata"]["labels"]
+        if all(labels.get(k) == v for k, v in selector["matchLabels"].items()) and labels.get(
+            "app.kubernetes.io/component"
+        ) in allowed:
+            ports = {p["name"]: p["containerPort"] for p in pod_spec(deployment)["containers"][0].get("ports", [])}
+            assert ports.get("metrics") == port, name
+            scraped.add(name)
+    assert scraped == {"visage-cpu-worker", "visage-gpu-worker"}
+    endpoints = pod_monitor["spec"]["podMetricsEndpoints"] + by_kind(manifests, "ServiceMonitor")["visage-web"]["spec"]["endpoints"]
+    for endpoint in endpoints:
+        assert endpoint["authorization"]["credentials"] == {"name": "visage-secrets", "key": "metrics-key"}
+    secrets = by_kind(manifests, "Secret")
+    if "visage-secrets" in secrets:  # dev makes it; prod's is made by hand (deploy/README.md)
+        assert "metrics-key" in secrets["visage-secrets"]["data"]

@@ -31,6 +31,7 @@ from PIL import Image
 from django.conf import settings
 from webapp.media import provenance
 assert settings.PRODUCTION
+assert settings.METRICS_KEY, "/metrics would be open to anyone"
 chain = provenance.configured_chain()
 buffer = io.BytesIO(); Image.new("RGB", (32, 32), "gray").save(buffer, "JPEG")
 claim = provenance.ResultClaim(content_id="deploy-check", title="check.jpg", inputs_sha256="0" * 64,
@@ -91,6 +92,7 @@ def test_each_overlay_starts_production_and_signs(overlay, tmp_path):
             "secret-key": b"p" * 50, "database-url": b"postgres://visage:pw@db.internal:5432/visage",
             "redis-url": b"redis://:pw@redis.internal:6379/0", "s3-access-key": b"key", "s3-secret-key": b"secret",
             "webhook-secret": b"whsec_cHJvZC10ZXN0", "c2pa-chain": chain["chain.pem"], "c2pa-key": chain["signer.key"],
+            "metrics-key": b"prod-metrics-key",
         }
         readme = (DEPLOY / "README.md").read_text()
         for key in secrets:
@@ -107,12 +109,17 @@ def test_compose_starts_production_and_signs(tmp_path):
         line.split("=", 1) for line in (DEPLOY / "visage.env.example").read_text().splitlines()
         if line and not line.startswith("#")
     )
-    chain = generated_chain(tmp_path)
-    # compose's `secrets:` files are what README's step writes into deploy/c2pa/.
+    # compose's `secrets:` files are what deploy/README.md's steps write into deploy/secrets/.
+    written = generated_chain(tmp_path) | {"metrics-key": b"compose-metrics-key"}
     files = {name: Path(spec["file"]).name for name, spec in compose["secrets"].items()}
-    secrets = {name: chain[filename] for name, filename in files.items()}
+    secrets = {name: written[filename] for name, filename in files.items()}
     for service in ("migrate", "web", "worker", "gpu-worker", "scheduler"):
         assert set(compose["services"][service]["secrets"]) == set(secrets), service
+    # Prometheus sends the same key, from its own mount of the secret.
+    prometheus = yaml.safe_load((DEPLOY / "prometheus" / "prometheus.yml").read_text())
+    assert "metrics-key" in compose["services"]["prometheus"]["secrets"]
+    for job in prometheus["scrape_configs"]:
+        assert job["authorization"]["credentials_file"] == COMPOSE_SECRETS_DIR + "metrics-key", job["job_name"]
     environment = {k: str(v) for k, v in compose["services"]["web"]["environment"].items()}
     environment |= {"S3_ENDPOINT": "127.0.0.1:9", "REDIS_URL": "redis://127.0.0.1:9/0"}  # never dialled here
     env = mounted({**example, **environment}, COMPOSE_SECRETS_DIR, secrets, tmp_path / "secrets")
