@@ -198,7 +198,7 @@ class JobListCreateView(ThrottledView):
         if channel == "site":  # the site's upload page remembers the consent for this session
             request.session[CONSENT_SESSION_KEY] = settings.CONSENT_VERSION
         payload = job_payload(job, request=request)
-        headers = {"Location": payload["urls"]["self"]}
+        headers = {"Location": payload["urls"]["self"], "ETag": events.remember(job)}
         if not created:
             headers["Idempotent-Replayed"] = "true"
         return Response(payload, status=status.HTTP_201_CREATED, headers=headers)
@@ -275,9 +275,10 @@ class JobDetailView(ThrottledView):
         # an event after this id, so the wait below cannot miss it.
         after = events.position(user_id=user_id) if wait_s else None
         known = events.recorded(job_id=job_id, owner_id=user_id) if client_etags else None
-        if known is not None and etags.matches(known.etag(), client_etags):
+        known_etag = known.etag() if known is not None else None
+        if known_etag is not None and etags.matches(known_etag, client_etags):
             # The client holds the current version: no Job query (issue 17).
-            job, etag, terminal = None, known.etag(), known.terminal
+            job, etag, terminal = None, known_etag, known.terminal
         else:
             job = self._load(request, job_id)
             etag, terminal = events.remember(job), job.state in TERMINAL_STATES
