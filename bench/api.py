@@ -3,7 +3,9 @@
     python bench/api.py --url http://127.0.0.1:8000 --username demo --password PASS [--jobs 64] [--concurrency 16]
 
 Prints submit latency p50/p99 at the given concurrency, then GET /api/v1/jobs/{id} requests per
-second at the same concurrency. Uses the astronaut pair from scikit-image.
+second at the same concurrency, plain and with If-None-Match (the 304 path, no Job query), then how
+many requests a client needs per job when it follows it with the long-poll (`?wait=30` with
+If-None-Match) instead of a timer (issue 17). Uses the astronaut pair from scikit-image.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=64)
     parser.add_argument("--concurrency", type=int, default=16)
     parser.add_argument("--polls", type=int, default=2000)
+    parser.add_argument("--long-poll-jobs", type=int, default=3, help="jobs followed with ?wait=30 (0: skip)")
     args = parser.parse_args()
 
     token = requests.post(f"{args.url}/api/v1/auth/token",
@@ -73,16 +76,61 @@ def main() -> None:
 
     ids = [r[2] for r in results if r[1] == 201] or [""]
 
-    def poll(i: int) -> int:
-        return session.get(f"{args.url}/api/v1/jobs/{ids[i % len(ids)]}", headers=headers, timeout=30).status_code
+    # The same jobs for both runs: the first few, each with the ETag of its current representation.
+    etags = {job_id: session.get(f"{args.url}/api/v1/jobs/{job_id}", headers=headers, timeout=30).headers.get("ETag", "")
+             for job_id in ids[: args.concurrency * 4]}
+    ids = list(etags) or ids
 
-    wall = time.perf_counter()
-    with ThreadPoolExecutor(args.concurrency) as pool:
-        codes = list(pool.map(poll, range(args.polls)))
-    wall = time.perf_counter() - wall
-    ok = sum(1 for c in codes if c == 200)
-    print(f"polling: {ok}/{len(codes)} OK, {len(codes) / wall:.0f} requests/s at concurrency {args.concurrency} "
-          f"(throttled: {sum(1 for c in codes if c == 429)})")
+    def poll(i: int, conditional: bool) -> int:
+        job_id = ids[i % len(ids)]
+        extra = {"If-None-Match": etags[job_id]} if conditional and etags.get(job_id) else {}
+        return session.get(f"{args.url}/api/v1/jobs/{job_id}", headers={**headers, **extra}, timeout=30).status_code
+
+    for conditional in (False, True):
+        wall = time.perf_counter()
+        with ThreadPoolExecutor(args.concurrency) as pool:
+            codes = list(pool.map(lambda i: poll(i, conditional), range(args.polls)))  # noqa: B023
+        wall = time.perf_counter() - wall
+        answered = sum(1 for c in codes if c in (200, 304))
+        label = "status GET with If-None-Match" if conditional else "status GET plain"
+        print(f"{label}: {answered}/{len(codes)} answered ({sum(1 for c in codes if c == 304)} × 304), "
+              f"{len(codes) / wall:.0f} requests/s at concurrency {args.concurrency} "
+              f"(throttled: {sum(1 for c in codes if c == 429)})")
+
+    long_poll_requests_per_job(args, session, headers, source, target)
+
+
+def long_poll_requests_per_job(args, session, headers, source: bytes, target: bytes) -> None:
+    """Follow --long-poll-jobs fresh jobs to the end with `?wait=30` and If-None-Match: the requests
+    each one took (submit, the long-polls, and the result download), against a 2 s timer's count."""
+    counts, seconds = [], []
+    for i in range(args.long_poll_jobs):
+        started = time.perf_counter()
+        created = session.post(f"{args.url}/api/v1/jobs", headers={**headers, "Idempotency-Key": f"bench-lp-{time.time()}-{i}"},
+                               files={"source": ("s.png", source), "target": ("t.jpg", target)},
+                               data={"mode": "fast", "consent": "true"}, timeout=60)
+        if created.status_code != 201:
+            print(f"long-poll: submit answered {created.status_code}; skipped")
+            return
+        job, etag, requests_made = created.json(), created.headers.get("ETag", ""), 1
+        while not job["terminal"]:
+            response = session.get(job["urls"]["self"] + "?wait=30", headers={**headers, "If-None-Match": etag}, timeout=60)
+            requests_made += 1
+            if response.status_code == 200:
+                job, etag = response.json(), response.headers.get("ETag", "")
+            elif response.status_code != 304:
+                print(f"long-poll: answered {response.status_code}; stopped")
+                return
+        if job.get("result_url"):
+            session.get(job["result_url"], timeout=60)
+            requests_made += 1
+        counts.append(requests_made)
+        seconds.append(time.perf_counter() - started)
+    if counts:
+        timer = statistics.mean(1 + s / 2 + 1 for s in seconds)
+        print(f"long-poll: {statistics.mean(counts):.1f} requests per job (max {max(counts)}; submit + long-polls "
+              f"+ result) over {len(counts)} jobs of {statistics.mean(seconds):.1f} s; a 2 s timer would need "
+              f"~{timer:.0f}")
 
 
 if __name__ == "__main__":

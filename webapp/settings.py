@@ -200,6 +200,13 @@ WORKER_DRAIN_TIMEOUT_S = env_int("VISAGE_WORKER_DRAIN_TIMEOUT_S", 240)
 # Chaos testing only: keep each GPU run in `running` this long so a test can kill its worker.
 FAULT_PAUSE_S = env_float("VISAGE_FAULT_PAUSE_S", 0.0)
 
+# Status without polling (issue 17): GET /api/v1/jobs/events (SSE) ends after this long (the
+# client reconnects with Last-Event-ID, so a stream never pins a server thread for good) and sends
+# a keep-alive comment this often; GET /api/v1/jobs/{id}?wait=N waits at most this long.
+EVENTS_STREAM_MAX_S = env_float("VISAGE_EVENTS_STREAM_MAX_S", 300.0)
+EVENTS_KEEPALIVE_S = env_float("VISAGE_EVENTS_KEEPALIVE_S", 15.0)
+LONG_POLL_MAX_S = 30
+
 # --- S3 storage -------------------------------------------------------------------------------
 S3_ENDPOINT = env_str("S3_ENDPOINT", "127.0.0.1:8333")
 S3_ACCESS_KEY = env_str("S3_ACCESS_KEY", "visage-dev")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+
 from django.conf import settings
 from django.core.validators import URLValidator
 from django.shortcuts import get_object_or_404
@@ -20,7 +22,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from billing.choices import Mode, Resolution
-from webapp.jobs import selectors, services
+from webapp.jobs import etags, events, selectors, services
 from webapp.jobs.choices import FaceSelection, JobState
 from webapp.jobs.payload import job_payload
 from webapp.jobs.states import TERMINAL_STATES
@@ -196,7 +198,7 @@ class JobListCreateView(ThrottledView):
         if channel == "site":  # the site's upload page remembers the consent for this session
             request.session[CONSENT_SESSION_KEY] = settings.CONSENT_VERSION
         payload = job_payload(job, request=request)
-        headers = {"Location": payload["urls"]["self"]}
+        headers = {"Location": payload["urls"]["self"], "ETag": events.remember(job)}
         if not created:
             headers["Idempotent-Replayed"] = "true"
         return Response(payload, status=status.HTTP_201_CREATED, headers=headers)
@@ -232,7 +234,15 @@ class JobListCreateView(ThrottledView):
         page = paginator.paginate_queryset(
             selectors.jobs_for_user(user=request.user, state=state), request, view=self
         )
-        return paginator.get_paginated_response([job_payload(job, request=request) for job in page])
+        # The page's ETag: which jobs, in which versions, out of how many (saves the payloads and
+        # their presigned URLs when nothing changed; the rows are read either way).
+        versions = "\n".join([str(paginator.page.paginator.count), *(etags.job_etag(job) for job in page)])
+        etag = f'"{hashlib.sha256(versions.encode()).hexdigest()[:32]}"'
+        if etags.matches(etag, etags.if_none_match(request)):
+            return Response(status=status.HTTP_304_NOT_MODIFIED, headers={"ETag": etag})
+        response = paginator.get_paginated_response([job_payload(job, request=request) for job in page])
+        response["ETag"] = etag
+        return response
 
 
 class JobDetailView(ThrottledView):
@@ -241,13 +251,62 @@ class JobDetailView(ThrottledView):
 
     @extend_schema(
         operation_id="jobs_retrieve",
-        responses={200: JOB, 401: PROBLEM, 404: PROBLEM},
-        summary="Get a job (poll this; honour Retry-After)",
+        parameters=[
+            OpenApiParameter(
+                "wait", float, required=False,
+                description="Long-poll: wait up to this many seconds (0 < wait <= 30) for the job to change "
+                "from the If-None-Match ETag you hold (or, without one, from its state and progress when the "
+                "request arrived). Answers as soon as it changes; else 304 (with If-None-Match) or 200.",
+            ),
+            OpenApiParameter(
+                "If-None-Match", str, OpenApiParameter.HEADER, required=False,
+                description="The ETag of the representation you hold: 304 Not Modified when it is still current.",
+            ),
+        ],
+        responses={200: JOB, 304: OpenApiResponse(description="Not modified"), 400: PROBLEM, 401: PROBLEM,
+                   404: PROBLEM},
+        summary="Get a job (conditional with If-None-Match; long-poll with ?wait=N)",
     )
     def get(self, request, job_id):
-        job = get_object_or_404(selectors.jobs_for_user(user=request.user), id=job_id)
-        headers = {} if job.state in TERMINAL_STATES else {"Retry-After": "2"}
+        wait_s = long_poll_seconds(request)
+        client_etags = etags.if_none_match(request)
+        user_id = request.user.pk
+        # Where the user's stream stands before anything is read: whatever changes from here on is
+        # an event after this id, so the wait below cannot miss it.
+        after = events.position(user_id=user_id) if wait_s else None
+        known = events.recorded(job_id=job_id, owner_id=user_id) if client_etags else None
+        known_etag = known.etag() if known is not None else None
+        if known_etag is not None and etags.matches(known_etag, client_etags):
+            # The client holds the current version: no Job query (issue 17).
+            job, etag, terminal = None, known_etag, known.terminal
+        else:
+            job = self._load(request, job_id)
+            etag, terminal = events.remember(job), job.state in TERMINAL_STATES
+        if after is not None and not terminal:
+            arrived = (job.state, job.progress) if job is not None else None
+            for _event in events.job_updates(user_id=user_id, job_id=job_id, after=after, timeout_s=wait_s):
+                job = self._load(request, job_id)  # a 404 when it was deleted meanwhile
+                etag = events.remember(job)
+                if client_etags:
+                    if not etags.matches(etag, client_etags):
+                        break
+                elif (job.state, job.progress) != arrived:
+                    break
+                if job.state in TERMINAL_STATES:
+                    break
+            terminal = job.state in TERMINAL_STATES if job is not None else terminal
+        headers = {"ETag": etag}
+        if not terminal:
+            headers["Retry-After"] = "2"
+        if etags.matches(etag, client_etags):
+            return Response(status=status.HTTP_304_NOT_MODIFIED, headers=headers)
+        if job is None:  # only reachable with a matching record, which returned above
+            job = self._load(request, job_id)
         return Response(job_payload(job, request=request), headers=headers)
+
+    @staticmethod
+    def _load(request, job_id):
+        return get_object_or_404(selectors.jobs_for_user(user=request.user), id=job_id)
 
     @extend_schema(
         operation_id="jobs_destroy",
@@ -258,6 +317,24 @@ class JobDetailView(ThrottledView):
         job = get_object_or_404(selectors.jobs_for_user(user=request.user), id=job_id)
         services.job_delete(job=job)
         return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+def long_poll_seconds(request) -> float:
+    """`?wait=N`: 0 when absent; a 400 problem unless 0 < N <= LONG_POLL_MAX_S."""
+    raw = request.query_params.get("wait")
+    if raw is None:
+        return 0.0
+    limit = settings.LONG_POLL_MAX_S
+    try:
+        wait_s = float(raw)
+    except ValueError:
+        wait_s = -1.0
+    if not 0 < wait_s <= limit:  # also refuses nan and inf
+        raise serializers.ValidationError(
+            {"wait": f"wait is how many seconds to wait for a change: a number above 0 and at most {limit}, "
+                     f"not {raw!r}."}
+        )
+    return wait_s
 
 
 class JobCancelView(ThrottledView):

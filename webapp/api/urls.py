@@ -1,11 +1,12 @@
 from django.urls import include, path
 
-from . import account, faces, jobs, quotes
+from . import account, faces, job_events, jobs, quotes
 
 urlpatterns = [
     path("auth/token", account.TokenView.as_view(), name="api-token"),
     path("me", account.MeView.as_view(), name="api-me"),
     path("jobs", jobs.JobListCreateView.as_view(), name="api-jobs"),
+    path("jobs/events", job_events.JobEventsView.as_view(), name="api-job-events"),
     path("jobs/<uuid:job_id>", jobs.JobDetailView.as_view(), name="api-job-detail"),
     path("jobs/<uuid:job_id>/cancel", jobs.JobCancelView.as_view(), name="api-job-cancel"),
     path("faces", faces.FaceDetectView.as_view(), name="api-faces"),

@@ -15,6 +15,9 @@ class JobState(models.TextChoices):
     CANCELED = "canceled"
 
 
+TERMINAL_STATES = frozenset({JobState.SUCCEEDED, JobState.REJECTED, JobState.FAILED, JobState.CANCELED})
+
+
 class FaceSelection(models.TextChoices):
     ONE = "one", "The largest face"
     MANY = "many", "Every face"

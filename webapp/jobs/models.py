@@ -61,6 +61,9 @@ class Job(models.Model):
 
     state = models.CharField(max_length=16, choices=JobState.choices, default=JobState.CREATED, db_index=True)
     progress = models.PositiveSmallIntegerField(default=0)  # 0–100
+    # Raised by every write that changes what the API shows (transitions, progress, takedowns):
+    # orders the job's events and keys its ETag (webapp/jobs/events.py, issue 17).
+    version = models.PositiveIntegerField(default=0)
     error_code = models.CharField(max_length=64, blank=True)
     error_message = models.TextField(blank=True)
     queue = models.CharField(max_length=32, default="default")  # the GPU queue its owner's plan allows

@@ -25,7 +25,7 @@ from webapp.media.choices import MediaKind
 from webapp.media.validation import MediaInfo, inspect_upload
 from webapp.telemetry import metrics
 
-from . import dispatch, observe
+from . import dispatch, events, observe
 from .choices import JobState, UploadRole
 from .errors import ConsentRequired, IdempotencyKeyMismatch, InvalidOption, JobNotCancelable
 from .models import Job, Upload, before_key_for, thumbnail_key_for
@@ -155,6 +155,7 @@ def job_create(
                 idempotency_key=idempotency_key, fingerprint=fingerprint, consent=consent,
             )
             billing_services.hold_place(user=user, job_id=job_id, quote=quote)
+            events.job_changed(job_id)  # the dashboard learns of jobs made elsewhere (the API, a tab)
             # robust: Redis down must not undo a committed job; the sweeper enqueues it later.
             transaction.on_commit(lambda: dispatch.enqueue_screening(job_id), robust=True)
     except IntegrityError:
@@ -373,9 +374,16 @@ def job_start(job_id: uuid.UUID) -> bool:
 
 
 def job_progress(job_id: uuid.UUID, progress: int) -> None:
-    Job.objects.filter(id=job_id, state=JobState.RUNNING).update(
-        progress=max(0, min(99, progress)), heartbeat_at=timezone.now()
+    progress = max(0, min(99, progress))
+    moved = (
+        Job.objects.filter(id=job_id, state=JobState.RUNNING)
+        .exclude(progress=progress)
+        .update(progress=progress, heartbeat_at=timezone.now(), version=F("version") + 1)
     )
+    if moved:
+        events.job_changed(job_id)
+    else:  # the same figure again: only the heartbeat, no new version or event
+        job_heartbeat(job_id)
 
 
 def job_heartbeat(job_id: uuid.UUID) -> None:
@@ -563,6 +571,7 @@ def job_delete(*, job: Job) -> None:
         _delete_result(job)
     _purge_uploads(job)
     upload_ids = [job.source_id, job.target_id, *job.extra_sources.values_list("id", flat=True)]
+    events.job_deleted(job_id=job.id, owner_id=job.owner_id, state=job.state, version=job.version)
     job.delete()
     Upload.objects.filter(id__in=upload_ids).delete()
 
@@ -628,5 +637,10 @@ def results_purge_expired(*, now: datetime | None = None) -> int:
         result_key=""
     ):
         _delete_result(job)
-        purged += Job.objects.filter(id=job.id, media_deleted_at__isnull=True).update(media_deleted_at=now)
+        moved = Job.objects.filter(id=job.id, media_deleted_at__isnull=True).update(
+            media_deleted_at=now, version=F("version") + 1
+        )
+        if moved:
+            events.job_changed(job.id)
+        purged += moved
     return purged

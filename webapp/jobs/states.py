@@ -12,10 +12,13 @@ from __future__ import annotations
 import uuid
 from collections.abc import Iterable
 
-from .choices import JobState
+from django.db.models import F
+
+from . import events
+from .choices import TERMINAL_STATES, JobState
 from .models import Job
 
-TERMINAL_STATES = frozenset({JobState.SUCCEEDED, JobState.REJECTED, JobState.FAILED, JobState.CANCELED})
+__all__ = ["BEFORE_RUNNING", "CANCELABLE_STATES", "TERMINAL_STATES", "current", "transition"]
 # A user may cancel anything not yet finished; a running job stops at its next checkpoint.
 CANCELABLE_STATES = frozenset(
     {JobState.CREATED, JobState.SCREENING, JobState.REVIEW, JobState.QUEUED, JobState.RUNNING}
@@ -25,8 +28,15 @@ BEFORE_RUNNING = (JobState.CREATED, JobState.SCREENING, JobState.QUEUED)
 
 
 def transition(job_id: uuid.UUID, *, from_states: Iterable[str], to_state: str, **fields) -> bool:
-    """Move a job only if it is still in one of `from_states`. True when this call moved it."""
-    updated = Job.objects.filter(id=job_id, state__in=list(from_states)).update(state=to_state, **fields)
+    """Move a job only if it is still in one of `from_states`. True when this call moved it.
+
+    A move raises the job's version and publishes its event once the transaction commits.
+    """
+    updated = Job.objects.filter(id=job_id, state__in=list(from_states)).update(
+        state=to_state, version=F("version") + 1, **fields
+    )
+    if updated == 1:
+        events.job_changed(job_id)
     return updated == 1
 
 

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import cv2
 from django.conf import settings
+from django.db.models import F
 from django.utils import timezone
 
 from moderation import services as moderation_services
@@ -26,6 +27,7 @@ from swap.video import io as video_io
 from webapp.media import provenance, storage
 from webapp.media.validation import sniff_media_type
 
+from . import events
 from .models import Job
 
 logger = logging.getLogger(__name__)
@@ -112,6 +114,9 @@ def job_take_down(*, job_id: uuid.UUID) -> bool:
     if job.result_key:
         storage.delete(settings.S3_RESULTS_BUCKET, job.result_key)
         storage.delete(settings.S3_RESULTS_BUCKET, job.before_key)
-    return bool(
-        Job.objects.filter(id=job_id).update(result_visible=False, media_deleted_at=job.media_deleted_at or timezone.now())
+    moved = Job.objects.filter(id=job_id).update(
+        result_visible=False, media_deleted_at=job.media_deleted_at or timezone.now(), version=F("version") + 1
     )
+    if moved:
+        events.job_changed(job_id)  # its 304s and live pages must not keep showing the result
+    return bool(moved)

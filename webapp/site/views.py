@@ -35,7 +35,7 @@ from webapp.accounts import selectors as account_selectors
 from webapp.accounts import services as account_services
 from webapp.accounts.forms import LoginForm
 from webapp.accounts.models import ApiToken
-from webapp.jobs import selectors, services, takedowns
+from webapp.jobs import events, selectors, services, takedowns
 from webapp.jobs.errors import JobError, JobNotCancelable
 from webapp.jobs.models import Job
 from webapp.media.storage import StorageError
@@ -236,6 +236,7 @@ def _gallery_jobs(request: HttpRequest, filters: dict):
 
 @login_required
 def dashboard(request: HttpRequest) -> HttpResponse:
+    events_after = events.position(user_id=request.user.pk) or ""  # before the jobs are read
     filters = _gallery_filters(request)
     page = Paginator(_gallery_jobs(request, filters), GALLERY_PAGE_SIZE).get_page(request.GET.get("page"))
     query = {k: (v.isoformat() if hasattr(v, "isoformat") else v) for k, v in filters.items() if v}
@@ -250,6 +251,7 @@ def dashboard(request: HttpRequest) -> HttpResponse:
             "filtered": bool(query),
             "filter_query": urlencode(query),
             "now_iso": timezone.now().isoformat(),
+            "events_after": events_after,
             "balance": billing_selectors.account_balance(user=request.user),
         },
     )
@@ -388,9 +390,11 @@ def _own_job(request: HttpRequest, job_id: uuid.UUID) -> Job:
 
 @login_required
 def job_detail(request: HttpRequest, job_id: uuid.UUID) -> HttpResponse:
+    # The live page follows the job's events from before it was read, so no change slips between.
+    events_after = events.position(user_id=request.user.pk) or ""
     job = _own_job(request, job_id)
     card = cards_for(request, [job])[0]
-    return render(request, "webapp/job_detail.html", {"card": card, "job": card["job"]})
+    return render(request, "webapp/job_detail.html", {"card": card, "job": card["job"], "events_after": events_after})
 
 
 @login_required

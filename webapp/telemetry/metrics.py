@@ -82,6 +82,10 @@ MODERATION_DECISIONS = Counter(
 BILLING_CAPTURED = Counter(
     "visage_billing_captured", "Credits captured, in the currency's minor units", ["currency"]
 )
+# Job events (issue 17): a Redis fault never fails a transition; it is counted here instead.
+JOB_EVENT_FAILURES = Counter(
+    "visage_job_event_failures", "Job change events that could not be published to Redis", ["operation"]
+)
 # Set by GPU workers' NVML sampler (webapp.ops.gpu); absent where no GPU is present.
 GPU_UTILIZATION = Gauge(
     "visage_gpu_utilization_ratio",

@@ -8,7 +8,7 @@ from playwright.sync_api import expect
 
 from tests.webapp.conftest import api_client_for, post_job
 from tests.webapp.site.conftest import log_in
-from webapp.jobs.models import Job
+from webapp.jobs.states import transition
 from webapp.site.presentation import STATE_LABELS
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -23,9 +23,12 @@ def test_job_page_says_one_state_everywhere(page, live_server, funded_user, astr
     page.goto(f"{live_server.url}/jobs/{job_id}/")
     page.evaluate("window.__sameDocument = true")
     badge, details = page.locator("#state-badge"), page.locator("#state-text")
-    # A worker would move the job; here the row moves, as the worker's guarded UPDATEs do.
+    # A worker would move the job; here it moves by the same guarded transitions, whose events
+    # (SSE, issue 17) the page follows.
+    previous = "created"
     for state, progress in (("screening", 0), ("review", 0), ("queued", 0), ("running", 40)):
-        Job.objects.filter(id=job_id).update(state=state, progress=progress)
+        assert transition(job_id, from_states=[previous], to_state=state, progress=progress)
+        previous = state
         label = STATE_LABELS[state]
         expect(badge).to_have_text(label)
         expect(details).to_have_text(label)
@@ -48,7 +51,7 @@ def test_gallery_shows_jobs_created_and_deleted_elsewhere_without_reload(
     api = api_client_for(funded_user)
     first = post_job(api, source, target).json()["id"]
     card = page.locator(f"#job-{first}")
-    expect(card).to_be_visible(timeout=15_000)  # a few polls
+    expect(card).to_be_visible(timeout=15_000)
     expect(page.get_by_role("heading", name="No swaps yet")).to_be_hidden()
 
     # Another tab starts one too; it lands first (newest first).
@@ -59,7 +62,7 @@ def test_gallery_shows_jobs_created_and_deleted_elsewhere_without_reload(
     ids = page.locator(".job-card").evaluate_all("cards => cards.map(c => c.dataset.jobId)")
     assert ids == [second, first], ids
     expect(card).to_have_attribute("data-state", "created")
-    Job.objects.filter(id=first).update(state="running", progress=30)
+    assert transition(first, from_states=["created"], to_state="running", progress=30)
     expect(card.get_by_role("progressbar")).to_have_attribute("aria-valuenow", "30", timeout=15_000)
     expect(card.locator(".badge")).to_have_text("Processing")
     page.screenshot(path=artifacts / "32-gallery-live-new.png", full_page=True)

@@ -1,6 +1,7 @@
-/* The gallery's one live source: every 1.5 s while a swap is going (5 s otherwise), ask the server for
-   the unfinished cards re-rendered, the jobs created since the newest card (another tab, the API),
-   and the cards that are gone. */
+/* The gallery's one live source: on each of the user's job events (SSE, GET /api/v1/jobs/events) ask
+   the server for the unfinished cards re-rendered, the jobs created since the newest card (another
+   tab, the API), and the cards that are gone. Without EventSource, or when it keeps failing, the
+   same request runs on a slow timer instead. */
 "use strict";
 (function () {
   var grid = document.getElementById("jobs");
@@ -71,14 +72,42 @@
     return true;
   }
 
-  // Fast while something is going, slower otherwise; a hidden tab polls less (Visage.poll).
-  (async function loop() {
-    var stop = false;
-    while (!stop) {
-      await new Promise(function (r) { setTimeout(r, (watched().length ? 1500 : 5000) * (document.hidden ? 4 : 1)); });
-      try { stop = (await tick()) === false; } catch (e) { await new Promise(function (r) { setTimeout(r, 3000); }); }
-    }
-  })();
+  // One refresh at a time; events that arrive meanwhile fold into one more.
+  var busy = false, again = false;
+  async function refreshNow() {
+    if (busy) { again = true; return; }
+    busy = true;
+    try {
+      do { again = false; await tick(); } while (again);
+    } catch (e) { /* the next event (or the fallback poll) tries again */ } finally { busy = false; }
+  }
+
+  Visage.follow({
+    url: grid.dataset.eventsUrl,
+    after: grid.dataset.eventsAfter,
+    onJob: function (event) {
+      var card = document.getElementById("job-" + event.id);
+      if (event.deleted) {
+        if (card) card.remove();
+        var any = !!grid.querySelector(".job-card");
+        grid.hidden = !any;
+        if (empty) empty.hidden = any;
+        return;
+      }
+      if (card || followNew) refreshNow();
+    },
+    onReset: refreshNow,
+    // The slow fallback: 5 s while a swap is going (15 s otherwise); a hidden tab polls less.
+    fallback: function () {
+      (async function loop() {
+        var stop = false;
+        while (!stop) {
+          await new Promise(function (r) { setTimeout(r, (watched().length ? 5000 : 15000) * (document.hidden ? 4 : 1)); });
+          try { stop = (await tick()) === false; } catch (e) { await new Promise(function (r) { setTimeout(r, 5000); }); }
+        }
+      })();
+    },
+  });
 
   // Video cards: a short muted preview while hovered or focused.
   grid.addEventListener("pointerover", function (e) { preview(e.target.closest(".job-thumb"), true); });

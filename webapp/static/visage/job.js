@@ -1,11 +1,12 @@
-/* The job page: follow an unfinished swap, then reload to show the result; drive the before/after slider. */
+/* The job page: follow an unfinished swap live (its events over SSE; a slow poll only without
+   EventSource), then reload to show the result; drive the before/after slider. */
 "use strict";
 (function () {
   var live = document.getElementById("job-live");
   if (live) {
     var bar = document.getElementById("job-progress");
     var status = document.getElementById("job-status");
-    Visage.poll(async function () {
+    var refresh = async function () {
       var response = await fetch(live.dataset.statusUrl, { headers: { Accept: "application/json" }, credentials: "same-origin" });
       if (response.status === 404) { window.location.reload(); return false; }
       if (!response.ok) throw new Error("status " + response.status);
@@ -25,7 +26,29 @@
         return false;
       }
       return true;
-    }, 1200);
+    };
+    var busy = false, again = false;
+    var refreshNow = async function () {  // one status fetch at a time; events meanwhile fold into one more
+      if (busy) { again = true; return; }
+      busy = true;
+      try {
+        do { again = false; if ((await refresh()) === false) { source && source.close(); return; } } while (again);
+      } catch (e) { /* the next event or the fallback poll tries again */ } finally { busy = false; }
+    };
+    var source = Visage.follow({
+      url: live.dataset.eventsUrl,
+      after: live.dataset.eventsAfter,
+      onJob: function (event) { if (event.id === live.dataset.jobId) refreshNow(); },
+      onReset: refreshNow,
+      fallback: function () { Visage.poll(refresh, 5000); },
+    });
+    // A queued job's place in line moves with other people's jobs, which are not this user's
+    // events: refresh its status line now and then while it waits.
+    document.body.dataset.jobState = live.dataset.jobState;
+    Visage.poll(async function () {
+      if (document.body.dataset.jobState === "queued") await refreshNow();
+      return true;  // stops with the page: a finished job reloads it
+    }, 15000);
   }
 
   var compare = document.getElementById("compare");

@@ -17,7 +17,27 @@ window.Visage = (function () {
     })();
     return function () { stopped = true; };
   }
-  return { csrfToken: csrfToken, poll: poll };
+  /* Follow the signed-in user's job events (GET /api/v1/jobs/events, Server-Sent Events) from
+     `after` (the stream id the page was rendered at, so nothing in between is missed): `onJob(event)`
+     for each. Without EventSource, or after repeated errors, `fallback()` starts a slow poll instead.
+     EventSource itself reconnects (with Last-Event-ID) when the server ends a stream after a while. */
+  function follow(options) {
+    var fellBack = false;
+    function fallBack() { if (!fellBack) { fellBack = true; options.fallback(); } }
+    if (!window.EventSource || !options.url) { fallBack(); return null; }
+    var url = options.url + (options.after ? "?last_event_id=" + encodeURIComponent(options.after) : "");
+    var source = new EventSource(url, { withCredentials: true });
+    var failures = 0;
+    source.addEventListener("open", function () { failures = 0; });
+    source.addEventListener("job", function (event) { failures = 0; options.onJob(JSON.parse(event.data)); });
+    source.addEventListener("reset", function () { if (options.onReset) options.onReset(); });
+    source.addEventListener("error", function () {
+      failures += 1;
+      if (source.readyState === EventSource.CLOSED || failures >= 3) { source.close(); fallBack(); }
+    });
+    return source;
+  }
+  return { csrfToken: csrfToken, poll: poll, follow: follow };
 })();
 
 document.addEventListener("submit", function (event) {

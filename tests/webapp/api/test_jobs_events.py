@@ -1,0 +1,316 @@
+"""Status without polling (issue 17): job events on Redis Streams, SSE, ETag/304 and long-poll.
+
+Real Redis and database; jobs move through the same guarded transitions the workers use. Nothing
+waits on the clock to synchronise: a test that needs a request to be blocked waits for the
+request's own XREAD to start.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from rest_framework.test import APIClient
+
+from tests.webapp.api.test_jobs_api import assert_problem
+from tests.webapp.conftest import post_job
+from webapp.jobs import events, services
+from webapp.jobs.choices import JobState
+from webapp.jobs.models import Job
+from webapp.jobs.states import transition
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture(autouse=True)
+def bounded_streams(settings):
+    # A safety net only: a broken stream ends instead of hanging the run (no test relies on it).
+    settings.EVENTS_STREAM_MAX_S = 20
+
+
+def new_job(client, astronaut_pair) -> str:
+    source, target, _ = astronaut_pair
+    response = post_job(client, source, target)
+    assert response.status_code == 201, response.content
+    return response.json()["id"]
+
+
+def to_running(job_id: str) -> None:
+    assert transition(job_id, from_states=[JobState.CREATED], to_state=JobState.SCREENING)
+    assert transition(job_id, from_states=[JobState.SCREENING], to_state=JobState.QUEUED)
+    assert services.job_start(job_id)
+
+
+def sse(client, **headers):
+    response = client.get("/api/v1/jobs/events", headers={"Accept": "text/event-stream", **headers})
+    assert response.status_code == 200, getattr(response, "content", b"")
+    assert response["Content-Type"].startswith("text/event-stream")
+    return response
+
+
+def parse(chunk: bytes) -> dict:
+    """One SSE block: its fields (data as JSON), or {"comment": ...} for a comment-only block."""
+    block: dict = {}
+    for line in chunk.decode().splitlines():
+        if line.startswith(":"):
+            block.setdefault("comment", line[1:].strip())
+        elif line:
+            name, _, value = line.partition(": ")
+            block[name] = json.loads(value) if name == "data" else value
+    return block
+
+
+def job_events(response, count: int) -> list[dict]:
+    """The next `count` `event: job` blocks of an open stream (keep-alives skipped)."""
+    found = []
+    for chunk in response.streaming_content:
+        block = parse(chunk)
+        if block.get("event") == "job":
+            found.append(block)
+            if len(found) == count:
+                return found
+    raise AssertionError(f"the stream ended after {len(found)} of {count} events: {found}")
+
+
+# --- events -----------------------------------------------------------------------------------------
+
+
+def test_one_job_events_arrive_in_order_with_rising_versions(api_a, astronaut_pair):
+    job_id = new_job(api_a, astronaut_pair)
+    to_running(job_id)
+    services.job_progress(job_id, 40)
+    services.job_progress(job_id, 40)  # the same figure again: no new event
+    services.job_progress(job_id, 80)
+    assert services.job_fail(job_id, code="engine_error", message="boom")
+    assert api_a.delete(f"/api/v1/jobs/{job_id}").status_code == 204
+
+    response = sse(api_a, **{"Last-Event-ID": "0"})
+    blocks = job_events(response, 8)
+    response.close()
+    seen = [(b["data"]["state"], b["data"]["progress"]) for b in blocks]
+    assert seen == [
+        ("created", 0), ("screening", 0), ("queued", 0), ("running", 5), ("running", 40), ("running", 80),
+        ("failed", 80), ("failed", 0),
+    ]
+    assert [b["data"]["deleted"] for b in blocks] == [False] * 7 + [True]
+    versions = [b["data"]["version"] for b in blocks]
+    assert versions == sorted(versions) and len(set(versions)) == len(versions)
+    assert all(b["data"]["id"] == job_id for b in blocks)
+    assert blocks[0]["data"]["url"].endswith(f"/api/v1/jobs/{job_id}")
+    assert blocks[6]["data"]["terminal"] is True
+    ids = [b["id"] for b in blocks]
+    assert ids == sorted(ids, key=lambda i: tuple(map(int, i.split("-")))) and len(set(ids)) == len(ids)
+
+
+def test_resuming_with_last_event_id_misses_nothing(api_a, astronaut_pair):
+    job_id = new_job(api_a, astronaut_pair)
+    response = sse(api_a, **{"Last-Event-ID": "0"})
+    (created,) = job_events(response, 1)
+    assert transition(job_id, from_states=[JobState.CREATED], to_state=JobState.SCREENING)
+    (screening,) = job_events(response, 1)
+    response.close()  # the client goes away; the job moves on meanwhile
+    assert transition(job_id, from_states=[JobState.SCREENING], to_state=JobState.QUEUED)
+    assert services.job_start(job_id)
+    services.job_progress(job_id, 50)
+
+    resumed = sse(api_a, **{"Last-Event-ID": screening["id"]})
+    missed = job_events(resumed, 3)
+    resumed.close()
+    assert [b["data"]["state"] for b in (created, screening, *missed)] == [
+        "created", "screening", "queued", "running", "running"
+    ]
+    assert missed[-1]["data"]["progress"] == 50
+    # Clients that cannot set headers pass it in the query.
+    by_query = api_a.get(f"/api/v1/jobs/events?last_event_id={missed[0]['id']}")
+    assert [b["id"] for b in job_events(by_query, 2)] == [b["id"] for b in missed[1:]]
+    by_query.close()
+
+
+def test_a_stream_starts_at_now_without_last_event_id(api_a, astronaut_pair):
+    old = new_job(api_a, astronaut_pair)
+    response = sse(api_a)
+    assert parse(next(iter(response.streaming_content)))["retry"]  # the stream is open
+    newer = new_job(api_a, astronaut_pair)
+    (first,) = job_events(response, 1)
+    response.close()
+    assert first["data"]["id"] == newer != old
+
+
+def test_users_never_see_each_others_jobs(api_a, api_b, user_b, client, astronaut_pair):
+    a_job = new_job(api_a, astronaut_pair)
+    b_job = new_job(api_b, astronaut_pair)
+    to_running(a_job)
+    services.job_progress(a_job, 30)
+    assert transition(b_job, from_states=[JobState.CREATED], to_state=JobState.SCREENING)
+
+    client.force_login(user_b)  # the site's session works as well as a token
+    response = sse(client, **{"Last-Event-ID": "0"})
+    blocks = job_events(response, 2)
+    response.close()
+    assert {b["data"]["id"] for b in blocks} == {b_job}
+    assert all(entry_id and a_job not in raw for entry_id, raw in _raw_stream(user_b.pk))
+    assert_problem(api_b.get(f"/api/v1/jobs/{a_job}?wait=1"), 404, "not_found")
+
+
+def _raw_stream(user_id: int):
+    return [(entry_id, fields["event"]) for entry_id, fields in events._client("quick").xrange(events.stream_key(user_id))]
+
+
+def test_unauthenticated_event_stream_is_a_401_problem():
+    response = APIClient().get("/api/v1/jobs/events", headers={"Accept": "text/event-stream"})
+    assert_problem(response, 401, "not_authenticated")
+
+
+def test_a_malformed_last_event_id_is_a_400_problem(api_a):
+    body = assert_problem(api_a.get("/api/v1/jobs/events", headers={"Last-Event-ID": "yesterday"}), 400,
+                          "validation_error", "last_event_id")
+    assert "yesterday" in body["detail"]
+
+
+def test_stream_sends_keep_alives_and_ends_by_itself(api_a, settings):
+    settings.EVENTS_KEEPALIVE_S = 0.05
+    settings.EVENTS_STREAM_MAX_S = 0.5
+    blocks = [parse(chunk) for chunk in sse(api_a).streaming_content]  # ends: the client reconnects
+    assert blocks[0]["retry"] == "3000"
+    assert {"comment": "keep-alive"} in blocks[1:]
+
+
+def test_a_redis_outage_never_fails_a_transition(api_a, astronaut_pair, monkeypatch, caplog):
+    import redis
+
+    job_id = new_job(api_a, astronaut_pair)
+    dead = redis.Redis(host="127.0.0.1", port=1, socket_connect_timeout=1, decode_responses=True)
+    monkeypatch.setattr(events, "_client", lambda kind: dead)
+    assert transition(job_id, from_states=[JobState.CREATED], to_state=JobState.SCREENING)
+    services.job_progress(job_id, 10)  # not running: nothing to publish, nothing fails
+    assert Job.objects.get(id=job_id).state == JobState.SCREENING
+    assert "could not publish" in caplog.text
+    # Reads fall back to the database; a long-poll answers at once instead of failing.
+    response = api_a.get(f"/api/v1/jobs/{job_id}?wait=30")
+    assert response.status_code == 200 and response.json()["state"] == "screening"
+
+
+# --- ETag and 304 -------------------------------------------------------------------------------------
+
+
+def test_etag_answers_304_without_a_job_query_and_changes_with_every_transition(api_a, astronaut_pair):
+    job_id = new_job(api_a, astronaut_pair)
+    first = api_a.get(f"/api/v1/jobs/{job_id}")
+    etag = first["ETag"]
+    assert first.status_code == 200 and etag.startswith('"') and etag.endswith('"')
+    with CaptureQueriesContext(connection) as queries:
+        cached = api_a.get(f"/api/v1/jobs/{job_id}", headers={"If-None-Match": etag})
+    assert cached.status_code == 304 and cached["ETag"] == etag and not cached.content
+    assert not [q["sql"] for q in queries if '"webapp_job"' in q["sql"]], "a 304 must not load the job"
+    assert api_a.get(f"/api/v1/jobs/{job_id}", headers={"If-None-Match": f'W/{etag}'}).status_code == 304
+
+    assert transition(job_id, from_states=[JobState.CREATED], to_state=JobState.SCREENING)
+    changed = api_a.get(f"/api/v1/jobs/{job_id}", headers={"If-None-Match": etag})
+    assert changed.status_code == 200 and changed.json()["state"] == "screening"
+    assert changed["ETag"] != etag
+    assert api_a.get(f"/api/v1/jobs/{job_id}", headers={"If-None-Match": changed["ETag"]}).status_code == 304
+
+
+def test_a_late_reader_cannot_make_a_stale_etag_current(api_a, astronaut_pair):
+    """A request that loaded the row just before a transition records its (old) representation just
+    after the transition's publish: the record must not go back, so the old ETag never gets a 304."""
+    job_id = new_job(api_a, astronaut_pair)
+    old_etag = api_a.get(f"/api/v1/jobs/{job_id}")["ETag"]
+    loaded_before = Job.objects.get(id=job_id)
+    assert transition(job_id, from_states=[JobState.CREATED], to_state=JobState.SCREENING)
+    assert events.remember(loaded_before) == old_etag  # the late reader
+    response = api_a.get(f"/api/v1/jobs/{job_id}", headers={"If-None-Match": old_etag})
+    assert response.status_code == 200 and response.json()["state"] == "screening"
+
+
+def test_other_users_etag_record_is_never_used(api_a, api_b, astronaut_pair):
+    job_id = new_job(api_a, astronaut_pair)
+    etag = api_a.get(f"/api/v1/jobs/{job_id}")["ETag"]
+    assert_problem(api_b.get(f"/api/v1/jobs/{job_id}", headers={"If-None-Match": etag}), 404, "not_found")
+    assert_problem(api_b.get(f"/api/v1/jobs/{job_id}", headers={"If-None-Match": "*"}), 404, "not_found")
+
+
+def test_job_list_has_an_etag_that_follows_its_jobs(api_a, astronaut_pair):
+    job_id = new_job(api_a, astronaut_pair)
+    etag = api_a.get("/api/v1/jobs")["ETag"]
+    assert api_a.get("/api/v1/jobs", headers={"If-None-Match": etag}).status_code == 304
+    services.job_progress(job_id, 10)  # not running: no change
+    assert api_a.get("/api/v1/jobs", headers={"If-None-Match": etag}).status_code == 304
+    assert transition(job_id, from_states=[JobState.CREATED], to_state=JobState.SCREENING)
+    changed = api_a.get("/api/v1/jobs", headers={"If-None-Match": etag})
+    assert changed.status_code == 200 and changed.json()["results"][0]["state"] == "screening"
+
+
+# --- long-poll ------------------------------------------------------------------------------------------
+
+
+def _change_once_waiting(monkeypatch, change):
+    """Run `change` in another thread as soon as the request blocks on its event stream."""
+    blocked = threading.Event()
+    real_read = events.read
+
+    def read(**kwargs):
+        blocked.set()
+        return real_read(**kwargs)
+
+    monkeypatch.setattr(events, "read", read)
+
+    def run():
+        try:
+            assert blocked.wait(timeout=60)
+            change()
+        finally:
+            connection.close()
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    return thread
+
+
+@pytest.mark.parametrize("conditional", [True, False], ids=["if-none-match", "from-arrival"])
+def test_long_poll_returns_on_a_change_made_by_another_thread(api_a, astronaut_pair, monkeypatch, conditional):
+    job_id = new_job(api_a, astronaut_pair)
+    to_running(job_id)
+    etag = api_a.get(f"/api/v1/jobs/{job_id}")["ETag"]
+    thread = _change_once_waiting(monkeypatch, lambda: services.job_progress(job_id, 60))
+    headers = {"If-None-Match": etag} if conditional else {}
+    response = api_a.get(f"/api/v1/jobs/{job_id}?wait=30", headers=headers)
+    thread.join()
+    assert response.status_code == 200
+    assert response.json()["progress"] == 60
+    assert response["ETag"] != etag
+
+
+def test_long_poll_ignores_other_jobs_and_answers_304_after_the_wait(api_a, astronaut_pair, monkeypatch):
+    job_id = new_job(api_a, astronaut_pair)
+    other = new_job(api_a, astronaut_pair)
+    to_running(job_id)
+    etag = api_a.get(f"/api/v1/jobs/{job_id}")["ETag"]
+    thread = _change_once_waiting(
+        monkeypatch, lambda: transition(other, from_states=[JobState.CREATED], to_state=JobState.SCREENING)
+    )
+    response = api_a.get(f"/api/v1/jobs/{job_id}?wait=0.5", headers={"If-None-Match": etag})
+    thread.join()
+    assert response.status_code == 304 and response["ETag"] == etag
+    unconditional = api_a.get(f"/api/v1/jobs/{job_id}?wait=0.2")
+    assert unconditional.status_code == 200 and unconditional.json()["progress"] == 5
+
+
+def test_long_poll_on_a_finished_job_answers_at_once(api_a, astronaut_pair, monkeypatch):
+    job_id = new_job(api_a, astronaut_pair)
+    assert services.job_fail(job_id, code="engine_error", message="boom")
+    monkeypatch.setattr(events, "read", lambda **kwargs: pytest.fail("a finished job must not wait"))
+    first = api_a.get(f"/api/v1/jobs/{job_id}?wait=30")
+    assert first.status_code == 200 and first.json()["state"] == "failed"
+    assert "Retry-After" not in first
+    assert api_a.get(f"/api/v1/jobs/{job_id}?wait=30", headers={"If-None-Match": first["ETag"]}).status_code == 304
+
+
+@pytest.mark.parametrize("wait", ["0", "-1", "30.5", "31", "soon", "nan", "inf", ""])
+def test_wait_out_of_range_is_a_400_problem(api_a, astronaut_pair, wait):
+    job_id = new_job(api_a, astronaut_pair)
+    body = assert_problem(api_a.get(f"/api/v1/jobs/{job_id}?wait={wait}"), 400, "validation_error", "wait")
+    assert "at most 30" in body["detail"]

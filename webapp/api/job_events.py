@@ -1,0 +1,104 @@
+"""GET /api/v1/jobs/events: the signed-in user's job changes as Server-Sent Events (issue 17).
+
+Each event is `id: <Redis stream id>`, `event: job`, `data: {"id", "state", "progress", "version",
+"terminal", "deleted", "updated_at", "url"}`, read from the user's own stream only. A client resumes
+with the Last-Event-ID header (EventSource sends it when it reconnects) or `?last_event_id=`; when
+events it missed were already trimmed from the stream it gets one `event: reset` (fetch your jobs
+again). A `: keep-alive` comment goes out every EVENTS_KEEPALIVE_S; the response ends after
+EVENTS_STREAM_MAX_S so it never holds a server thread (gunicorn gthread) for good.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import Iterator
+
+from django.conf import settings
+from django.http import StreamingHttpResponse
+from django.urls import reverse
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from redis.exceptions import RedisError
+from rest_framework import serializers
+
+from webapp.jobs import events
+
+from .jobs import PROBLEM, ThrottledView
+from .problems import problem_response
+from .throttles import ReadThrottle
+
+logger = logging.getLogger(__name__)
+
+RECONNECT_MS = 3000  # EventSource's wait before it reconnects
+
+
+class JobEventsView(ThrottledView):
+    def get_throttles(self):
+        return [ReadThrottle()]
+
+    def perform_content_negotiation(self, request, force=False):
+        # EventSource asks for text/event-stream; errors are still rendered as problem+json.
+        return super().perform_content_negotiation(request, force=True)
+
+    @extend_schema(
+        operation_id="jobs_events",
+        parameters=[
+            OpenApiParameter(
+                "Last-Event-ID", str, OpenApiParameter.HEADER, required=False,
+                description="Resume after this event id (EventSource sends it when it reconnects).",
+            ),
+            OpenApiParameter("last_event_id", str, required=False, description="The same, for clients that cannot set headers."),
+        ],
+        responses={
+            (200, "text/event-stream"): OpenApiResponse(
+                description="Server-Sent Events: `event: job` with the job's id, state, progress and url"
+            ),
+            400: PROBLEM,
+            401: PROBLEM,
+            503: PROBLEM,
+        },
+        summary="Follow your jobs live (Server-Sent Events)",
+    )
+    def get(self, request):
+        after = (request.headers.get("Last-Event-ID") or request.query_params.get("last_event_id") or "").strip()
+        if after and not events.EVENT_ID.match(after):
+            raise serializers.ValidationError(
+                {"last_event_id": f"{after!r} is not an event id from this stream (like 1733011200000-0)."}
+            )
+        user_id = request.user.pk
+        start = after or events.position(user_id=user_id)
+        if start is None:
+            return problem_response(
+                request, status_code=503, code="service_unavailable",
+                detail="Live job events are briefly unavailable; poll GET /api/v1/jobs/{id} meanwhile.",
+                headers={"Retry-After": "5"},
+            )
+        response = StreamingHttpResponse(
+            event_stream(request, user_id=user_id, after=start, resumed=bool(after)),
+            content_type="text/event-stream",
+        )
+        response["Cache-Control"] = "no-cache"
+        response["X-Accel-Buffering"] = "no"  # nginx: pass each event on at once
+        return response
+
+
+def event_stream(request, *, user_id: int, after: str, resumed: bool) -> Iterator[str]:
+    deadline = time.monotonic() + settings.EVENTS_STREAM_MAX_S
+    yield f"retry: {RECONNECT_MS}\n: connected\n\n"
+    if resumed and events.trimmed_after(user_id=user_id, after=after):
+        yield "event: reset\ndata: {}\n\n"
+    while (remaining := deadline - time.monotonic()) > 0:
+        try:
+            batch = events.read(user_id=user_id, after=after, block_s=min(settings.EVENTS_KEEPALIVE_S, remaining))
+        except RedisError as exc:
+            logger.warning("user %s: event stream ended early (Redis down?): %s", user_id, exc)
+            return  # the client reconnects with its Last-Event-ID
+        if not batch:
+            yield ": keep-alive\n\n"
+            continue
+        for event in batch:
+            after = event.stream_id
+            data = {**event.data, "url": request.build_absolute_uri(reverse("api-job-detail", args=[event.data["id"]]))}
+            yield f"id: {event.stream_id}\nevent: job\ndata: {json.dumps(data, separators=(',', ':'))}\n\n"
+

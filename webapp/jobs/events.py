@@ -1,0 +1,250 @@
+"""Job events (issue 17): every change of a job is published here, and only here, after its commit.
+
+Each change is appended to its owner's Redis Stream `visage:events:user:<id>` (XADD, MAXLEN ~1000).
+One stream serves live delivery and resumption alike: a reader blocks with XREAD BLOCK from the
+last id it saw, so nothing published between "read what was there" and "wait for more" can slip
+past it, and a reconnecting SSE client resumes from its Last-Event-ID. Pub/sub would drop exactly
+those messages (it keeps nothing) and needs a subscribed connection per listener besides.
+
+The same script keeps each job's representation record (owner, version, ETag parts) so that
+`GET /api/v1/jobs/{id}` with If-None-Match can answer 304 without a Job query. Records and
+events only move forward in `Job.version`: a reader that loaded an older row, or a publisher that
+lost a race, can never replace a newer record nor append an older state after a newer one.
+
+Redis is the notification path, never the source of truth: when it is down a change is logged
+and counted (visage_job_event_failures_total), and the transition goes on.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import redis
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+from redis.exceptions import RedisError
+
+from webapp.telemetry import metrics
+
+from . import etags
+from .models import Job
+
+logger = logging.getLogger(__name__)
+
+STREAM_MAXLEN = 1000  # per user, approximate (MAXLEN ~): far more than a page of jobs changes
+# How long a representation record is trusted without a refresh: bounds what a change whose
+# publish hit a Redis fault could hide (every publish and every full GET refreshes the record).
+RECORD_TTL_S = 120
+STREAM_TTL_S = 7 * 86400  # an idle user's stream goes; a reader absent that long fetches its jobs anew
+MAX_BLOCK_S = 30  # the longest single XREAD BLOCK we issue (long-poll cap; SSE blocks less)
+EVENT_ID = re.compile(r"\A\d{1,20}(-\d{1,20})?\Z")
+
+# KEYS: record, stream. ARGV: version, owner, base, expiring, terminal, deleted, ttl, maxlen, event,
+# stream ttl.
+_PUBLISH = """
+local version = tonumber(ARGV[1])
+local recorded = tonumber(redis.call('HGET', KEYS[1], 'version') or '-1')
+if version > recorded then
+  redis.call('HSET', KEYS[1], 'version', ARGV[1], 'owner', ARGV[2], 'base', ARGV[3],
+             'expiring', ARGV[4], 'terminal', ARGV[5], 'deleted', ARGV[6])
+end
+local published = tonumber(redis.call('HGET', KEYS[1], 'published') or '-1')
+if version <= published then return false end
+redis.call('HSET', KEYS[1], 'published', ARGV[1])
+redis.call('EXPIRE', KEYS[1], ARGV[7])
+local id = redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[8], '*', 'event', ARGV[9])
+redis.call('EXPIRE', KEYS[2], ARGV[10])
+return id
+"""
+# KEYS: record. ARGV: version, owner, base, expiring, terminal, ttl.
+_REMEMBER = """
+local recorded = tonumber(redis.call('HGET', KEYS[1], 'version') or '-1')
+if tonumber(ARGV[1]) <= recorded then return 0 end
+redis.call('HSET', KEYS[1], 'version', ARGV[1], 'owner', ARGV[2], 'base', ARGV[3],
+           'expiring', ARGV[4], 'terminal', ARGV[5], 'deleted', '0')
+redis.call('EXPIRE', KEYS[1], ARGV[6])
+return 1
+"""
+
+_clients: dict[str, redis.Redis] = {}
+_clients_lock = threading.Lock()
+
+
+def _client(kind: str) -> redis.Redis:
+    """Lazily made clients on REDIS_URL: `quick` fails fast (publishing must never stall a
+    transition), `blocking` outlives the longest XREAD BLOCK."""
+    with _clients_lock:
+        if kind not in _clients:
+            _clients[kind] = redis.Redis.from_url(
+                settings.REDIS_URL,
+                socket_connect_timeout=2,
+                socket_timeout=2 if kind == "quick" else MAX_BLOCK_S + 5,
+                decode_responses=True,
+            )
+        return _clients[kind]
+
+
+def stream_key(user_id: int) -> str:
+    return f"visage:events:user:{user_id}"
+
+
+def record_key(job_id: uuid.UUID | str) -> str:
+    return f"visage:job:{job_id}:representation"
+
+
+# --- publishing ----------------------------------------------------------------------------------
+
+
+def job_changed(job_id: uuid.UUID) -> None:
+    """Call after any write that changes what a job shows: publishes once the transaction commits
+    (at once in autocommit). The event carries the committed row as read then."""
+    transaction.on_commit(lambda: _publish_current(job_id), robust=True)
+
+
+def job_deleted(*, job_id: uuid.UUID, owner_id: int, state: str, version: int) -> None:
+    """The job's rows are gone: clients drop it (a late reader can no longer record it either)."""
+    transaction.on_commit(
+        lambda: _publish(
+            owner_id=owner_id,
+            representation=etags.Representation(
+                job_id=str(job_id), owner_id=owner_id, version=version + 1, base="", expiring=False, terminal=True
+            ),
+            event={"id": str(job_id), "state": state, "progress": 0, "deleted": True},
+        ),
+        robust=True,
+    )
+
+
+def _publish_current(job_id: uuid.UUID) -> None:
+    row = Job.objects.filter(id=job_id).values(*etags.ETAG_FIELDS).first()
+    if row is None:
+        return  # deleted meanwhile: its deletion publishes
+    _publish(
+        owner_id=row["owner_id"],
+        representation=etags.representation(row),
+        event={"id": str(job_id), "state": row["state"], "progress": row["progress"], "deleted": False},
+    )
+
+
+def _publish(*, owner_id: int, representation: etags.Representation, event: dict) -> None:
+    event = {
+        **event,
+        "version": representation.version,
+        "terminal": representation.terminal,
+        "updated_at": timezone.now().isoformat().replace("+00:00", "Z"),
+    }
+    try:
+        _client("quick").eval(
+            _PUBLISH, 2, record_key(representation.job_id), stream_key(owner_id),
+            representation.version, owner_id, representation.base, int(representation.expiring),
+            int(representation.terminal), int(event["deleted"]), RECORD_TTL_S, STREAM_MAXLEN,
+            json.dumps(event, separators=(",", ":")), STREAM_TTL_S,
+        )
+    except RedisError as exc:
+        metrics.JOB_EVENT_FAILURES.labels(operation="publish").inc()
+        logger.warning("job %s: could not publish its change (Redis down?): %s", representation.job_id, exc)
+
+
+# --- representation records (the cheap 304) -----------------------------------------------------------
+
+
+def remember(job: Job) -> str:
+    """Record the representation just built for `job`; returns its ETag. Never fails."""
+    representation = etags.representation(etags.fields_of(job))
+    try:
+        _client("quick").eval(
+            _REMEMBER, 1, record_key(job.id), representation.version, representation.owner_id,
+            representation.base, int(representation.expiring), int(representation.terminal), RECORD_TTL_S,
+        )
+    except RedisError as exc:
+        metrics.JOB_EVENT_FAILURES.labels(operation="remember").inc()
+        logger.warning("job %s: could not record its ETag (Redis down?): %s", job.id, exc)
+    return representation.etag()
+
+
+def recorded(*, job_id: uuid.UUID, owner_id: int) -> etags.Representation | None:
+    """The newest recorded representation of the user's own job; None when unknown (or Redis down):
+    the caller then asks the database."""
+    try:
+        record = _client("quick").hgetall(record_key(job_id))
+    except RedisError as exc:
+        metrics.JOB_EVENT_FAILURES.labels(operation="recorded").inc()
+        logger.warning("job %s: could not read its ETag record (Redis down?): %s", job_id, exc)
+        return None
+    if not record.get("base") or record.get("deleted") == "1" or record.get("owner") != str(owner_id):
+        return None
+    return etags.Representation(
+        job_id=str(job_id), owner_id=owner_id, version=int(record["version"]), base=record["base"],
+        expiring=record.get("expiring") == "1", terminal=record.get("terminal") == "1",
+    )
+
+
+# --- reading a user's stream ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class JobEvent:
+    stream_id: str
+    data: dict  # id, state, progress, version, terminal, deleted, updated_at
+
+
+def position(*, user_id: int) -> str | None:
+    """The id of the user's newest event ("0" when none): read it before loading what you then
+    wait on, and nothing published in between is missed. None when Redis is down."""
+    try:
+        newest = _client("quick").xrevrange(stream_key(user_id), count=1)
+    except RedisError as exc:
+        logger.warning("user %s: could not read the event stream (Redis down?): %s", user_id, exc)
+        return None
+    return newest[0][0] if newest else "0"
+
+
+def trimmed_after(*, user_id: int, after: str) -> bool:
+    """Whether events after `after` may have been trimmed away (the stream reached MAXLEN and its
+    oldest kept event is newer than `after`): the reader must then fetch its jobs again."""
+    client = _client("quick")
+    if client.xlen(stream_key(user_id)) < STREAM_MAXLEN:
+        return False  # never trimmed: a stream only shrinks by trimming, which keeps MAXLEN entries
+    oldest = client.xrange(stream_key(user_id), count=1)
+    return bool(oldest) and _parts(after) < _parts(oldest[0][0])
+
+
+def _parts(stream_id: str) -> tuple[int, int]:
+    ms, _, seq = stream_id.partition("-")
+    return int(ms), int(seq or 0)
+
+
+def read(*, user_id: int, after: str, block_s: float) -> list[JobEvent]:
+    """The user's events after `after`, waiting up to `block_s` for the first; [] when none came.
+    Raises RedisError."""
+    block_ms = max(1, min(int(block_s * 1000), MAX_BLOCK_S * 1000))
+    reply = _client("blocking").xread({stream_key(user_id): after}, count=100, block=block_ms)
+    return [
+        JobEvent(stream_id=entry_id, data=json.loads(fields["event"]))
+        for _stream, entries in reply or []
+        for entry_id, fields in entries
+    ]
+
+
+def job_updates(*, user_id: int, job_id: uuid.UUID, after: str, timeout_s: float) -> Iterator[JobEvent]:
+    """The events of one job after `after`, as they come, for at most `timeout_s` seconds (the
+    long-poll). Stops early, logged, when Redis fails."""
+    deadline = time.monotonic() + timeout_s
+    while (remaining := deadline - time.monotonic()) > 0:
+        try:
+            batch = read(user_id=user_id, after=after, block_s=remaining)
+        except RedisError as exc:
+            logger.warning("job %s: stopped waiting for its events (Redis down?): %s", job_id, exc)
+            return
+        for event in batch:
+            after = event.stream_id
+            if event.data.get("id") == str(job_id):
+                yield event
