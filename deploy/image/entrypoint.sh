@@ -11,7 +11,8 @@ case "$1" in
     export PROMETHEUS_MULTIPROC_DIR="${PROMETHEUS_MULTIPROC_DIR:-/tmp/prometheus}"
     rm -rf "$PROMETHEUS_MULTIPROC_DIR" && mkdir -p "$PROMETHEUS_MULTIPROC_DIR"
     exec gunicorn webapp.wsgi:application --bind "0.0.0.0:${PORT:-8000}" \
-      --workers "${WEB_CONCURRENCY:-2}" --timeout "${GUNICORN_TIMEOUT_S:-120}" \
+      --workers "${WEB_CONCURRENCY:-2}" --threads "${GUNICORN_THREADS:-32}" \
+      --timeout "${GUNICORN_TIMEOUT_S:-120}" \
       --worker-tmp-dir /dev/shm --access-logfile - "$@"
     ;;
   worker)

@@ -85,6 +85,7 @@ class JobEventsView(ThrottledView):
 
 def event_stream(request, *, user_id: int, after: str, resumed: bool) -> Iterator[str]:
     deadline = time.monotonic() + settings.EVENTS_STREAM_MAX_S
+    events.release_database_connection()  # the stream reads Redis only, for minutes
     yield f"retry: {RECONNECT_MS}\n: connected\n\n"
     if resumed and events.trimmed_after(user_id=user_id, after=after):
         yield "event: reset\ndata: {}\n\n"

@@ -284,6 +284,7 @@ class JobDetailView(ThrottledView):
             etag, terminal = events.remember(job), job.state in TERMINAL_STATES
         if after is not None and not terminal:
             arrived = (job.state, job.progress) if job is not None else None
+            events.release_database_connection()  # the wait reads Redis only
             for _event in events.job_updates(user_id=user_id, job_id=job_id, after=after, timeout_s=wait_s):
                 job = self._load(request, job_id)  # a 404 when it was deleted meanwhile
                 etag = events.remember(job)

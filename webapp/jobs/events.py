@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 import redis
 from django.conf import settings
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 from redis.exceptions import RedisError
 
@@ -73,6 +73,15 @@ redis.call('HSET', KEYS[1], 'version', ARGV[1], 'owner', ARGV[2], 'base', ARGV[3
 redis.call('EXPIRE', KEYS[1], ARGV[6])
 return 1
 """
+
+def release_database_connection() -> None:
+    """Before a long wait (SSE, long-poll): give the database connection back. A waiting request
+    holds a server thread, and with CONN_MAX_AGE it would also hold a PostgreSQL connection for
+    minutes: 64 waiting browsers would take 64 of the server's connections. Django reconnects on
+    the next query. Inside a transaction (tests, ATOMIC_REQUESTS) the connection stays."""
+    if not connection.in_atomic_block:
+        connection.close()
+
 
 _clients: dict[str, redis.Redis] = {}
 _clients_lock = threading.Lock()

@@ -178,6 +178,26 @@ def test_stream_sends_keep_alives_and_ends_by_itself(api_a, settings):
     assert {"comment": "keep-alive"} in blocks[1:]
 
 
+def test_a_waiting_stream_or_long_poll_holds_no_database_connection(api_a, astronaut_pair, monkeypatch):
+    """Waiting clients hold a server thread each; they must not hold a PostgreSQL connection too."""
+    job_id = new_job(api_a, astronaut_pair)
+    response = sse(api_a)
+    assert parse(next(iter(response.streaming_content)))["retry"] == "3000"  # open, about to wait
+    assert connection.connection is None
+    response.close()
+
+    held = []
+    waited = events.job_updates
+
+    def job_updates(**kwargs):
+        held.append(connection.connection is not None)
+        yield from waited(**{**kwargs, "timeout_s": 0.05})
+
+    monkeypatch.setattr(events, "job_updates", job_updates)
+    assert api_a.get(f"/api/v1/jobs/{job_id}?wait=30").status_code == 200
+    assert held == [False]
+
+
 def test_a_redis_outage_never_fails_a_transition(api_a, astronaut_pair, monkeypatch, caplog):
     import redis
 

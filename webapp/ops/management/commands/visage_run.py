@@ -117,9 +117,10 @@ class Command(BaseCommand):
             "webhook-worker": manage + ["visage_worker", "--queues", settings.WEBHOOK_QUEUE],
             "gpu-worker": manage + ["visage_worker", "--queues", ",".join(settings.GPU_QUEUES)],
             "scheduler": manage + ["visage_scheduler"],
-            # gunicorn, not runserver: threads for concurrent polling, the same server as production.
+            # gunicorn, not runserver: the same server as production (deploy/image/entrypoint.sh). Many
+            # threads: an event stream or long-poll holds one while it waits (in Redis, no CPU).
             "web": [sys.executable, "-m", "gunicorn", "webapp.wsgi:application", "--bind", addr,
-                    "--workers", "2", "--threads", "8", "--access-logfile", "-", "--graceful-timeout", "10"],
+                    "--workers", "2", "--threads", "32", "--access-logfile", "-", "--graceful-timeout", "10"],
         }
         # The site's own error pages, never Django's debug pages (settings and tracebacks), unless the
         # operator asks with DEBUG=1; WhiteNoise serves the static files either way.
