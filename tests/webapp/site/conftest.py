@@ -46,6 +46,11 @@ def browser():
         from playwright.sync_api import sync_playwright
     except ImportError:
         pytest.skip("Browser tests need the `playwright` Python package (pip install playwright).")
+    from playwright.sync_api import expect
+
+    # Assertions wait as long as actions (20 s, not Playwright's 5 s): the page waits on server-side
+    # face detection, which a loaded 2-core CI machine can take seconds over. A deadline, not a speed test.
+    expect.set_options(timeout=20_000)
     playwright = sync_playwright().start()
     browser = playwright.chromium.launch(executable_path=executable, args=LAUNCH_ARGS)
     yield browser
