@@ -36,10 +36,11 @@ class FaceAnalyser:
     def embedding_kind(self) -> str:
         return self.pipeline.recognizer.embedding_kind
 
-    def faces(self, image_bgr: np.ndarray) -> list[Face]:
-        """Every face, largest first, with embeddings."""
+    def faces(self, image_bgr: np.ndarray, *, mode: str = "standard", embed: bool = True) -> list[Face]:
+        """Every face, largest first, with embeddings (embed=False: the caller embeds them with
+        `pipeline.embed_faces`, in the calls it needs, issue 17)."""
         self.calls += 1
-        return self.pipeline.analyse(image_bgr, embed=True)
+        return self.pipeline.analyse(image_bgr, embed=embed, mode=mode)
 
 
 _analyser: FaceAnalyser | None = None

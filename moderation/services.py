@@ -13,7 +13,7 @@ import io
 import logging
 import time
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +26,7 @@ from django.utils import timezone
 
 from swap.errors import InvalidImage
 from swap.image_io import decode_image
+from swap.types import Face
 from swap.video import io as video_io
 
 from . import clip, conf, hashes, identities, nsfw, ocr, selectors, signals
@@ -34,6 +35,10 @@ from .findings import SEVERITY, Finding
 from .models import CheckResult, ModerationRecord, ProtectedFace, ProtectedIdentity, TakedownReport, Verdict
 
 logger = logging.getLogger(__name__)
+
+# (position of the image in screen_inputs' order: source, extra sources, target; its decoded BGR
+# pixels) -> every face in it, largest first, embedded by the moderation analyser's pipeline.
+FacesFor = Callable[[int, np.ndarray], list[Face]]
 
 # Reasons that make an image "known bad" (a re-upload is rejected by hash). A missing face is not.
 CONTENT_CODES = frozenset({"content_rejected", "protected_identity", "blocked_text"})
@@ -82,11 +87,21 @@ class _Image:
 
 
 def screen_inputs(
-    *, subject_id: uuid.UUID, source: bytes, target: bytes | None, extra_sources: Sequence[bytes] = ()
+    *,
+    subject_id: uuid.UUID,
+    source: bytes,
+    target: bytes | None,
+    extra_sources: Sequence[bytes] = (),
+    faces_for: FacesFor | None = None,
 ) -> ScreeningOutcome:
     """The source photo(s) and a photo target. `target=None` screens the sources alone (a video
     target goes through `screen_video_inputs`). Every source photo gets every check (each must
-    show a usable face, none a protected person)."""
+    show a usable face, none a protected person).
+
+    `faces_for` lets the caller supply each image's faces (the platform analyses every input once
+    for the whole job and keeps the analysis for the GPU step, issue 17); faces it returns without
+    this analyser's embeddings are ignored and the image is analysed here, so no identity check is
+    ever skipped."""
     started = time.perf_counter()
     try:
         images = [
@@ -99,7 +114,7 @@ def screen_inputs(
             check="decode", role=exc.which or "input", outcome="reject", code=exc.code, message=str(exc)
         )
         return _record(subject_id, Stage.INPUT, [], [finding], started)
-    findings = _run_checks(images, with_faces=True)
+    findings = _run_checks(images, with_faces=True, faces_for=faces_for)
     return _record(subject_id, Stage.INPUT, images, findings, started)
 
 
@@ -255,7 +270,9 @@ def _known_bad(images: list[_Image]) -> list[Finding]:
     return findings
 
 
-def _run_checks(images: list[_Image], *, with_faces: bool, frames: bool = False) -> list[Finding]:
+def _run_checks(
+    images: list[_Image], *, with_faces: bool, frames: bool = False, faces_for: FacesFor | None = None
+) -> list[Finding]:
     """Cheapest first; stop at the first reject (the rest would not change the decision).
 
     OCR, the slowest check, runs in a thread beside face analysis and CLIP once the NSFW check
@@ -272,7 +289,7 @@ def _run_checks(images: list[_Image], *, with_faces: bool, frames: bool = False)
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="ocr") as pool:
         ocr_future = pool.submit(_ocr_checks, _ocr_subjects(images, frames=frames), terms)
         if with_faces:
-            findings += _face_checks(images, frames=frames)
+            findings += _face_checks(images, frames=frames, faces_for=faces_for)
         if not _rejected(findings):
             for image in images:
                 finding = clip.check(image.pixels, role=image.role)
@@ -300,14 +317,14 @@ def _ocr_subjects(images: list[_Image], *, frames: bool) -> list[_Image]:
     return [i for i in images if i.role != "source" or conf.ocr_on_source()]
 
 
-def _face_checks(images: list[_Image], *, frames: bool) -> list[Finding]:
+def _face_checks(images: list[_Image], *, frames: bool, faces_for: FacesFor | None = None) -> list[Finding]:
     analyser = identities.get_analyser()
     kind = analyser.embedding_kind
     protected = selectors.protected_vectors(kind=kind)
     findings, any_face = [], False
-    for image in images:
+    for position, image in enumerate(images):
         started = time.perf_counter()
-        faces = analyser.faces(image.pixels)
+        faces = _faces(analyser, image, position, faces_for, kind)
         any_face = any_face or bool(faces)
         identity = identities.identity_check(faces, protected, role=image.role, kind=kind)
         identity.elapsed_ms = (time.perf_counter() - started) * 1000  # detection + embedding included
@@ -330,6 +347,15 @@ def _face_checks(images: list[_Image], *, frames: bool) -> list[Finding]:
             )
         )
     return findings
+
+
+def _faces(analyser, image: _Image, position: int, faces_for: FacesFor | None, kind: str) -> list[Face]:
+    if faces_for is not None:
+        given = faces_for(position, image.pixels)
+        if all(face.embedding is not None and face.embedding_kind == kind for face in given):
+            return given
+        logger.warning("faces supplied for %s lack %s embeddings; analysing it here", image.role, kind)
+    return analyser.faces(image.pixels)
 
 
 # --- recording -----------------------------------------------------------------------------------

@@ -11,6 +11,7 @@ import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
+import dlib
 import numpy as np
 
 from swap import inference_clock, selection
@@ -21,7 +22,7 @@ from swap.face_detection.dlib_hog import DlibHogDetector
 from swap.face_detection.retry import RetryingDetector
 from swap.face_landmarks.dlib_shape import DlibShapeLandmarker
 from swap.face_recognition.dlib_resnet import DlibResnetRecognizer
-from swap.models import registry
+from swap.models import canary, registry
 from swap.modes import FAST_DETECT_MAX_SIDE, ModePlan, plan_modes, requested_mode
 from swap.serve import client as triton_client
 from swap.swappers.classical import ClassicalSwapper
@@ -44,10 +45,23 @@ DLIB_DETECTOR, DLIB_LANDMARKER, DLIB_RECOGNIZER, CLASSICAL = (
     "classical",
 )
 NO_ENHANCER = "none"
+# prepare_source analyses every source photo in this mode, whatever mode the job runs.
+SOURCE_ANALYSIS_MODE = "standard"
 
 
 class BackendMismatch(EngineError):
     code = "backend_mismatch"
+
+
+def target_analysis_mode(options: SwapOptions, plans: dict[str, ModePlan], *, numbered: bool = False) -> str:
+    """The mode `Pipeline._swap` analyses a target in, for a pipeline whose mode plans are `plans`
+    (Pipeline.mode_capabilities(), or mode_capabilities(config) where no Pipeline is loaded).
+
+    Faces picked by number (face_index, assignments) were numbered by the upload page's full
+    detection: fast must not find a different set, so those are analysed in standard."""
+    if numbered or options.face_index is not None:
+        return "standard"
+    return plans[requested_mode(options.mode, options.enhance)].runs_as
 
 
 @dataclass
@@ -313,10 +327,7 @@ class Pipeline(_Backends):
             if last.retry_ms:
                 timer.timings_ms["detect_retry"] = last.retry_ms
         faces = selection.by_size(faces)
-        skip_landmarks = (
-            mode == "fast" and self.swapper.name != CLASSICAL and self.detector.name != DLIB_DETECTOR
-        )
-        if faces and skip_landmarks:  # fast with an ONNX detector: its own 5 points align the face
+        if faces and self._skips_landmarks(mode):  # fast with an ONNX detector: its own 5 points align the face
             if embed:
                 with timer.stage("embed"):
                     self._embed(frame, faces)
@@ -328,6 +339,54 @@ class Pipeline(_Backends):
                     self._embed(frame, faces)
         return faces
 
+    def _skips_landmarks(self, mode: str) -> bool:
+        return mode == "fast" and self.swapper.name != CLASSICAL and self.detector.name != DLIB_DETECTOR
+
+    def analysis_signature(self, mode: str) -> dict:
+        """Everything that decides what `analyse(frame, mode=mode)` returns, as plain data: the
+        detector with its settings in that mode, the landmarker (None when that mode skips it),
+        the recogniser, each model's version for the current job (canary routing) and manifest
+        checksum, and the ONNX runtime. Two pipelines with equal signatures analyse a frame
+        identically, so a stored analysis may be reused (swap.face_analysis.signature_digest)."""
+        fast = mode == "fast"
+        detector: dict = {"backend": self._backend_identity(self.detector)}
+        if hasattr(self.detector, "last_report"):  # dlib HOG behind RetryingDetector: our settings apply
+            detector.update(
+                upsample=self.config.detect_upsample,
+                max_side=min(FAST_DETECT_MAX_SIDE, self.config.detect_max_side) if fast else self.config.detect_max_side,
+                score_threshold=self.config.detect_score_threshold,
+                retry_angles=[] if fast else list(self.config.detect_angles),
+                fallback="none" if fast else self.config.detect_fallback,
+            )
+        return {
+            "mode": "fast" if fast else "standard",  # analyse treats every other mode as standard
+            "detector": detector,
+            "landmarker": None if self._skips_landmarks(mode) else self._backend_identity(self.landmarker),
+            "recognizer": {
+                **self._backend_identity(self.recognizer),
+                "embedding_kind": self.recognizer.embedding_kind,
+            },
+        }
+
+    def _backend_identity(self, backend: object) -> dict:
+        """A backend's name and, for a model from the manifest, the version this job runs, its
+        checksum and where it runs (CUDA and CPU results differ in the last bits)."""
+        name = backend.name
+        try:
+            spec = registry.get_spec(name)
+        except KeyError:  # dlib: its model files ship with the installed dlib packages
+            return {"name": name, "dlib": dlib.__version__}
+        version = canary.version_for(name, registry.stable_version(name, self.config.models_dir))
+        runtime = self.config.runtime
+        return {
+            "name": name,
+            "version": version,
+            "sha256": spec.sha256 if version == registry.manifest_version(name) else "",
+            "runtime": [runtime.inference, runtime.triton_url, *runtime.resolved_providers()]
+            if runtime is not None
+            else None,
+        }
+
     def _detect(self, frame: np.ndarray, mode: str) -> list[Face]:
         if not hasattr(self.detector, "last_report"):  # an ONNX detector: one pass at its own size
             return self.detector.detect(frame)
@@ -337,25 +396,43 @@ class Pipeline(_Backends):
             )
         return self.detector.detect(frame)
 
+    def embed_faces(self, frame: np.ndarray, faces: list[Face]) -> None:
+        """Give `faces` (of `frame`) this pipeline's embeddings, in one recogniser call."""
+        if faces:
+            self._embed(frame, faces)
+
     def _embed(self, frame: np.ndarray, faces: list[Face]) -> None:
         vectors = self._timed(self.recognizer, lambda: self.recognizer.embed(frame, faces))
         for face, vec in zip(faces, vectors, strict=True):
             face.embedding = np.asarray(vec, np.float32)
             face.embedding_kind = self.recognizer.embedding_kind
 
-    def prepare_source(self, images: list[np.ndarray]) -> SourceIdentity:
+    def prepare_source(
+        self, images: list[np.ndarray], *, faces: list[list[Face] | None] | None = None
+    ) -> SourceIdentity:
         """The source identity from one or more photos of the same person (largest face in each).
 
-        Photos without a face are ignored; if none has one, NoFaceFound("source").
+        Photos without a face are ignored; if none has one, NoFaceFound("source"). `faces`, one
+        entry per photo, gives a photo's analysis (as `analyse(image, mode=SOURCE_ANALYSIS_MODE)`
+        returns it, e.g. from a cache) instead of analysing it; None analyses that photo.
         """
+        given = faces if faces is not None else [None] * len(images)
+        if len(given) != len(images):
+            raise ValueError(f"{len(given)} face analyses for {len(images)} source photos")
         chosen: list[tuple[np.ndarray, Face]] = []
+        analyses: list[list[Face]] = []
+        costs_ms: list[float] = []
         start = time.perf_counter()
         with inference_clock.session() as clock:
-            for image in images:
-                faces = self.analyse(image, embed=False)
-                if faces:
-                    self._embed(image, faces[:1])
-                    chosen.append((image, faces[0]))
+            for image, known in zip(images, given, strict=True):
+                before_ms = clock.inference_ms
+                found = self.analyse(image, embed=False, mode=SOURCE_ANALYSIS_MODE) if known is None else known
+                if found:
+                    if found[0].embedding is None:
+                        self._embed(image, found[:1])
+                    chosen.append((image, found[0]))
+                analyses.append(found)
+                costs_ms.append(clock.inference_ms - before_ms)
         if not chosen:
             raise NoFaceFound("source")
         embedding = np.mean([face.embedding for _, face in chosen], axis=0).astype(np.float32)
@@ -366,6 +443,8 @@ class Pipeline(_Backends):
             embedding=embedding,
             embedding_kind=self.recognizer.embedding_kind,
             photos=chosen,
+            analyses=analyses,
+            analysis_inference_ms=costs_ms,
             prepare_ms=(time.perf_counter() - start) * 1000.0,
             inference_ms=clock.inference_ms,
         )
@@ -391,9 +470,12 @@ class Pipeline(_Backends):
         frame: np.ndarray,
         assignments: list[tuple[int, int]],
         options: SwapOptions | None = None,
+        *,
+        faces: list[Face] | None = None,
     ) -> SwapResult:
         """Different people into different faces: `assignments` pairs a target face index (largest
-        first, as `face_index`) with an index into `sources`. Faces of one source share a batch."""
+        first, as `face_index`) with an index into `sources`. Faces of one source share a batch.
+        `faces` (the target's analysis, largest first) skips detection."""
         options = options or SwapOptions()
 
         def assign(found: list[Face]) -> list[tuple[SourceIdentity, list[Face]]]:
@@ -404,7 +486,7 @@ class Pipeline(_Backends):
                 groups.setdefault(source_index, []).append(found[face_index])
             return [(sources[index], chosen) for index, chosen in groups.items()]
 
-        return self._swap(frame, options, None, assign, numbered=True)
+        return self._swap(frame, options, faces, assign, numbered=True)
 
     def _swap(
         self, frame, options: SwapOptions, faces: list[Face] | None, assign, *, numbered: bool = False
@@ -414,24 +496,25 @@ class Pipeline(_Backends):
         timer = StageTimer()
         start = time.perf_counter()
         asked = requested_mode(options.mode, options.enhance)
-        plan = self.mode_capabilities()[asked]
+        plans = self.mode_capabilities()
+        plan = plans[asked]
         mode = plan.runs_as
         detection: dict = {}
         with inference_clock.session() as clock:
             # Target embeddings cost a ResNet/ArcFace run per face; only reference mode needs them.
+            before_ms = clock.inference_ms
             if faces is None:
                 faces = self.analyse(
                     frame,
                     embed=selection.needs_embeddings(options),
                     timer=timer,
-                    # Faces picked by number (face_index, assignments) were numbered by the upload
-                    # page's full detection: fast must not find a different set.
-                    mode="standard" if numbered or options.face_index is not None else mode,
+                    mode=target_analysis_mode(options, plans, numbered=numbered),
                     report=detection,
                 )
             elif faces and selection.needs_embeddings(options) and faces[0].embedding is None:
                 with timer.stage("embed"):
                     self._embed(frame, faces)
+            analysis_ms = clock.inference_ms - before_ms
             if not faces:
                 raise NoFaceFound("target")
             groups = [(source, chosen) for source, chosen in assign(faces) if chosen]
@@ -490,6 +573,8 @@ class Pipeline(_Backends):
             mode_steps=plan.steps,
             mode_note=plan.note,
             detection=detection,
+            target_faces=list(faces),
+            target_analysis_inference_ms=analysis_ms,
         )
 
     def _swap_batch(
@@ -500,12 +585,19 @@ class Pipeline(_Backends):
         return self.swapper.swap(source, image, batch)
 
     def swap_image(
-        self, source: np.ndarray | list[np.ndarray], target: np.ndarray, options: SwapOptions | None = None
+        self,
+        source: np.ndarray | list[np.ndarray],
+        target: np.ndarray,
+        options: SwapOptions | None = None,
+        *,
+        source_faces: list[list[Face] | None] | None = None,
+        target_faces: list[Face] | None = None,
     ) -> SwapResult:
         """A source photo (or several of one person) onto one target photo; timings and inference
-        include the source's analysis."""
-        identity = self.prepare_source(source if isinstance(source, list) else [source])
-        result = self.swap_frame(identity, target, options)
+        include the source's analysis. `source_faces` / `target_faces` give analyses already made
+        (prepare_source's `faces`, swap_frame's `faces`): those images are not analysed again."""
+        identity = self.prepare_source(source if isinstance(source, list) else [source], faces=source_faces)
+        result = self.swap_frame(identity, target, options, faces=target_faces)
         result.timings_ms["source"] = identity.prepare_ms
         result.timings_ms["total"] += identity.prepare_ms
         result.inference_ms += identity.inference_ms

@@ -63,6 +63,10 @@ class SwapResult:
     mode_steps: tuple[str, ...] = ()
     mode_note: str | None = None  # why `mode` differs from `mode_requested`
     detection: dict[str, object] = field(default_factory=dict)  # how faces were found (retries, fallback)
+    # Every face of the target as analysed (or as given), largest first: what a face-analysis
+    # cache stores for the target.
+    target_faces: list[Face] = field(default_factory=list)
+    target_analysis_inference_ms: float = 0.0  # of inference_ms: analysing the target (0 when given)
 
 
 class FaceDetector(Protocol):
@@ -96,6 +100,10 @@ class SourceIdentity:
     # target face by head pose and expression; ONNX swappers use the averaged embedding.
     photos: list[tuple[np.ndarray, Face]] = field(default_factory=list)
     prepare_ms: float = 0.0  # wall time spent analysing the source photo(s)
+    # Every face of each source photo as analysed (or as given), in photo order, largest first
+    # ([] for a photo without a face): what a face-analysis cache stores for the sources.
+    analyses: list[list[Face]] = field(default_factory=list)
+    analysis_inference_ms: list[float] = field(default_factory=list)  # per photo, of inference_ms
     inference_ms: float = 0.0  # of which inside model calls: billed with the job's first frame
 
 

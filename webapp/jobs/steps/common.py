@@ -27,7 +27,7 @@ from webapp.media.thumbnails import THUMBNAIL_MEDIA_TYPE, thumbnail_webp
 
 from .. import services
 from ..choices import JobState
-from ..models import Job, before_key_for, thumbnail_key_for
+from ..models import Job, Upload, before_key_for, thumbnail_key_for
 from ..states import current
 
 logger = logging.getLogger(__name__)
@@ -99,16 +99,20 @@ def fault_injection_pause() -> None:
 # --- the job as engine values ----------------------------------------------------------------------
 
 
+def source_uploads(job: Job) -> list[Upload]:
+    """The source photo and any extra photos, in upload order (the engine's source order)."""
+    return [job.source, *job.extra_sources.order_by("created_at")]
+
+
 def source_images(job: Job) -> list[np.ndarray]:
     """The source photo and any extra photos, decoded (BGR), in upload order."""
-    uploads = [job.source, *job.extra_sources.order_by("created_at")]
     return [
         decode_image(
             storage.get_bytes(settings.S3_UPLOADS_BUCKET, upload.s3_key),
             which="source",
             max_pixels=settings.MAX_IMAGE_PIXELS,
         )
-        for upload in uploads
+        for upload in source_uploads(job)
     ]
 
 

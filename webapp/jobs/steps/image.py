@@ -8,15 +8,19 @@ from __future__ import annotations
 
 import time
 
+import numpy as np
 from django.conf import settings
 
 from moderation import services as moderation_services
+from swap.face_analysis import FaceAnalysis
 from swap.image_io import decode_image
+from swap.pipeline import SOURCE_ANALYSIS_MODE, Pipeline, target_analysis_mode
+from swap.types import Face, SourceIdentity, SwapResult
 from webapp.media import storage
 from webapp.media.aigc import encode_labelled, visible_mark
 from webapp.telemetry import metrics
 
-from .. import services
+from .. import face_analysis, services
 from ..engine import get_pipeline, model_versions
 from ..models import Job
 from .common import (
@@ -24,6 +28,7 @@ from .common import (
     resize_for_resolution,
     sign_result,
     source_images,
+    source_uploads,
     store_result,
     swap_options_for,
 )
@@ -46,15 +51,24 @@ def swap_image(job: Job, sources: list, target_bytes: bytes, started: float) -> 
     pipeline = get_pipeline()
     target = decode_image(target_bytes, which="target", max_pixels=settings.MAX_IMAGE_PIXELS)
     target = resize_for_resolution(target, job.resolution)
+    options = swap_options_for(job)
+    analyses = _CachedAnalyses(job, pipeline, sources, target)
+    source_faces = analyses.source_faces()
     if job.face_sources:  # different people into different faces: one identity per photo
-        identities = [pipeline.prepare_source([image]) for image in sources]
+        identities = [
+            pipeline.prepare_source([image], faces=[faces]) for image, faces in zip(sources, source_faces, strict=True)
+        ]
         pairs = [(item["face"], item["source"]) for item in job.face_sources]
-        result = pipeline.swap_assigned(identities, target, pairs, swap_options_for(job))
-        result.timings_ms["source"] = sum(identity.prepare_ms for identity in identities)
-        result.timings_ms["total"] += result.timings_ms["source"]
-        result.inference_ms += sum(identity.inference_ms for identity in identities)
-    else:
-        result = pipeline.swap_image(sources, target, swap_options_for(job))
+        result = pipeline.swap_assigned(identities, target, pairs, options, faces=analyses.target_faces())
+    else:  # Pipeline.swap_image, keeping the identity for its analyses
+        identities = [pipeline.prepare_source(sources, faces=source_faces)]
+        result = pipeline.swap_frame(identities[0], target, options, faces=analyses.target_faces())
+    result.timings_ms["source"] = sum(identity.prepare_ms for identity in identities)
+    result.timings_ms["total"] += result.timings_ms["source"]
+    result.inference_ms += sum(identity.inference_ms for identity in identities)
+    # The job is billed for its face analysis once, whichever worker made it.
+    result.inference_ms += analyses.cached_inference_ms()
+    analyses.store_computed(identities, result)
     services.job_progress(job.id, 80)
 
     extension, media_type = RESULT_FORMATS.get(job.target.media_type, ("jpg", "image/jpeg"))
@@ -85,6 +99,8 @@ def swap_image(job: Job, sources: list, target_bytes: bytes, started: float) -> 
         "visible_mark": mark is not None,
         # Where the swapped faces are (result pixels): the site opens its before/after on them.
         "face_boxes": boxes,
+        # "cached": every input's face analysis came from screening; "computed": none did.
+        "face_analysis": analyses.summary(),
     }
     if result.mode_note:
         notes["mode_note"] = result.mode_note
@@ -105,3 +121,54 @@ def swap_image(job: Job, sources: list, target_bytes: bytes, started: float) -> 
         review_message=review.message if review.decision != "allow" else "",
         provenance=provenance,
     )
+
+
+class _CachedAnalyses:
+    """The job's stored face analyses that this pipeline may reuse (face_analysis.load: same
+    signature, same pixel size), and storing the ones it had to compute."""
+
+    def __init__(self, job: Job, pipeline: Pipeline, sources: list[np.ndarray], target: np.ndarray) -> None:
+        started = time.perf_counter()
+        self.pipeline = pipeline
+        self.uploads = source_uploads(job)
+        self.sources, self.target, self.target_upload = sources, target, job.target
+        self.target_mode = target_analysis_mode(
+            swap_options_for(job), pipeline.mode_capabilities(), numbered=bool(job.face_sources)
+        )
+        self.cached_sources: list[FaceAnalysis | None] = [
+            face_analysis.load(upload, image, pipeline=pipeline, mode=SOURCE_ANALYSIS_MODE)
+            for upload, image in zip(self.uploads, sources, strict=True)
+        ]
+        self.cached_target = face_analysis.load(job.target, target, pipeline=pipeline, mode=self.target_mode)
+        self.cache_ms = (time.perf_counter() - started) * 1000.0
+
+    def source_faces(self) -> list[list[Face] | None]:
+        return [None if cached is None else cached.faces for cached in self.cached_sources]
+
+    def target_faces(self) -> list[Face] | None:
+        return None if self.cached_target is None else self.cached_target.faces
+
+    def cached_inference_ms(self) -> float:
+        cached = [c for c in (*self.cached_sources, self.cached_target) if c is not None]
+        return sum(c.inference_ms for c in cached)
+
+    def store_computed(self, identities: list[SourceIdentity], result: SwapResult) -> None:
+        """Store what the swap analysed itself (a retry of this job then reuses it)."""
+        started = time.perf_counter()
+        analyses = [a for identity in identities for a in identity.analyses]
+        costs_ms = [c for identity in identities for c in identity.analysis_inference_ms]
+        for upload, image, cached, faces, cost_ms in zip(
+            self.uploads, self.sources, self.cached_sources, analyses, costs_ms, strict=True
+        ):
+            if cached is None:
+                analysis = FaceAnalysis(faces=faces, inference_ms=cost_ms)
+                face_analysis.store(upload, image, analysis, pipeline=self.pipeline, mode=SOURCE_ANALYSIS_MODE)
+        if self.cached_target is None:
+            analysis = FaceAnalysis(faces=result.target_faces, inference_ms=result.target_analysis_inference_ms)
+            face_analysis.store(self.target_upload, self.target, analysis, pipeline=self.pipeline, mode=self.target_mode)
+        self.cache_ms += (time.perf_counter() - started) * 1000.0
+        result.timings_ms["analysis_cache"] = self.cache_ms
+
+    def summary(self) -> str:
+        hits = [cached is not None for cached in (*self.cached_sources, self.cached_target)]
+        return "cached" if all(hits) else "computed" if not any(hits) else "partly cached"

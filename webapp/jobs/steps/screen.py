@@ -5,16 +5,22 @@ from __future__ import annotations
 import logging
 import uuid
 
+import numpy as np
 from django.conf import settings
 
+from moderation import identities
 from moderation import services as moderation_services
+from swap.pipeline import SOURCE_ANALYSIS_MODE
+from swap.selection import needs_embeddings
+from swap.types import Face
 from webapp.media import storage
 from webapp.media.choices import MediaKind
 from webapp.telemetry import metrics
 
-from .. import services
+from .. import face_analysis, services
 from ..choices import JobState
-from ..models import Job
+from ..models import Job, Upload
+from .common import resize_for_resolution, source_uploads, swap_options_for
 
 logger = logging.getLogger(__name__)
 
@@ -29,12 +35,10 @@ def run(job_id: uuid.UUID) -> None:
 
 def _screen(job_id: uuid.UUID) -> None:
     job = Job.objects.select_related("source", "target").get(id=job_id)
+    sources = source_uploads(job)
     try:
         source = storage.get_bytes(settings.S3_UPLOADS_BUCKET, job.source.s3_key)
-        extra_sources = [
-            storage.get_bytes(settings.S3_UPLOADS_BUCKET, upload.s3_key)
-            for upload in job.extra_sources.order_by("created_at")
-        ]
+        extra_sources = [storage.get_bytes(settings.S3_UPLOADS_BUCKET, upload.s3_key) for upload in sources[1:]]
         target = storage.get_bytes(settings.S3_UPLOADS_BUCKET, job.target.s3_key)
     except storage.ObjectMissing:
         services.job_fail(
@@ -50,7 +54,11 @@ def _screen(job_id: uuid.UUID) -> None:
         )
     else:
         outcome = moderation_services.screen_inputs(
-            subject_id=job_id, source=source, target=target, extra_sources=extra_sources
+            subject_id=job_id,
+            source=source,
+            target=target,
+            extra_sources=extra_sources,
+            faces_for=_analysed_once(job, [*sources, job.target]),
         )
     if outcome.decision == "allow":
         services.job_enqueue_gpu(job_id, from_states=[JobState.SCREENING])
@@ -58,3 +66,34 @@ def _screen(job_id: uuid.UUID) -> None:
         services.job_hold_for_review(job_id, from_states=[JobState.SCREENING], message=outcome.message)
     else:
         services.job_reject(job_id, from_states=[JobState.SCREENING], message=outcome.message, code=outcome.code)
+
+
+def _analysed_once(job: Job, uploads: list[Upload]):
+    """Moderation's face checks on analyses that are stored for the GPU step (issue 17): each
+    photo analysed once, the target at the job's resolution, with moderation's own pipeline.
+
+    The target is analysed in standard mode whatever the job's mode: fast skips the rotated
+    retries and searches a 640 px copy, and moderation must not miss a face it finds today. A
+    fast job's GPU step therefore finds no analysis under its own key and makes its own."""
+
+    def faces_for(position: int, pixels: np.ndarray) -> list[Face]:
+        analyser = identities.get_analyser()
+        pipeline, kind = analyser.pipeline, analyser.embedding_kind
+        upload = uploads[position]
+        is_target = position == len(uploads) - 1
+        image = resize_for_resolution(pixels, job.resolution) if is_target else pixels
+        mode = "standard" if is_target else SOURCE_ANALYSIS_MODE
+        cached = face_analysis.load(upload, image, pipeline=pipeline, mode=mode)
+        if cached is not None and face_analysis.fully_embedded(cached.faces, kind):
+            return cached.faces  # a re-screen (the sweeper) or an analysis made earlier
+        analysis = face_analysis.analyse_for_job(
+            analyser,
+            image,
+            mode=mode,
+            role="target" if is_target else "source",
+            target_embeddings=needs_embeddings(swap_options_for(job)),
+        )
+        face_analysis.store(upload, image, analysis, pipeline=pipeline, mode=mode)
+        return analysis.faces
+
+    return faces_for
