@@ -16,7 +16,7 @@ import numpy as np
 from django.conf import settings
 
 from swap.config import PipelineConfig
-from swap.pipeline import Pipeline
+from swap.pipeline import Pipeline, StageTimer
 from swap.types import Face
 
 from . import conf
@@ -36,11 +36,13 @@ class FaceAnalyser:
     def embedding_kind(self) -> str:
         return self.pipeline.recognizer.embedding_kind
 
-    def faces(self, image_bgr: np.ndarray, *, mode: str = "standard", embed: bool = True) -> list[Face]:
+    def faces(
+        self, image_bgr: np.ndarray, *, mode: str = "standard", embed: bool = True, timer: StageTimer | None = None
+    ) -> list[Face]:
         """Every face, largest first, with embeddings (embed=False: the caller embeds them with
-        `pipeline.embed_faces`, in the calls it needs, issue 17)."""
+        `pipeline.embed_faces`, in the calls it needs, issue 17). `timer` receives the stage times."""
         self.calls += 1
-        return self.pipeline.analyse(image_bgr, embed=embed, mode=mode)
+        return self.pipeline.analyse(image_bgr, embed=embed, mode=mode, timer=timer)
 
 
 _analyser: FaceAnalyser | None = None

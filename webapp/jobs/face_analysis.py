@@ -25,9 +25,10 @@ from django.conf import settings
 from moderation.identities import FaceAnalyser
 from swap import face_analysis, inference_clock
 from swap.face_analysis import FaceAnalysis
-from swap.pipeline import Pipeline
+from swap.pipeline import Pipeline, StageTimer
 from swap.types import Face
 from webapp.media import storage
+from webapp.telemetry import metrics
 
 from .models import Upload
 
@@ -75,14 +76,19 @@ def analyse_for_job(
     billed for that when it reuses the analysis): embeddings it would not compute (a source's
     smaller faces; a target's, unless reference mode needs them) are moderation's own cost."""
     pipeline = analyser.pipeline
+    # The moderation worker's model runs reach Prometheus as the GPU worker's do (idempotent).
+    inference_clock.add_observer(metrics.observe_inference)
+    timer = StageTimer()  # detect, landmarks, embed: the engine stages now spent at screening
     with inference_clock.session() as engine_work:
-        faces = analyser.faces(image, mode=mode, embed=False)
-        if role == "source":
-            pipeline.embed_faces(image, faces[:1])
-        elif target_embeddings:
-            pipeline.embed_faces(image, faces)
-    with inference_clock.session():  # moderation's own embeddings
+        faces = analyser.faces(image, mode=mode, embed=False, timer=timer)
+        with timer.stage("embed"):
+            if role == "source":
+                pipeline.embed_faces(image, faces[:1])
+            elif target_embeddings:
+                pipeline.embed_faces(image, faces)
+    with inference_clock.session(), timer.stage("embed"):  # moderation's own embeddings
         pipeline.embed_faces(image, [face for face in faces if face.embedding is None])
+    metrics.observe_engine_stages(timer.timings_ms)
     return FaceAnalysis(faces=faces, inference_ms=engine_work.inference_ms)
 
 

@@ -552,8 +552,11 @@ def job_cancel(*, job: Job) -> Job:
     if now is None or now[0] != JobState.CANCELED:
         where = f"already {now[0]}" if now else "already deleted"
         raise JobNotCancelable(f"The job is {where} and cannot be canceled.")
-    job.refresh_from_db()
-    return job
+    # One read of the job and its uploads: a concurrent delete may remove them any moment now.
+    canceled = Job.objects.select_related("source", "target").filter(id=job.id).first()
+    if canceled is None:
+        raise JobNotCancelable("The job is already deleted and cannot be canceled.")
+    return canceled
 
 
 def job_delete(*, job: Job) -> None:
