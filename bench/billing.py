@@ -61,13 +61,30 @@ def summarize(rows: list[dict]) -> None:
         f"videos {sum(r['kind'] == 'video' for r in rows)})"
     )
     print(f"charge ≤ quote for every job: {all(Decimal(r['charge']) <= Decimal(r['quote']) for r in rows)}")
-    print(f"capped at the quote (formula above it): {sum(r['capped'] for r in rows)}")
-    qs = statistics.quantiles(ratios, n=10)
-    print(
-        f"charge/quote: min {min(ratios):.2f}  p10 {qs[0]:.2f}  median {statistics.median(ratios):.2f}  "
-        f"p90 {qs[-1]:.2f}  max {max(ratios):.2f}  mean {statistics.mean(ratios):.2f}"
-    )
-    print(f"quote within 2x of the charge: {sum(r >= 0.5 for r in ratios)}/{len(ratios)}")
+    for kind in ("all", "photo", "video"):
+        chosen = [(ratio, row) for ratio, row in zip(ratios, rows, strict=True) if kind in ("all", row["kind"])]
+        if len(chosen) < 2:
+            continue
+        money = [ratio for ratio, _ in chosen]
+        qs = statistics.quantiles(money, n=10)
+        print(
+            f"{kind:5} charge/quote: min {min(money):.2f}  p10 {qs[0]:.2f}  median {statistics.median(money):.2f}  "
+            f"p90 {qs[-1]:.2f}  max {max(money):.2f}  within 2x {sum(r >= 0.5 for r in money)}/{len(money)}  "
+            f"capped {sum(row['capped'] for _, row in chosen)}"
+        )
+        # The same before the minimum charge and rounding: measured / quoted GPU seconds.
+        gpu = [
+            float(row["gpu_seconds"]) / float(row["quote_gpu_seconds"])
+            for _, row in chosen
+            if row.get("quote_gpu_seconds")
+        ]
+        if len(gpu) >= 2:
+            gs = statistics.quantiles(gpu, n=10)
+            print(
+                f"{'':5} GPU s measured/quoted: min {min(gpu):.2f}  p10 {gs[0]:.2f}  "
+                f"median {statistics.median(gpu):.2f}  p90 {gs[-1]:.2f}  max {max(gpu):.2f}  "
+                f"within 2x {sum(0.5 <= g for g in gpu)}/{len(gpu)}  above the quote {sum(g > 1 for g in gpu)}"
+            )
     groups = defaultdict(list)
     for row, ratio in zip(rows, ratios, strict=True):
         groups[(row["kind"], row["mode"], row["resolution"])].append((ratio, row))

@@ -293,7 +293,9 @@ class GpuCalibrationAdmin(admin.ModelAdmin):
 
 @admin.register(GpuSample)
 class GpuSampleAdmin(ReadOnlyAdmin):
-    list_display = ["created_at", "mode", "kind", "pixel_class", "gpu_seconds_per_frame", "origin"]
+    list_display = [
+        "created_at", "mode", "kind", "pixel_class", "pixels", "frames", "gpu_seconds_per_frame", "origin"
+    ]
     list_filter = ["mode", "kind", "pixel_class", "origin"]
 
 

@@ -1,10 +1,14 @@
-"""Seed values for GPU-time calibration (seconds per frame), used until measured jobs refine them."""
+"""GPU-time calibration: the seed values (seconds per frame) used until anything is measured, and the
+speed model quotes use once the worker's warm-up or finished jobs have been measured (pure logic)."""
 
 from __future__ import annotations
 
-from decimal import Decimal
+from collections.abc import Sequence
+from dataclasses import dataclass
+from decimal import ROUND_CEILING, Decimal
+from typing import Any
 
-from billing.choices import Mode, Resolution
+from billing.choices import MediaKind, Mode, Resolution
 
 # Weight of one new measurement in the exponential moving average.
 EMA_ALPHA = Decimal("0.2")
@@ -20,3 +24,157 @@ DEFAULT_GPU_SECONDS_PER_FRAME: dict[tuple[str, str], Decimal] = {
     (Mode.HQ, Resolution.P1080): Decimal("0.400"),
     (Mode.HQ, Resolution.ORIGINAL): Decimal("0.800"),
 }
+
+
+# --- The speed model quotes use (issue 14) --------------------------------------------------------
+#
+# Measured on the worker (a CPU build on shared cores): a job's GPU time is a fixed part (analysing
+# the source photo: ~0.2 s) plus, per frame, a part that hardly depends on the size (swap and
+# enhance run on a face crop) and a part that grows with the frame's pixels (detection; for videos
+# 4.5 ms/frame at 192×192, 15 ms at 640×360, 48 ms at 1280×720). A photo's time barely depends on
+# its size (detection runs on a copy of at most 1024 px). So GPU seconds are modelled, per mode
+# and media kind, as
+#
+#     job + frame × frames + megapixel_frame × frames × megapixels
+#
+# fitted to the recent measurements (the worker's warm-up swaps at several sizes and lengths, then
+# every finished job) by least squares on *relative* error (a 0.3 s photo counts as much as a
+# 60 s clip), never with a negative coefficient. The quote is the model's prediction times a high
+# percentile of measured / predicted over the same samples: the spread of the measurements, so
+# the quote stays above nearly every charge while staying close to it.
+#
+# Floats are fine here: these are statistics about seconds; the result is turned into a Decimal,
+# rounded up, before any money is computed from it.
+
+# Feature sets tried in order: the first that fits with no negative coefficient is used. A photo
+# has one frame, so "frame" and "job" are the same there.
+_FEATURE_SETS: dict[str, tuple[tuple[str, ...], ...]] = {
+    MediaKind.IMAGE: (("job", "megapixel_frame"), ("job",)),
+    MediaKind.VIDEO: (
+        ("job", "frame", "megapixel_frame"),
+        ("job", "megapixel_frame"),
+        ("frame", "megapixel_frame"),
+        ("job", "frame"),
+        ("frame",),
+    ),
+}
+
+GPU_SECONDS_PER_FRAME_PLACES = Decimal("0.000001")
+
+
+@dataclass(frozen=True)
+class SpeedSample:
+    """One measurement: a job (or warm-up run) of `frames` frames of `pixels` pixels each took
+    `gpu_seconds` GPU seconds in all."""
+
+    frames: int
+    pixels: int
+    gpu_seconds: float
+
+
+def _feature_values(names: Sequence[str], *, frames: int, pixels: int) -> list[float]:
+    values = {"job": 1.0, "frame": float(frames), "megapixel_frame": frames * pixels / 1_000_000}
+    return [values[name] for name in names]
+
+
+@dataclass(frozen=True)
+class SpeedModel:
+    """GPU seconds of a job = Σ coefficient × feature (see SPEED_FEATURES)."""
+
+    features: tuple[str, ...]
+    coefficients: tuple[float, ...]
+
+    def predict(self, *, frames: int, pixels: int) -> float:
+        values = _feature_values(self.features, frames=frames, pixels=pixels)
+        return sum(c * v for c, v in zip(self.coefficients, values, strict=True))
+
+
+def _solve(matrix: list[list[float]], vector: list[float]) -> list[float] | None:
+    """Gaussian elimination with partial pivoting; None when the system is (nearly) singular."""
+    n = len(vector)
+    rows = [row[:] + [value] for row, value in zip(matrix, vector, strict=True)]
+    scale = max(abs(rows[i][i]) for i in range(n)) or 1.0
+    for col in range(n):
+        pivot = max(range(col, n), key=lambda r: abs(rows[r][col]))
+        if abs(rows[pivot][col]) <= 1e-9 * scale:
+            return None
+        rows[col], rows[pivot] = rows[pivot], rows[col]
+        for r in range(col + 1, n):
+            factor = rows[r][col] / rows[col][col]
+            for c in range(col, n + 1):
+                rows[r][c] -= factor * rows[col][c]
+    solution = [0.0] * n
+    for r in range(n - 1, -1, -1):
+        solution[r] = (rows[r][n] - sum(rows[r][c] * solution[c] for c in range(r + 1, n))) / rows[r][r]
+    return solution
+
+
+def _fit(names: tuple[str, ...], samples: Sequence[SpeedSample]) -> SpeedModel | None:
+    """Weighted least squares (weight 1/y²: relative error); None if singular or any coefficient < 0."""
+    if len(samples) < len(names):
+        return None
+    k = len(names)
+    normal = [[0.0] * k for _ in range(k)]
+    right = [0.0] * k
+    for sample in samples:
+        x = _feature_values(names, frames=sample.frames, pixels=sample.pixels)
+        weight = 1.0 / (sample.gpu_seconds * sample.gpu_seconds)
+        for i in range(k):
+            right[i] += weight * x[i] * sample.gpu_seconds
+            for j in range(k):
+                normal[i][j] += weight * x[i] * x[j]
+    solution = _solve(normal, right)
+    if solution is None or any(c < 0 for c in solution):
+        return None
+    return SpeedModel(features=names, coefficients=tuple(solution))
+
+
+def speed_model_fit(kind: str, samples: Sequence[SpeedSample]) -> SpeedModel | None:
+    """The model of the first feature set that fits (see _FEATURE_SETS); None without usable samples."""
+    usable = [s for s in samples if s.gpu_seconds > 0 and s.frames >= 1 and s.pixels >= 1]
+    for names in _FEATURE_SETS[kind]:
+        model = _fit(names, usable)
+        if model is not None:
+            return model
+    return None
+
+
+def percentile(values: Sequence[Any], pct: int) -> Any:
+    """Nearest-rank percentile (an actual measured value, never interpolated below one)."""
+    if not values:
+        raise ValueError("no values")
+    ordered = sorted(values)
+    rank = max(1, -(-pct * len(ordered) // 100))  # ceil(pct/100 × n)
+    return ordered[min(rank, len(ordered)) - 1]
+
+
+def quote_gpu_seconds_per_frame(
+    *,
+    kind: str,
+    samples: Sequence[SpeedSample],
+    frames: int,
+    pixels: int,
+    pct: int,
+    min_margin: float = 1.0,
+) -> Decimal | None:
+    """GPU seconds per frame a quote assumes for a job of `frames` frames of `pixels` pixels: the
+    fitted model's prediction × the `pct` percentile of measured / predicted over the samples (at
+    least `min_margin`), rounded up to GPU_SECONDS_PER_FRAME_PLACES. None when the samples fit no
+    model.
+
+    `min_margin` covers the spread a few samples cannot show yet: right after warm-up a video
+    model has three parts fitted to four clips, so its residuals say little about how much real
+    jobs vary."""
+    model = speed_model_fit(kind, samples)
+    if model is None:
+        return None
+    ratios = []
+    for sample in samples:
+        predicted = model.predict(frames=sample.frames, pixels=sample.pixels)
+        if predicted > 0 and sample.gpu_seconds > 0:
+            ratios.append(sample.gpu_seconds / predicted)
+    predicted = model.predict(frames=frames, pixels=pixels)
+    if not ratios or predicted <= 0:
+        return None
+    seconds = predicted * max(percentile(ratios, pct), min_margin) / frames
+    return Decimal(repr(seconds)).quantize(GPU_SECONDS_PER_FRAME_PLACES, ROUND_CEILING)

@@ -278,12 +278,16 @@ class GpuCalibration(models.Model):
 
 
 class GpuSample(models.Model):
-    """One measured GPU-seconds-per-frame figure: quotes use a high percentile of recent ones."""
+    """One measured job (or warm-up run): quotes fit the speed model to recent ones
+    (billing.calibration)."""
 
     mode = models.CharField(max_length=16, choices=Mode.choices, help_text="The mode that ran.")
     kind = models.CharField(max_length=8, choices=MediaKind.choices)
     pixel_class = models.CharField(max_length=8, choices=PixelClass.choices)
     gpu_seconds_per_frame = models.DecimalField(max_digits=12, decimal_places=6)
+    frames = models.PositiveIntegerField(default=1)
+    # Processed pixels per frame; 0 on samples recorded before the speed model (not used by it).
+    pixels = models.PositiveBigIntegerField(default=0)
     origin = models.CharField(max_length=8, choices=SampleOrigin.choices, default=SampleOrigin.JOB)
     created_at = models.DateTimeField(auto_now_add=True)
 

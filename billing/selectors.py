@@ -14,7 +14,11 @@ from django.core.exceptions import ImproperlyConfigured
 from django.db.models import Case, Count, DecimalField, F, Min, Q, QuerySet, Sum, Value, When
 from django.db.models.functions import Coalesce, TruncMonth
 
-from billing.calibration import DEFAULT_GPU_SECONDS_PER_FRAME
+from billing.calibration import (
+    DEFAULT_GPU_SECONDS_PER_FRAME,
+    SpeedSample,
+    quote_gpu_seconds_per_frame,
+)
 from billing.choices import (
     BALANCE_CREDIT_KINDS,
     BALANCE_DEBIT_KINDS,
@@ -32,12 +36,15 @@ from billing.models import (
     ModeRun,
     PricePlan,
 )
-from billing.pricing import money_text
+from billing.pricing import money_text, pixel_class
 from billing.values import Balance
 
-# Quotes take this percentile of the last QUOTE_SAMPLE_WINDOW measurements (mode, kind, pixel class).
+# Quotes fit the speed model to the last QUOTE_SAMPLE_WINDOW measurements (mode, kind) and take this
+# percentile of their measured / predicted ratios.
 DEFAULT_QUOTE_PERCENTILE = 90
 DEFAULT_QUOTE_SAMPLE_WINDOW = 200
+# ... and never less than this factor above the model's prediction (billing.calibration).
+DEFAULT_QUOTE_MIN_MARGIN = "1.2"
 # Which seed row of GpuCalibration stands for a pixel class until something was measured.
 _SEED_RESOLUTION_FOR_CLASS = {"sd": "720p", "hd": "1080p", "uhd": "original"}
 
@@ -147,29 +154,30 @@ def gpu_seconds_per_frame(*, mode: str, resolution: str) -> Decimal:
         raise ValueError(f"unknown mode/resolution {mode!r}/{resolution!r}") from exc
 
 
-def percentile(values: list[Decimal], pct: int) -> Decimal:
-    """Nearest-rank percentile (an actual measured value, never interpolated below one)."""
-    if not values:
-        raise ValueError("no values")
-    ordered = sorted(values)
-    rank = max(1, -(-pct * len(ordered) // 100))  # ceil(pct/100 × n)
-    return ordered[min(rank, len(ordered)) - 1]
-
-
-def gpu_seconds_per_frame_estimate(*, mode: str, kind: str, pixel_class: str) -> Decimal:
-    """What quotes assume: a high percentile of recent measurements for this mode, media kind and
-    pixel class (warm-up runs included); the seed calibration when nothing was measured yet."""
+def gpu_seconds_per_frame_estimate(*, mode: str, kind: str, width: int, height: int, frames: int) -> Decimal:
+    """What quotes assume for `frames` frames of width × height processed pixels: the speed model
+    fitted to the recent measurements of this mode and media kind (warm-up runs included), at a
+    high percentile of their spread (billing.calibration); the seed calibration when nothing
+    usable was measured yet."""
     window = int(getattr(settings, "BILLING_QUOTE_SAMPLE_WINDOW", DEFAULT_QUOTE_SAMPLE_WINDOW))
     pct = int(getattr(settings, "BILLING_QUOTE_PERCENTILE", DEFAULT_QUOTE_PERCENTILE))
-    values = list(
-        GpuSample.objects.filter(mode=mode, kind=kind, pixel_class=pixel_class)
+    min_margin = float(getattr(settings, "BILLING_QUOTE_MIN_MARGIN", DEFAULT_QUOTE_MIN_MARGIN))
+    rows = (
+        GpuSample.objects.filter(mode=mode, kind=kind, pixels__gt=0)
         .order_by("-created_at", "-id")
-        .values_list("gpu_seconds_per_frame", flat=True)[:window]
+        .values_list("frames", "pixels", "gpu_seconds_per_frame")[:window]
     )
-    if values:
-        return percentile(values, pct)
+    samples = [
+        SpeedSample(frames=sample_frames, pixels=pixels, gpu_seconds=float(per_frame) * sample_frames)
+        for sample_frames, pixels, per_frame in rows
+    ]
+    estimate = quote_gpu_seconds_per_frame(
+        kind=kind, samples=samples, frames=frames, pixels=width * height, pct=pct, min_margin=min_margin
+    )
+    if estimate is not None:
+        return estimate
     return gpu_seconds_per_frame(
-        mode=mode, resolution=_SEED_RESOLUTION_FOR_CLASS.get(pixel_class, "original")
+        mode=mode, resolution=_SEED_RESOLUTION_FOR_CLASS.get(pixel_class(width, height), "original")
     )
 
 

@@ -12,7 +12,7 @@ from decimal import ROUND_HALF_UP, Decimal
 from django.db import IntegrityError, transaction
 
 from billing import selectors
-from billing.calibration import DEFAULT_GPU_SECONDS_PER_FRAME, EMA_ALPHA
+from billing.calibration import DEFAULT_GPU_SECONDS_PER_FRAME, EMA_ALPHA, GPU_SECONDS_PER_FRAME_PLACES
 from billing.choices import EntryKind, MediaKind, Mode, Resolution, SampleOrigin
 from billing.errors import AlreadyRefunded, HoldClosed, InsufficientCredit, NoHold, NotRefundable
 from billing.models import Account, Charge, GpuCalibration, GpuSample, LedgerEntry, ModeRun
@@ -36,7 +36,6 @@ __all__ = [
     "quote_job",
 ]
 
-GPU_SECONDS_PER_FRAME_PLACES = Decimal("0.000001")
 GPU_SECONDS_PLACES = Decimal("0.001")
 
 
@@ -164,8 +163,9 @@ def quote_job(
 
     `width`/`height`: the target's own size (the processed size is derived here); `frames`: 1 for
     a photo, the probed count for a video; `kind` defaults to video when frames > 1. The mode is
-    priced as the mode it runs as on this install (selectors.mode_runs_as); the GPU time is a
-    high percentile of measured seconds per frame for that mode, media kind and pixel class.
+    priced as the mode it runs as on this install (selectors.mode_runs_as); the GPU time is the
+    speed model fitted to this mode's and media kind's measurements, at a high percentile of their
+    spread (billing.calibration), for the processed size and frame count.
     """
     if resolution not in Resolution.values:
         raise ValueError(f"unknown resolution {resolution!r}")
@@ -185,7 +185,7 @@ def quote_job(
         mode=runs_as,
         resolution=resolution,
         seconds_per_frame=selectors.gpu_seconds_per_frame_estimate(
-            mode=runs_as, kind=kind, pixel_class=pixel_class(processed_width, processed_height)
+            mode=runs_as, kind=kind, width=processed_width, height=processed_height, frames=frames
         ),
         queue=plan.gpu_queue,
         plan_name=plan.name,
@@ -351,6 +351,7 @@ def hold_capture(*, job_id: uuid.UUID, usage: Usage) -> Charge:
                 width=usage.width,
                 height=usage.height,
                 gpu_seconds_per_frame=seconds_per_frame,
+                frames=usage.frames,
             )
         return charge
 
@@ -426,19 +427,23 @@ def gpu_sample_record(
     width: int,
     height: int,
     gpu_seconds_per_frame: Decimal,
+    frames: int = 1,
     origin: str = SampleOrigin.JOB,
 ) -> GpuSample:
-    """Remember one measurement (a finished job, or a worker's warm-up run of its own speed)."""
+    """Remember one measurement (a finished job, or a worker's warm-up run of its own speed):
+    `frames` frames of width × height processed pixels, at `gpu_seconds_per_frame` each."""
     _require_decimal("gpu_seconds_per_frame", gpu_seconds_per_frame)
     if mode not in Mode.values or kind not in MediaKind.values:
         raise ValueError(f"unknown mode/kind {mode!r}/{kind!r}")
-    if gpu_seconds_per_frame <= 0 or width < 1 or height < 1:
-        raise ValueError("a sample needs positive seconds and a size")
+    if gpu_seconds_per_frame <= 0 or width < 1 or height < 1 or frames < 1:
+        raise ValueError("a sample needs positive seconds, a size and frames")
     return GpuSample.objects.create(
         mode=mode,
         kind=kind,
         pixel_class=pixel_class(width, height),
         gpu_seconds_per_frame=gpu_seconds_per_frame.quantize(GPU_SECONDS_PER_FRAME_PLACES, ROUND_HALF_UP),
+        frames=frames,
+        pixels=width * height,
         origin=origin,
     )
 

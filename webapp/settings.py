@@ -253,13 +253,18 @@ VIDEO_CRF = {
 SIGNUP_CREDITS = Decimal(env_str("VISAGE_SIGNUP_CREDITS", "20"))  # starting balance for site sign-ups
 
 # --- Billing (issue 14) -------------------------------------------------------------------------
-# Quotes assume this percentile of the last N measured GPU seconds per frame (mode, media kind,
-# pixel class), so the operator's margin holds while quotes stay near what jobs really cost.
+# Quotes fit a speed model (billing.calibration) to the last N measured jobs and warm-up runs of a
+# mode and media kind, and add this percentile of their spread around it, so the operator's margin
+# holds while quotes stay near what jobs really cost.
 BILLING_QUOTE_PERCENTILE = env_int("VISAGE_QUOTE_PERCENTILE", 90)
 BILLING_QUOTE_SAMPLE_WINDOW = env_int("VISAGE_QUOTE_SAMPLE_WINDOW", 200)
+# ... at least this factor above the model: the spread that a fresh install's few warm-up samples
+# cannot show yet (measured here: a photo's GPU time varies ±30 % run to run).
+BILLING_QUOTE_MIN_MARGIN = env_str("VISAGE_QUOTE_MIN_MARGIN", "1.2")
 # What one GPU second costs the operator: the admin's margin column and monthly report use it.
 BILLING_GPU_COST_PER_SECOND = Decimal(env_str("VISAGE_GPU_COST_PER_SECOND", "0.0005"))
-# GPU workers measure their own speed per mode and pixel class at start (a few real swaps).
+# GPU workers measure their own speed per mode at start (a few real swaps and clips of several
+# sizes and lengths).
 WARMUP_CALIBRATION = env_bool("VISAGE_WARMUP_CALIBRATION", True)
 # Stripe Checkout for buying credit packs. Without a secret key the packs page says card payments
 # are not configured (staff top up by hand in the admin).

@@ -198,9 +198,9 @@ def test_capture_updates_the_calibration(video_quote, funded_user):
     requote = services.quote_job(
         user=funded_user, width=1920, height=1080, frames=300, mode="standard", resolution="1080p"
     )
-    # Quotes now assume the measured seconds per frame (a high percentile of the measurements of
-    # this mode, media kind and pixel class; here the one sample), not the slow-moving average.
-    assert requote.gpu_seconds_estimate == money("30.000")
+    # Quotes now assume the measured seconds (the speed model of this mode and media kind, fitted to
+    # the one sample, × the minimum margin 1.2), not the slow-moving average.
+    assert requote.gpu_seconds_estimate == money("36.000")
 
 
 def test_ledger_rows_are_immutable(funded_user):

@@ -1,5 +1,5 @@
 """The quote is a promise (issue 14): the hold is the quote, the charge is min(formula, quote), the
-quote comes from a high percentile of measured GPU time per mode / media kind / pixel class, and a
+quote comes from the speed model fitted to the measured GPU time per mode and media kind, and a
 mode that runs as a cheaper one is priced as that one."""
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from billing.values import Usage
 pytestmark = pytest.mark.django_db
 
 
-def record(mode, kind, width, height, *values, origin=SampleOrigin.JOB):
+def record(mode, kind, width, height, *values, frames=1, origin=SampleOrigin.JOB):
     for value in values:
         services.gpu_sample_record(
             mode=mode,
@@ -26,39 +26,37 @@ def record(mode, kind, width, height, *values, origin=SampleOrigin.JOB):
             width=width,
             height=height,
             gpu_seconds_per_frame=Decimal(value),
+            frames=frames,
             origin=origin,
         )
 
 
-def test_percentile_is_nearest_rank():
-    values = [Decimal(v) for v in ("0.1", "0.2", "0.3", "0.4", "0.5", "0.6", "0.7", "0.8", "0.9", "1.0")]
-    assert selectors.percentile(values, 90) == Decimal("0.9")
-    assert selectors.percentile(values, 50) == Decimal("0.5")
-    assert selectors.percentile(values[:1], 90) == Decimal("0.1")
-
-
-def test_quote_uses_the_measured_percentile_per_mode_kind_and_pixel_class(plan, user_a):
+def test_quote_uses_the_speed_model_of_the_mode_and_kind(plan, user_a):
     # Seed (nothing measured): standard 720p is 0.100 s/frame → 1 × 1 × 1 × 0.1 × 0.10 = 0.01 → minimum 0.05
-    record(Mode.STANDARD, MediaKind.IMAGE, 1280, 720, *["2.0"] * 9, "4.0")
-    record(Mode.STANDARD, MediaKind.VIDEO, 1280, 720, "0.05")  # videos are calibrated apart
-    record(Mode.STANDARD, MediaKind.IMAGE, 3840, 2160, "9.0")  # another pixel class
+    record(Mode.STANDARD, MediaKind.IMAGE, 640, 480, "1.0", "1.0", "1.0")
+    record(Mode.STANDARD, MediaKind.IMAGE, 3840, 2160, "3.0", "3.0", "3.0")
+    record(Mode.FAST, MediaKind.IMAGE, 1280, 720, "9.0")  # another mode
+    record(Mode.STANDARD, MediaKind.VIDEO, 1280, 720, "0.05", frames=24)  # videos are calibrated apart
     quote = services.quote_job(
         user=user_a, width=1280, height=720, frames=1, mode="standard", resolution="720p"
     )
-    assert quote.gpu_seconds_per_frame_estimate == Decimal("2.0")  # p90 of nine 2.0 and one 4.0
-    assert quote.amount == Decimal("0.20")  # 1 × 1.00 × 1.00 × 2.0 × 0.10
+    # On the line through (0.3072 MP, 1 s) and (8.2944 MP, 3 s): 1.153846 s at 0.9216 MP (1280×720),
+    # × the minimum margin 1.2 (the measurements fit the line exactly: no spread to add)
+    assert Decimal("1.384615") <= quote.gpu_seconds_per_frame_estimate <= Decimal("1.384616")
+    assert quote.amount == Decimal("0.14")  # 1 × 1.00 × 1.00 × 1.384615 × 0.10
     assert quote.hold_amount == quote.amount
     video = services.quote_job(
         user=user_a, width=1280, height=720, frames=24, mode="standard", resolution="720p"
     )
-    assert video.kind == "video" and video.gpu_seconds_per_frame_estimate == Decimal("0.05")
-    assert video.amount == Decimal("0.12")  # 24 × 1 × 1 × 0.05 × 0.10
+    assert video.kind == "video"
+    assert Decimal("0.06") <= video.gpu_seconds_per_frame_estimate <= Decimal("0.060001")  # 0.05 × 1.2
+    assert video.amount == Decimal("0.14")  # 24 × 1 × 1 × 0.06 × 0.10
 
 
 def test_warm_up_samples_seed_a_fresh_install(plan, user_a):
     record(Mode.FAST, MediaKind.IMAGE, 1280, 720, "0.8", origin=SampleOrigin.WARMUP)
     quote = services.quote_job(user=user_a, width=1000, height=700, frames=1, mode="fast", resolution="720p")
-    assert quote.gpu_seconds_per_frame_estimate == Decimal("0.8")
+    assert Decimal("0.96") <= quote.gpu_seconds_per_frame_estimate <= Decimal("0.960001")  # 0.8 × 1.2
 
 
 def test_a_mode_that_runs_as_a_cheaper_one_is_priced_as_that_one(plan, user_a, funded_user):
@@ -114,9 +112,8 @@ def test_capture_records_a_sample_for_future_quotes(plan, funded_user):
             wall_seconds=Decimal("1"),
         ),
     )
-    assert selectors.gpu_seconds_per_frame_estimate(mode="fast", kind="image", pixel_class="sd") == Decimal(
-        "0.42"
-    )
+    estimate = selectors.gpu_seconds_per_frame_estimate(mode="fast", kind="image", width=640, height=480, frames=1)
+    assert Decimal("0.504") <= estimate <= Decimal("0.504001")  # 0.42 × the minimum margin 1.2
 
 
 def test_balance_never_shows_negative_zero(plan, funded_user):

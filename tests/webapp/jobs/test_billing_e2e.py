@@ -72,8 +72,9 @@ def quote_like_the_upload_page(client: Client, data: bytes, name: str, mode: str
 def test_fifty_jobs_never_charge_above_the_quote(funded_user, api_a, astronaut_rgb, clip_small):
     runs_as = calibrate.measure(get_pipeline(), videos=True)  # the worker's warm-up measurement
     assert set(runs_as) == {"fast", "standard", "hq"}
-    assert GpuSample.objects.filter(origin="warmup", kind="image").count() == 9  # 3 modes × 3 pixel classes
-    assert GpuSample.objects.filter(origin="warmup", kind="video").count() == 6  # 3 modes × 2 pixel classes
+    image_sizes, clips = len(calibrate.IMAGE_SIZES), len(calibrate.VIDEO_CLIPS)
+    assert GpuSample.objects.filter(origin="warmup", kind="image").count() == 3 * image_sizes
+    assert GpuSample.objects.filter(origin="warmup", kind="video").count() == 3 * clips
     site = Client()
     site.force_login(funded_user)
     source = encode(astronaut_rgb)
@@ -141,6 +142,9 @@ def test_fifty_jobs_never_charge_above_the_quote(funded_user, api_a, astronaut_r
             mode_charged=charge.mode,
             gpu_seconds=str(charge.gpu_seconds),
             frames=charge.frames,
+            processed_size=[charge.width, charge.height],
+            quote_gpu_seconds=job.quote.get("gpu_seconds_estimate"),
+            quote_pixel_class=job.quote.get("pixel_class"),
         )
     end = billing_selectors.account_balance(user=funded_user)
     assert start_balance - end.balance == charged
@@ -152,5 +156,17 @@ def test_fifty_jobs_never_charge_above_the_quote(funded_user, api_a, astronaut_r
         assert "hold" in kinds and kinds & {"capture", "release"}, job_id
     report = os.environ.get("VISAGE_BILLING_E2E_REPORT")
     if report:
+        warmup = [
+            {
+                "mode": s.mode,
+                "kind": s.kind,
+                "pixels": s.pixels,
+                "frames": s.frames,
+                "gpu_seconds_per_frame": str(s.gpu_seconds_per_frame),
+            }
+            for s in GpuSample.objects.filter(origin="warmup").order_by("id")
+        ]
         with open(report, "w") as out:
             json.dump(rows, out, indent=1)
+        with open(report + ".warmup.json", "w") as out:
+            json.dump(warmup, out, indent=1)
