@@ -57,7 +57,10 @@ def test_share_creates_a_link_listed_in_the_job_and_delete_revokes_it(api_a, res
     assert (again.status_code, again.json()["url"]) == (200, link["url"])  # the active link, not another
     assert APIClient().get(link["url"]).status_code == 200
 
+    etag = api_a.get(f"/api/v1/jobs/{result_job.id}")["ETag"]
     assert api_a.delete(f"/api/v1/jobs/{result_job.id}/share").status_code == 204
+    # A client holding the old representation is told it changed (no 304 keeping a dead link).
+    assert api_a.get(f"/api/v1/jobs/{result_job.id}", HTTP_IF_NONE_MATCH=etag).status_code == 200
     assert APIClient().get(link["url"]).status_code == 404
     assert api_a.get(f"/api/v1/jobs/{result_job.id}").json()["share"] is None
 

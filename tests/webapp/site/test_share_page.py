@@ -59,6 +59,16 @@ def test_the_public_page_shows_the_labelled_result_and_nothing_of_the_inputs_or_
     assert ShareLink.objects.get(job=job).view_count == 1
 
 
+def test_the_public_page_names_the_results_content_credentials_when_it_has_them(sharing_on, funded_user):
+    from webapp.jobs.models import Job
+
+    job = result_job(funded_user)
+    Job.objects.filter(id=job.id).update(provenance={"manifest_present": True, "validation_state": "Valid"})
+    _, token, _ = sharing.share_link_create(job=job)
+    html = Client().get(f"/s/{token}/").content.decode()
+    assert f"carries Content Credentials (C2PA), signed by {settings.SERVICE_NAME}" in html
+
+
 def test_every_link_that_does_not_open_gets_the_same_plain_404(sharing_on, funded_user):
     expired, revoked, deleted, taken_down, reported = (result_job(funded_user) for _ in range(5))
     tokens = {name: sharing.share_link_create(job=job)[1] for name, job in
