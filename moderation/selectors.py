@@ -7,8 +7,8 @@ import uuid
 import numpy as np
 
 from . import clip, conf, hashes, identities, nsfw, ocr
-from .choices import Decision, Stage
-from .models import BlockedTerm, ModerationRecord, ProtectedFace, ProtectedIdentity, Verdict
+from .choices import Decision, ReportStatus, Stage
+from .models import BlockedTerm, ModerationRecord, ProtectedFace, ProtectedIdentity, TakedownReport, Verdict
 
 
 def blocked_terms() -> list[str]:
@@ -39,6 +39,11 @@ def known_bad_match(*, sha256: str, phash: str) -> tuple[ModerationRecord, int] 
     if hit is None or hit[1] > conf.phash_max_distance():
         return None
     return ModerationRecord.objects.get(id=known[hit[0]][0]), hit[1]
+
+
+def takedown_report_open(*, subject_id: uuid.UUID) -> bool:
+    """Whether a takedown report about this subject waits for a moderator."""
+    return TakedownReport.objects.filter(subject_id=subject_id, status=ReportStatus.OPEN).exists()
 
 
 def verdict_for_review(subject_id: uuid.UUID) -> Verdict | None:

@@ -2,6 +2,6 @@
 packages that own them and are registered here, where Django looks for them."""
 
 from webapp.accounts.models import ApiToken
-from webapp.jobs.models import Job, Upload
+from webapp.jobs.models import Job, ShareLink, Upload
 
-__all__ = ["ApiToken", "Job", "Upload"]
+__all__ = ["ApiToken", "Job", "ShareLink", "Upload"]

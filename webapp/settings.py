@@ -220,6 +220,11 @@ S3_CONNECT_TIMEOUT_S = env_float("S3_CONNECT_TIMEOUT_S", 3.0)
 S3_READ_TIMEOUT_S = env_float("S3_READ_TIMEOUT_S", 15.0)  # between bytes, not for a whole upload
 S3_RETRIES = env_int("S3_RETRIES", 1)
 RESULT_RETENTION_DAYS = env_int("VISAGE_RESULT_RETENTION_DAYS", 7)
+# Share links (issue 18): an unlisted public page per result. Off unless a deployment opts in;
+# turning it off again makes every existing link answer 404.
+SHARE_LINKS_ENABLED = env_bool("VISAGE_SHARE_LINKS_ENABLED", False)
+SHARE_LINK_TTL_DAYS = env_int("VISAGE_SHARE_LINK_TTL_DAYS", 7)
+SHARE_PRESIGN_EXPIRY_S = 600  # the public page's result URLs: short, the page makes fresh ones
 if PRODUCTION and S3_ACCESS_KEY == "visage-dev":
     raise ImproperlyConfigured("S3_ACCESS_KEY and S3_SECRET_KEY are required when VISAGE_PRODUCTION=1")
 

@@ -22,7 +22,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from billing.choices import Mode, Resolution
-from webapp.jobs import etags, events, selectors, services
+from webapp.jobs import etags, events, selectors, services, sharing
 from webapp.jobs.choices import FaceSelection, JobState
 from webapp.jobs.payload import job_payload
 from webapp.jobs.states import TERMINAL_STATES
@@ -207,6 +207,13 @@ class JobListCreateView(ThrottledView):
         operation_id="jobs_list",
         parameters=[
             OpenApiParameter("state", str, enum=list(JobState.values), required=False),
+            OpenApiParameter(
+                "q", str, required=False,
+                description="Words in the target's original file name (jobs created before names were kept "
+                "have none and never match).",
+            ),
+            OpenApiParameter("favourite", bool, required=False, description="true: only starred jobs; false: only "
+                             "the others."),
             OpenApiParameter("page", int, required=False),
         ],
         responses={
@@ -230,10 +237,17 @@ class JobListCreateView(ThrottledView):
             raise serializers.ValidationError(
                 {"state": f"Unknown state {state!r}; one of {', '.join(JobState.values)}."}
             )
-        paginator = PageNumberPagination()
-        page = paginator.paginate_queryset(
-            selectors.jobs_for_user(user=request.user, state=state), request, view=self
+        favourite = request.query_params.get("favourite")
+        if favourite not in (None, "true", "false"):
+            raise serializers.ValidationError({"favourite": f"favourite is true or false, not {favourite!r}."})
+        jobs = selectors.jobs_for_user(
+            user=request.user,
+            state=state,
+            query=request.query_params.get("q", "")[:200],
+            favourite=None if favourite is None else favourite == "true",
         )
+        paginator = PageNumberPagination()
+        page = paginator.paginate_queryset(jobs, request, view=self)
         # The page's ETag: which jobs, in which versions, out of how many (saves the payloads and
         # their presigned URLs when nothing changed; the rows are read either way).
         versions = "\n".join([str(paginator.page.paginator.count), *(etags.job_etag(job) for job in page)])
@@ -309,6 +323,25 @@ class JobDetailView(ThrottledView):
     def _load(request, job_id):
         return get_object_or_404(selectors.jobs_for_user(user=request.user), id=job_id)
 
+    class UpdateSerializer(serializers.Serializer):
+        favourite = serializers.BooleanField(help_text="Star (true) or unstar (false) the job in your gallery.")
+
+        class Meta:
+            ref_name = "JobUpdate"
+
+    @extend_schema(
+        operation_id="jobs_partial_update",
+        request=UpdateSerializer,
+        responses={200: JOB, 400: PROBLEM, 401: PROBLEM, 404: PROBLEM},
+        summary="Change what you can change about a job: its favourite star",
+    )
+    def patch(self, request, job_id):
+        serializer = self.UpdateSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        services.job_set_favourite(job=self._load(request, job_id), favourite=serializer.validated_data["favourite"])
+        job = self._load(request, job_id)  # with its uploads and links, as GET shows it
+        return Response(job_payload(job, request=request), headers={"ETag": events.remember(job)})
+
     @extend_schema(
         operation_id="jobs_destroy",
         responses={204: None, 401: PROBLEM, 404: PROBLEM},
@@ -352,3 +385,44 @@ class JobCancelView(ThrottledView):
         job = get_object_or_404(selectors.jobs_for_user(user=request.user), id=job_id)
         job = services.job_cancel(job=job)
         return Response(job_payload(job, request=request))
+
+
+class JobShareView(ThrottledView):
+    """The job's public share link (issue 18): POST makes (or returns) it, DELETE stops sharing."""
+
+    def get_throttles(self):
+        return [ReadThrottle()]
+
+    class OutputSerializer(serializers.Serializer):
+        url = serializers.URLField()
+        expires_at = serializers.DateTimeField()
+
+        class Meta:
+            ref_name = "ShareLink"
+
+    @extend_schema(
+        operation_id="jobs_share_create",
+        request=None,
+        responses={201: OutputSerializer, 200: OutputSerializer, 401: PROBLEM, 403: PROBLEM, 404: PROBLEM,
+                   409: PROBLEM},
+        summary="Share a result on an unlisted, expiring page (201 new link; 200 the active one again)",
+    )
+    def post(self, request, job_id):
+        job = get_object_or_404(selectors.jobs_for_user(user=request.user), id=job_id)
+        link, token, created = sharing.share_link_create(job=job)
+        body = {
+            "url": request.build_absolute_uri(sharing.share_link_url_path(token)),
+            "expires_at": link.expires_at.isoformat().replace("+00:00", "Z"),
+        }
+        return Response(body, status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
+
+    @extend_schema(
+        operation_id="jobs_share_destroy",
+        request=None,
+        responses={204: None, 401: PROBLEM, 404: PROBLEM},
+        summary="Stop sharing: every link of the job stops working (allowed even with sharing turned off)",
+    )
+    def delete(self, request, job_id):
+        job = get_object_or_404(selectors.jobs_for_user(user=request.user), id=job_id)
+        sharing.share_links_revoke(job=job)
+        return Response(status=status.HTTP_204_NO_CONTENT)

@@ -62,6 +62,9 @@ TITLES = {
     "invalid_image": "An image could not be used",
     "service_unavailable": "Temporarily unavailable",
     "consent_required": "Consent to use the uploaded faces is required",
+    "share_links_disabled": "Share links are turned off",
+    "job_not_shareable": "This job cannot be shared",
+    "originals_deleted": "The original uploads were deleted",
 }
 
 

@@ -9,6 +9,7 @@ urlpatterns = [
     path("jobs/events", job_events.JobEventsView.as_view(), name="api-job-events"),
     path("jobs/<uuid:job_id>", jobs.JobDetailView.as_view(), name="api-job-detail"),
     path("jobs/<uuid:job_id>/cancel", jobs.JobCancelView.as_view(), name="api-job-cancel"),
+    path("jobs/<uuid:job_id>/share", jobs.JobShareView.as_view(), name="api-job-share"),
     path("faces", faces.FaceDetectView.as_view(), name="api-faces"),
     path("quotes", quotes.QuoteCreateView.as_view(), name="api-quotes"),
     path("", include("billing.urls")),

@@ -20,6 +20,7 @@ from django.core.exceptions import PermissionDenied
 from django.http import HttpResponse, HttpResponseBadRequest, HttpResponseNotAllowed
 from django.shortcuts import get_object_or_404, redirect
 from django.urls import path, reverse
+from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 
 from moderation import selectors as moderation_selectors
@@ -29,7 +30,7 @@ from webapp.media import storage
 from . import selectors as job_selectors
 from . import services
 from .choices import JobState
-from .models import Job, Upload
+from .models import Job, ShareLink, Upload
 
 logger = logging.getLogger(__name__)
 
@@ -47,8 +48,33 @@ class ReviewQueueFilter(admin.SimpleListFilter):
         return queryset
 
 
+class ShareLinkInline(admin.TabularInline):
+    """The job's share links (issue 18), read-only: owners make and revoke them. Tokens are never
+    stored, so none is shown here."""
+
+    model = ShareLink
+    extra = 0
+    fields = ["created_at", "expires_at", "revoked_at", "view_count", "status"]
+    readonly_fields = fields
+    can_delete = False
+    verbose_name = "share link"
+
+    @admin.display(description="status")
+    def status(self, link: ShareLink) -> str:
+        if link.revoked_at:
+            return "revoked"
+        return "expired" if link.expires_at <= timezone.now() else "active"
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+
 @admin.register(Job)
 class JobAdmin(admin.ModelAdmin):
+    inlines = [ShareLinkInline]
     # Compact rows: one line each (the verdict's full reasons are on the job's own page).
     list_display = [
         "short_id", "owner", "state", "mode", "charged", "result", "thumbnails", "moderation_summary", "created_at",

@@ -35,3 +35,24 @@ class ConsentRequired(JobError):
 
     code = "consent_required"
     status = 422
+
+
+class ShareLinksDisabled(JobError):
+    """This deployment has not turned share links on (VISAGE_SHARE_LINKS_ENABLED)."""
+
+    code = "share_links_disabled"
+    status = 403
+
+
+class JobNotShareable(JobError):
+    """Only a finished, visible result that is still stored can be shared (issue 18)."""
+
+    code = "job_not_shareable"
+    status = 409
+
+
+class OriginalsDeleted(JobError):
+    """Run again needs the uploaded originals, which are deleted when a job ends (issue 18)."""
+
+    code = "originals_deleted"
+    status = 409

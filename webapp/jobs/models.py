@@ -31,6 +31,9 @@ class Upload(models.Model):
     duration_seconds = models.FloatField(null=True, blank=True)
     has_audio = models.BooleanField(default=False)
     size_bytes = models.PositiveBigIntegerField()
+    # The file's name on the uploader's device, for searching the gallery (issue 18); the object in
+    # S3 is stored under our own key. Uploads made before issue 18 have none.
+    original_name = models.CharField(max_length=255, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     deleted_at = models.DateTimeField(null=True, blank=True)  # set once the object is gone from S3
 
@@ -94,6 +97,8 @@ class Job(models.Model):
     result_visible = models.BooleanField(default=False)  # false until output moderation passed
     media_deleted_at = models.DateTimeField(null=True, blank=True)  # results and uploads purged
 
+    favourite = models.BooleanField(default=False)  # starred in the owner's gallery (issue 18)
+
     idempotency_key = models.CharField(max_length=255, blank=True)
     request_hash = models.CharField(max_length=64, blank=True)
 
@@ -124,6 +129,29 @@ class Job(models.Model):
     @property
     def thumbnail_key(self) -> str:
         return thumbnail_key_for(self.result_key) if self.result_key else ""
+
+
+class ShareLink(models.Model):
+    """An unlisted, expiring, revocable public page for one job's result (issue 18).
+
+    The token is never stored: `token_sha256` finds the link from its URL, and `nonce` (random) is
+    what the token is derived from with the server's secret key (webapp.jobs.sharing), so the owner
+    can be shown their link again while a copy of the database alone cannot open any link.
+    """
+
+    job = models.ForeignKey(Job, on_delete=models.CASCADE, related_name="share_links")
+    nonce = models.CharField(max_length=64)
+    token_sha256 = models.CharField(max_length=64, unique=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    expires_at = models.DateTimeField()
+    revoked_at = models.DateTimeField(null=True, blank=True)
+    view_count = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"Share link of job {self.job_id}"
 
 
 def before_key_for(result_key: str) -> str:

@@ -11,6 +11,7 @@ from django.utils import timezone
 from billing import selectors as billing_selectors
 from webapp.media import storage
 
+from . import sharing
 from .choices import JobState
 from .models import Job
 from .states import TERMINAL_STATES
@@ -45,6 +46,21 @@ def result_payload(job: Job) -> dict | None:
     }
 
 
+def share_payload(job: Job, *, absolute) -> dict | None:
+    """The owner's active share link (issue 18): None when there is none or sharing is off."""
+    link = sharing.share_link_active(job) if settings.SHARE_LINKS_ENABLED else None
+    if link is None:
+        return None
+    token = sharing.token_for(link.nonce)
+    shown = sharing.token_hash(token) == link.token_sha256  # False only after a SECRET_KEY change
+    return {
+        "url": absolute(sharing.share_link_url_path(token)) if shown else None,
+        "expires_at": _iso(link.expires_at),
+        "created_at": _iso(link.created_at),
+        "views": link.view_count,
+    }
+
+
 def job_payload(job: Job, *, request=None) -> dict:
     def absolute(path: str) -> str:
         return request.build_absolute_uri(path) if request is not None else path
@@ -59,6 +75,7 @@ def job_payload(job: Job, *, request=None) -> dict:
         "state": job.state,
         "terminal": job.state in TERMINAL_STATES,
         "progress": job.progress,
+        "favourite": job.favourite,
         "created_at": _iso(job.created_at),
         "queued_at": _iso(job.queued_at),
         "started_at": _iso(job.started_at),
@@ -80,6 +97,8 @@ def job_payload(job: Job, *, request=None) -> dict:
             "media_type": job.target.media_type, "kind": job.target.kind, "width": job.target.width,
             "height": job.target.height, "frames": job.target.frames, "fps": job.target.fps,
             "duration_seconds": job.target.duration_seconds, "has_audio": job.target.has_audio,
+            # The file name it was uploaded with; None for jobs made before names were kept (issue 18).
+            "name": job.target.original_name or None,
         },
         "result_url": result["url"] if result else None,
         "result": result,
@@ -103,9 +122,11 @@ def job_payload(job: Job, *, request=None) -> dict:
         # One plain sentence on the money, from the ledger, right in every state (issue 14).
         "credits": cost["sentence"] if cost else "Nothing was charged for this swap.",
         "media_deleted": job.media_deleted_at is not None,
+        "share": share_payload(job, absolute=absolute),
         "urls": {
             "self": absolute(reverse("api-job-detail", args=[job.id])),
             "cancel": absolute(reverse("api-job-cancel", args=[job.id])),
+            "share": absolute(reverse("api-job-share", args=[job.id])),
             "page": absolute(reverse("job-detail", args=[job.id])),
         },
     }

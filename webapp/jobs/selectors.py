@@ -13,14 +13,24 @@ from .models import Job
 from .states import TERMINAL_STATES
 
 
-def jobs_for_user(*, user, state: str | None = None) -> QuerySet[Job]:
+def jobs_for_user(
+    *, user, state: str | None = None, query: str = "", favourite: bool | None = None
+) -> QuerySet[Job]:
+    """`query`: words in the target's original file name (jobs made before issue 18 have none);
+    `favourite`: only starred (True) or unstarred (False) jobs."""
     jobs = (
         Job.objects.filter(owner=user)
         .select_related("source", "target")
-        .prefetch_related("extra_sources")
+        .prefetch_related("extra_sources", "share_links")
         .order_by("-created_at")
     )
-    return jobs.filter(state=state) if state else jobs
+    if state:
+        jobs = jobs.filter(state=state)
+    for word in query.split()[:8]:
+        jobs = jobs.filter(target__original_name__icontains=word)
+    if favourite is not None:
+        jobs = jobs.filter(favourite=favourite)
+    return jobs
 
 
 # The gallery's state filter: a few groups a person thinks in, not the nine lifecycle states.
@@ -32,11 +42,12 @@ GALLERY_STATE_GROUPS: dict[str, tuple[str, ...]] = {
 
 
 def jobs_for_gallery(
-    *, user, state_group: str = "", kind: str = "", day_from: date | None = None, day_to: date | None = None
+    *, user, state_group: str = "", kind: str = "", day_from: date | None = None, day_to: date | None = None,
+    query: str = "", favourites_only: bool = False,
 ) -> QuerySet[Job]:
     """The dashboard's jobs, newest first: `state_group` one of GALLERY_STATE_GROUPS, `kind` "image" or
-    "video" (the target's), days inclusive (UTC)."""
-    jobs = jobs_for_user(user=user)
+    "video" (the target's), days inclusive (UTC), `query` words in the target's file name."""
+    jobs = jobs_for_user(user=user, query=query, favourite=True if favourites_only else None)
     if state_group in GALLERY_STATE_GROUPS:
         jobs = jobs.filter(state__in=GALLERY_STATE_GROUPS[state_group])
     if kind in MediaKind.values:

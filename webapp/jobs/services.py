@@ -15,6 +15,7 @@ from datetime import datetime, timedelta
 from decimal import Decimal
 
 from django.conf import settings
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
@@ -25,9 +26,9 @@ from webapp.media.choices import MediaKind
 from webapp.media.validation import MediaInfo, inspect_upload
 from webapp.telemetry import metrics
 
-from . import dispatch, events, observe
+from . import dispatch, events, observe, sharing
 from .choices import JobState, UploadRole
-from .errors import ConsentRequired, IdempotencyKeyMismatch, InvalidOption, JobNotCancelable
+from .errors import ConsentRequired, IdempotencyKeyMismatch, InvalidOption, JobNotCancelable, OriginalsDeleted
 from .models import Job, Upload, before_key_for, thumbnail_key_for
 from .states import BEFORE_RUNNING, CANCELABLE_STATES, TERMINAL_STATES, current, transition
 
@@ -205,6 +206,7 @@ def _record_job(
             duration_seconds=info.duration_seconds,
             has_audio=info.has_audio,
             size_bytes=info.size_bytes,
+            original_name=info.name,
         )
         for name, info in files.items()
     }
@@ -570,6 +572,7 @@ def job_delete(*, job: Job) -> None:
     job = Job.objects.select_related("source", "target").filter(id=job.id).first()
     if job is None:
         return
+    sharing.share_links_revoke(job=job)  # its public page stops at once (the rows go with the job)
     if job.result_key:
         _delete_result(job)
     _purge_uploads(job)
@@ -577,6 +580,49 @@ def job_delete(*, job: Job) -> None:
     events.job_deleted(job_id=job.id, owner_id=job.owner_id, state=job.state, version=job.version)
     job.delete()
     Upload.objects.filter(id__in=upload_ids).delete()
+
+
+def job_set_favourite(*, job: Job, favourite: bool) -> Job:
+    """Star or unstar a job in its owner's gallery (issue 18)."""
+    moved = Job.objects.filter(id=job.id).exclude(favourite=favourite).update(
+        favourite=favourite, version=F("version") + 1
+    )
+    if moved:
+        events.job_changed(job.id)
+    job.refresh_from_db()
+    return job
+
+
+def originals_available(job: Job) -> bool:
+    """Whether the job's uploaded originals are still stored: only until the job ends (they are
+    deleted then, by design), so a job can be run again only while it is still going."""
+    uploads = (job.source, job.target, *job.extra_sources.all())
+    return job.media_deleted_at is None and all(upload.deleted_at is None for upload in uploads)
+
+
+ORIGINALS_DELETED_MESSAGE = (
+    "The original photos were deleted when this swap ended (Visage keeps uploads only while a swap is "
+    "in progress), so it can't be run again. Start a new swap with the files to try other options."
+)
+
+
+def job_run_again(*, user, job: Job, options: JobOptions, consent: Consent | None) -> tuple[Job, bool]:
+    """Submit the same uploaded originals again with other options, through job_submit like any new
+    job (consent, checks, quote, hold, moderation). Raises OriginalsDeleted once they are gone."""
+    if not originals_available(job):
+        raise OriginalsDeleted(ORIGINALS_DELETED_MESSAGE)
+    sources = [job.source, *job.extra_sources.order_by("created_at")]
+    try:
+        files = [_stored_original(upload) for upload in (*sources, job.target)]
+    except storage.ObjectMissing:  # the job ended while we read them
+        raise OriginalsDeleted(ORIGINALS_DELETED_MESSAGE) from None
+    *source_files, target_file = files
+    return job_submit(user=user, sources=source_files, target=target_file, options=options, consent=consent)
+
+
+def _stored_original(upload: Upload) -> SimpleUploadedFile:
+    data = storage.get_bytes(settings.S3_UPLOADS_BUCKET, upload.s3_key)
+    return SimpleUploadedFile(upload.original_name or upload.role, data, content_type=upload.media_type)
 
 
 # --- maintenance ---------------------------------------------------------------------------------
@@ -640,6 +686,7 @@ def results_purge_expired(*, now: datetime | None = None) -> int:
         result_key=""
     ):
         _delete_result(job)
+        sharing.share_links_revoke(job=job)
         moved = Job.objects.filter(id=job.id, media_deleted_at__isnull=True).update(
             media_deleted_at=now, version=F("version") + 1
         )

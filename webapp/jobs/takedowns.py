@@ -27,7 +27,7 @@ from swap.video import io as video_io
 from webapp.media import provenance, storage
 from webapp.media.validation import sniff_media_type
 
-from . import events
+from . import events, sharing
 from .models import Job
 
 logger = logging.getLogger(__name__)
@@ -36,6 +36,9 @@ UUID_PATTERN = re.compile(r"[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?
 
 
 def job_for_link(link: str) -> Job | None:
+    shared = sharing.job_for_share_url(link)  # a share link names no job id (issue 18)
+    if shared is not None:
+        return shared
     for match in UUID_PATTERN.findall(link or ""):
         try:
             job = Job.objects.filter(id=uuid.UUID(match)).first()
@@ -111,6 +114,7 @@ def job_take_down(*, job_id: uuid.UUID) -> bool:
     job = Job.objects.filter(id=job_id).first()
     if job is None:
         return False
+    sharing.share_links_revoke(job=job)
     if job.result_key:
         storage.delete(settings.S3_RESULTS_BUCKET, job.result_key)
         storage.delete(settings.S3_RESULTS_BUCKET, job.before_key)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import io
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import NoReturn
 
 from django.conf import settings
@@ -55,6 +55,7 @@ class MediaInfo:
     fps: float | None = None
     duration_seconds: float | None = None
     has_audio: bool = False
+    name: str = ""  # the file's name on the uploader's device (for the gallery's search), if sent
 
     @property
     def size_bytes(self) -> int:
@@ -144,10 +145,16 @@ def inspect_upload(uploaded_file, *, field: str, allow_video: bool) -> MediaInfo
     if media_type in IMAGE_TYPES.values():
         if len(data) > settings.MAX_UPLOAD_BYTES:
             raise _too_large(field, len(data), settings.MAX_UPLOAD_BYTES)
-        return inspect_image(data, field=field, media_type=media_type)
+        return replace(inspect_image(data, field=field, media_type=media_type), name=original_name(uploaded_file))
     if media_type and media_type.startswith("video/") and allow_video:
-        return inspect_video(data, field=field, media_type=media_type)
+        return replace(inspect_video(data, field=field, media_type=media_type), name=original_name(uploaded_file))
     _refuse_unsupported(media_type, field=field, allow_video=allow_video)
+
+
+def original_name(uploaded_file) -> str:
+    """The name the browser or app sent with the file: its last path part, printable, at most 255 characters."""
+    name = str(getattr(uploaded_file, "name", "") or "").replace("\\", "/").rsplit("/", 1)[-1]
+    return "".join(ch for ch in name if ch.isprintable()).strip()[:255]
 
 
 def check_photo_type(data: bytes, *, field: str) -> str:

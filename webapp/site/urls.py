@@ -33,6 +33,11 @@ urlpatterns = [
     path("jobs/<uuid:job_id>/status.json", views.job_status, name="job-status"),
     path("jobs/<uuid:job_id>/cancel", views.job_cancel, name="job-cancel"),
     path("jobs/<uuid:job_id>/delete", views.job_delete, name="job-delete"),
+    path("jobs/<uuid:job_id>/favourite", views.job_favourite, name="job-favourite"),
+    path("jobs/<uuid:job_id>/share", views.job_share, name="job-share"),
+    path("jobs/<uuid:job_id>/unshare", views.job_unshare, name="job-unshare"),
+    path("jobs/<uuid:job_id>/run-again", views.job_run_again, name="job-run-again"),
+    path("s/<str:token>/", views.share_page, name="share-page"),
     path("account/", views.account, name="account"),
     path("report", views.report, name="report"),
     path(

@@ -23,7 +23,7 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.dateparse import parse_date, parse_datetime
-from django.utils.http import urlencode
+from django.utils.http import url_has_allowed_host_and_scheme, urlencode
 from django.views.decorators.http import require_GET, require_POST
 
 from billing import selectors as billing_selectors
@@ -35,9 +35,10 @@ from webapp.accounts import selectors as account_selectors
 from webapp.accounts import services as account_services
 from webapp.accounts.forms import LoginForm
 from webapp.accounts.models import ApiToken
-from webapp.jobs import events, selectors, services, takedowns
+from webapp.jobs import events, selectors, services, sharing, takedowns
 from webapp.jobs.errors import JobError, JobNotCancelable
 from webapp.jobs.models import Job
+from webapp.media import storage
 from webapp.media.storage import StorageError
 from webapp.media.validation import IMAGE_TYPES, UploadRejected
 
@@ -216,6 +217,8 @@ def _gallery_filters(request: HttpRequest) -> dict:
     """The filter values the gallery understands (anything else is ignored, not an error)."""
     values = {name: request.GET.get(name, "") for name in GALLERY_FILTERS}
     values = {name: v if v in dict(GALLERY_FILTERS[name]) else "" for name, v in values.items()}
+    values["q"] = " ".join(request.GET.get("q", "").split())[:200]
+    values["favourite"] = "1" if request.GET.get("favourite") == "1" else ""
     for name in ("from", "to"):
         try:
             values[name] = parse_date(request.GET.get(name) or "")
@@ -231,6 +234,8 @@ def _gallery_jobs(request: HttpRequest, filters: dict):
         kind=filters["kind"],
         day_from=filters["from"],
         day_to=filters["to"],
+        query=filters["q"],
+        favourites_only=bool(filters["favourite"]),
     )
 
 
@@ -394,7 +399,23 @@ def job_detail(request: HttpRequest, job_id: uuid.UUID) -> HttpResponse:
     events_after = events.position(user_id=request.user.pk) or ""
     job = _own_job(request, job_id)
     card = cards_for(request, [job])[0]
-    return render(request, "webapp/job_detail.html", {"card": card, "job": card["job"], "events_after": events_after})
+    return render(
+        request,
+        "webapp/job_detail.html",
+        {
+            "card": card,
+            "job": card["job"],
+            "events_after": events_after,
+            "share_enabled": settings.SHARE_LINKS_ENABLED,
+            "share_refused": sharing.not_shareable_reason(job) if settings.SHARE_LINKS_ENABLED else "",
+            "run_again": services.originals_available(job),
+            "run_again_refused": services.ORIGINALS_DELETED_MESSAGE,
+            "modes": Mode.choices,
+            "resolutions": Resolution.choices,
+            "consent_text": settings.CONSENT_TEXT,
+            "consent_checked": consent_remembered(request),
+        },
+    )
 
 
 @login_required
@@ -432,6 +453,108 @@ def job_delete(request: HttpRequest, job_id: uuid.UUID) -> HttpResponse:
     services.job_delete(job=job)
     messages.success(request, "Deleted the swap and everything stored for it.")
     return redirect("dashboard")
+
+
+@login_required
+@require_POST
+def job_favourite(request: HttpRequest, job_id: uuid.UUID) -> HttpResponse:
+    """The star on a gallery card or the job page: a plain form, back to where it was pressed."""
+    job = services.job_set_favourite(job=_own_job(request, job_id), favourite=request.POST.get("favourite") == "1")
+    back = request.POST.get("next", "")
+    if not url_has_allowed_host_and_scheme(back, allowed_hosts={request.get_host()}, require_https=request.is_secure()):
+        back = reverse("job-detail", args=[job.id])
+    return redirect(back)
+
+
+@login_required
+@require_POST
+def job_share(request: HttpRequest, job_id: uuid.UUID) -> HttpResponse:
+    try:
+        sharing.share_link_create(job=_own_job(request, job_id))
+        messages.success(request, "Anyone with the link can now see this result, until it expires or you stop sharing.")
+    except JobError as exc:
+        messages.error(request, exc.message)
+    return redirect("job-detail", job_id=job_id)
+
+
+@login_required
+@require_POST
+def job_unshare(request: HttpRequest, job_id: uuid.UUID) -> HttpResponse:
+    sharing.share_links_revoke(job=_own_job(request, job_id))
+    messages.success(request, "Stopped sharing: the link no longer works.")
+    return redirect("job-detail", job_id=job_id)
+
+
+@login_required
+@require_POST
+def job_run_again(request: HttpRequest, job_id: uuid.UUID) -> HttpResponse:
+    """Run again: the same uploaded originals with other options, submitted like any new swap."""
+    job = _own_job(request, job_id)
+    form = JobOptionsForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, " ".join(f"{field}: {' '.join(msgs)}" for field, msgs in form.errors.items()))
+        return redirect("job-detail", job_id=job_id)
+    data = form.cleaned_data
+    # A job that put different people into different faces keeps that pairing (it says which faces).
+    face_sources = tuple((pair["face"], pair["source"]) for pair in job.face_sources or [])
+    options = services.JobOptions(
+        mode=data["mode"],
+        resolution=data["resolution"],
+        faces="one" if face_sources else data["faces"],
+        face_index=data["face_index"] if data["faces"] == "one" and not face_sources else None,
+        face_sources=face_sources,
+    )
+    try:
+        new_job, _ = services.job_run_again(
+            user=request.user, job=job, options=options, consent=services.Consent(given=data["consent"], channel="site")
+        )
+    except (JobError, UploadRejected) as exc:
+        messages.error(request, exc.message)
+    except InsufficientCredit as exc:
+        messages.error(request, str(exc.detail))
+    except StorageError:
+        logger.warning("run again refused: storage unavailable", exc_info=True)
+        messages.error(request, "Storage is briefly unavailable, so nothing was charged. Please try again in a minute.")
+    else:
+        request.session[CONSENT_SESSION_KEY] = settings.CONSENT_VERSION
+        messages.success(request, "Running it again with the new options. This page updates by itself.")
+        return redirect("job-detail", job_id=new_job.id)
+    return redirect("job-detail", job_id=job_id)
+
+
+# --- share links (issue 18) --------------------------------------------------------------------------
+
+
+@require_GET
+def share_page(request: HttpRequest, token: str) -> HttpResponse:
+    """/s/<token>/: public, unlisted. The result with its AI-generated label, nothing of the inputs or
+    the owner. Unknown, expired, revoked, deleted or taken down: one plain 404 for all (no oracle)."""
+    job = sharing.shared_job(token)
+    if job is None:
+        response = render(request, "webapp/share_missing.html", status=404)
+    else:
+        expiry_s = settings.SHARE_PRESIGN_EXPIRY_S
+        extension = job.result_key.rsplit(".", 1)[-1]
+        bucket = settings.S3_RESULTS_BUCKET
+        response = render(
+            request,
+            "webapp/share.html",
+            {
+                "inline_url": storage.presigned_get(bucket, job.result_key, expiry_s=expiry_s),
+                "download_url": storage.presigned_get(
+                    bucket, job.result_key, expiry_s=expiry_s, download_name=f"visage-shared.{extension}"
+                ),
+                "is_video": job.result_media_type.startswith("video/"),
+                "width": job.processed_width,
+                "height": job.processed_height,
+                "has_credentials": bool(job.provenance),
+                "service_name": settings.SERVICE_NAME,
+            },
+        )
+    response["X-Robots-Tag"] = "noindex, nofollow"
+    response["Referrer-Policy"] = "no-referrer"  # the token must not leave in a Referer header
+    response["Cache-Control"] = "no-store"
+    return response
 
 
 # --- takedown reports (issue 19) ---------------------------------------------------------------------

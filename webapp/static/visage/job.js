@@ -51,6 +51,22 @@
     }, 15000);
   }
 
+  // The share link's Copy button: the clipboard where allowed, else the field stays selected to copy by hand.
+  var copy = document.getElementById("share-copy");
+  if (copy) {
+    copy.addEventListener("click", async function () {
+      var field = document.getElementById(copy.dataset.copyTarget);
+      var said = document.getElementById("share-copied");
+      field.select();
+      try {
+        await navigator.clipboard.writeText(field.value);
+        said.textContent = "Copied the link.";
+      } catch (e) {
+        said.textContent = "Press Ctrl+C (⌘C) to copy the selected link.";
+      }
+    });
+  }
+
   var compare = document.getElementById("compare");
   var range = document.getElementById("compare-range");
   if (compare && range) {
