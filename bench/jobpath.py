@@ -15,6 +15,16 @@ README stack, on this machine.
    304 path, when the server sends an ETag); requests a client needs per job with ?wait= long-poll.
 
 Every target is a different 1280×720 JPEG (a real photo, shifted): no job reuses another's upload.
+
+Measured 2026-12-01 on the 2-core CI machine, one run each, back to back (before = main at 7bc9565,
+after = issue 17: analyse once, long-poll/ETag/SSE, moderation workers sized by cores):
+                                      before           after
+  naive CLI                           23.6 jobs/min    27.0 jobs/min
+  single job p50 submit → succeeded   1.71 s           1.01 s   (GPU step 0.80 → 0.23 s)
+  burst of 50                         19.7 jobs/min    60.1 jobs/min (2.2× naive)
+  burst p50 / p99                     82.7 / 149.7 s   24.2 / 46.7 s (screening queue dominates)
+  client requests per job             336 (0.2 s poll) 5.9 (?wait=30 long-poll; SSE: 3)
+  status GET c=16 plain / 304         119 / —          114 / 247 req/s
 """
 
 from __future__ import annotations
