@@ -321,4 +321,22 @@ def test_face_index_out_of_range_in_face_sources_fails_clearly(api_a, astronaut_
     body = api_a.get(response.json()["urls"]["self"]).json()
     assert body["state"] == "failed" and body["error"]["code"] == "face_index_out_of_range"
     assert "face 3 is out of range" in body["error"]["message"]
+    assert body["queued_at"] is None and body["started_at"] is None  # said at screening: no GPU time
+    assert api_a.get("/api/v1/me").json()["held"] == "0.00"
+
+
+def test_a_face_index_the_target_lacks_fails_at_screening(api_a, astronaut_pair):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    source, target, _ = astronaut_pair
+    response = api_a.post("/api/v1/jobs", {
+        "consent": "true", "source": SimpleUploadedFile("a.png", source),
+        "target": SimpleUploadedFile("t.jpg", target), "face_index": "2",
+    }, format="multipart")
+    assert response.status_code == 201
+    drain()
+    body = api_a.get(response.json()["urls"]["self"]).json()
+    assert body["state"] == "failed" and body["error"]["code"] == "face_index_out_of_range"
+    assert "face_index 2 is out of range: the target image has 1 face" in body["error"]["message"]
+    assert body["queued_at"] is None
     assert api_a.get("/api/v1/me").json()["held"] == "0.00"

@@ -10,6 +10,7 @@ from django.conf import settings
 
 from moderation import identities
 from moderation import services as moderation_services
+from swap.errors import FaceIndexOutOfRange
 from swap.pipeline import SOURCE_ANALYSIS_MODE
 from swap.selection import needs_embeddings
 from swap.types import Face
@@ -48,6 +49,7 @@ def _screen(job_id: uuid.UUID) -> None:
             from_states=[JobState.SCREENING],
         )
         return
+    target_faces: list[int] = []  # how many faces the target analysis found (photo targets)
     if job.target.kind == MediaKind.VIDEO:
         outcome = moderation_services.screen_video_inputs(
             subject_id=job_id, source=source, video=target, extra_sources=extra_sources
@@ -58,9 +60,12 @@ def _screen(job_id: uuid.UUID) -> None:
             source=source,
             target=target,
             extra_sources=extra_sources,
-            faces_for=_analysed_once(job, [*sources, job.target]),
+            faces_for=_analysed_once(job, [*sources, job.target], target_faces),
         )
-    if outcome.decision == "allow":
+    if outcome.decision == "allow" and (missing := _missing_face(job, target_faces)) is not None:
+        # A face picked by number that the target does not have: said now, before any GPU time.
+        services.job_fail(job_id, code=missing.code, message=str(missing), from_states=[JobState.SCREENING])
+    elif outcome.decision == "allow":
         services.job_enqueue_gpu(job_id, from_states=[JobState.SCREENING])
     elif outcome.decision == "review":
         services.job_hold_for_review(job_id, from_states=[JobState.SCREENING], message=outcome.message)
@@ -68,7 +73,21 @@ def _screen(job_id: uuid.UUID) -> None:
         services.job_reject(job_id, from_states=[JobState.SCREENING], message=outcome.message, code=outcome.code)
 
 
-def _analysed_once(job: Job, uploads: list[Upload]):
+def _missing_face(job: Job, target_faces: list[int]) -> FaceIndexOutOfRange | None:
+    """The first face number the job asks for (face_index, face_sources) that the analysed target
+    lacks; None when all exist or the target was not analysed here."""
+    if not target_faces:
+        return None
+    found = target_faces[-1]
+    picked = [("face_index", job.face_index)] if job.face_index is not None else []
+    picked += [("face", item["face"]) for item in job.face_sources or []]
+    for what, index in picked:
+        if index >= found:
+            return FaceIndexOutOfRange(index, found, what=what)
+    return None
+
+
+def _analysed_once(job: Job, uploads: list[Upload], target_faces: list[int]):
     """Moderation's face checks on analyses that are stored for the GPU step (issue 17): each
     photo analysed once, the target at the job's resolution, with moderation's own pipeline.
 
@@ -85,6 +104,8 @@ def _analysed_once(job: Job, uploads: list[Upload]):
         mode = "standard" if is_target else SOURCE_ANALYSIS_MODE
         cached = face_analysis.load(upload, image, pipeline=pipeline, mode=mode)
         if cached is not None and face_analysis.fully_embedded(cached.faces, kind):
+            if is_target:
+                target_faces.append(len(cached.faces))
             return cached.faces  # a re-screen (the sweeper) or an analysis made earlier
         analysis = face_analysis.analyse_for_job(
             analyser,
@@ -94,6 +115,8 @@ def _analysed_once(job: Job, uploads: list[Upload]):
             target_embeddings=needs_embeddings(swap_options_for(job)),
         )
         face_analysis.store(upload, image, analysis, pipeline=pipeline, mode=mode)
+        if is_target:
+            target_faces.append(len(analysis.faces))
         return analysis.faces
 
     return faces_for
