@@ -80,8 +80,7 @@ class _Image:
     matched_record_id: int | None = None
 
     def __post_init__(self) -> None:
-        self.phash = hashes.phash(self.pixels)
-        self.dhash = hashes.dhash(self.pixels)
+        self.phash, self.dhash = hashes.phash_dhash(self.pixels)
 
 
 # --- public entry points -------------------------------------------------------------------------
