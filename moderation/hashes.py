@@ -39,6 +39,12 @@ def phash(image_bgr: np.ndarray) -> str:
     return _bits_to_hex(low > np.median(low[1:]))
 
 
+def phash_dhash(image_bgr: np.ndarray) -> tuple[str, str]:
+    """Both perceptual hashes from one grey conversion of the full image (the same values)."""
+    grey = _grey(image_bgr)
+    return phash(grey), dhash(grey)
+
+
 def hamming(a: str, b: str) -> int:
     return (int(a, 16) ^ int(b, 16)).bit_count()
 

@@ -4,7 +4,8 @@ Pre- and post-processing follow nudenet/nudenet.py (3.4) exactly — pad to a sq
 bottom/right, resize to 320, scale to [0, 1], the same channel order; decode rows of
 (cx, cy, w, h, 18 class scores), keep >= 0.2, NMS 0.25/0.45 — so its scores mean what NudeNet's
 mean. Running it through swap.runtime.get_session gives one session per process, counted like
-every other model.
+every other model. The model takes a batch: all images of a job (or a clip's sampled frames) go
+through one session run (issue 17), each decoded on its own, as if it had run alone.
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ LABELS = (
 INPUT_SIZE = 320
 MIN_SCORE = 0.2  # NudeNet drops rows below this before NMS
 NMS_SCORE, NMS_IOU = 0.25, 0.45
+MAX_BATCH = 16  # a long clip's sampled frames go in runs of at most this many (~20 MB of input)
 
 
 @dataclass(frozen=True)
@@ -102,10 +104,20 @@ class NsfwDetector:
         self.calls = 0
 
     def detect(self, image_bgr: np.ndarray) -> list[Detection]:
-        self.calls += 1
-        height, width = image_bgr.shape[:2]
-        (output,) = self.session.run(None, {self.input_name: preprocess(image_bgr)})[:1]
-        return decode(output, width, height)
+        return self.detect_many([image_bgr])[0]
+
+    def detect_many(self, images_bgr: list[np.ndarray]) -> list[list[Detection]]:
+        """Each image's detections, from one session run per MAX_BATCH images (`calls` counts runs)."""
+        detected: list[list[Detection]] = []
+        for first in range(0, len(images_bgr), MAX_BATCH):
+            chunk = images_bgr[first : first + MAX_BATCH]
+            self.calls += 1
+            batch = np.concatenate([preprocess(image) for image in chunk])
+            (output,) = self.session.run(None, {self.input_name: batch})[:1]
+            detected += [
+                decode(output[i : i + 1], image.shape[1], image.shape[0]) for i, image in enumerate(chunk)
+            ]
+        return detected
 
 
 _detector: NsfwDetector | None = None
@@ -127,8 +139,21 @@ def loaded() -> bool:
 
 def check(image_bgr: np.ndarray, *, role: str) -> Finding:
     """The worst thresholded class decides; every flagged class is recorded with its score."""
+    return check_many([image_bgr], roles=[role])[0]
+
+
+def check_many(images_bgr: list[np.ndarray], *, roles: list[str]) -> list[Finding]:
+    """`check` for each image, in one detector run; each finding carries its share of the time."""
     started = time.perf_counter()
-    detections = get_detector().detect(image_bgr)
+    detected = get_detector().detect_many(images_bgr)
+    elapsed_ms = (time.perf_counter() - started) * 1000 / max(len(images_bgr), 1)
+    return [
+        _finding(detections, role=role, elapsed_ms=elapsed_ms)
+        for detections, role in zip(detected, roles, strict=True)
+    ]
+
+
+def _finding(detections: list[Detection], *, role: str, elapsed_ms: float) -> Finding:
     bands = conf.nsfw_thresholds()
     top: dict[str, float] = {}
     for detection in detections:
@@ -158,6 +183,5 @@ def check(image_bgr: np.ndarray, *, role: str) -> Finding:
         threshold=(band.reject if outcome == "reject" else band.review) if band else None,
         code="content_rejected" if outcome == "reject" else "",
         detail={"fired": fired, "top_class": worst_label, "detections": len(detections)},
-        elapsed_ms=(time.perf_counter() - started) * 1000,
+        elapsed_ms=elapsed_ms,
     )
-

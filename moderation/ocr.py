@@ -1,10 +1,11 @@
 """Blocked-text check: RapidOCR (PP-OCR models shipped in the wheel) + an admin-edited term list.
 
-OCR is the expensive check, so the image is downscaled to VISAGE_OCR_MAX_SIDE before detection,
-the angle classifier is off (swap targets are photos, not scans), and RapidOCR runs the
-recogniser only when the detector found text boxes — a photo without text costs one small
-detector pass. Matching is NFKC + casefold on whole words, so full-width "ＢＡＤ" matches "bad"
-and "bad" does not match inside "badge".
+OCR is the expensive check, so the image is downscaled to VISAGE_OCR_MAX_SIDE before detection
+and the angle classifier is off (swap targets are photos, not scans). Detection and recognition
+are called as two steps: the recogniser runs only on the boxes the detector found, and not at all
+when it found none — a photo without text costs one small detector pass (`recognitions` counts
+the recogniser's runs, so tests can prove it). Matching is NFKC + casefold on whole words, so
+full-width "ＢＡＤ" matches "bad" and "bad" does not match inside "badge".
 """
 
 from __future__ import annotations
@@ -50,7 +51,9 @@ def matching_terms(texts: Iterable[str], terms: Iterable[str]) -> list[str]:
 
 class TextReader:
     def __init__(self, max_side: int) -> None:
-        from rapidocr import RapidOCR  # noqa: PLC0415 - onnxruntime + model loading code, only moderation workers pay for it
+        # onnxruntime + model loading code, only moderation workers pay for it
+        from rapidocr import RapidOCR  # noqa: PLC0415
+        from rapidocr.main import RapidOCRError  # noqa: PLC0415
 
         self.max_side = max_side
         # limit_type "max" caps the detector input; the default ("min" 736) upscales small images.
@@ -62,10 +65,13 @@ class TextReader:
                 "Det.limit_side_len": max_side,
             }
         )
+        self._no_result = RapidOCRError  # what RapidOCR raises for "no text boxes" / "nothing read"
         self.calls = 0
+        self.recognitions = 0
         record_model_load("rapidocr")
 
     def read(self, image_bgr: np.ndarray) -> list[tuple[str, float]]:
+        """Every text line read, with the recogniser's confidence (the caller applies its minimum)."""
         self.calls += 1
         height, width = image_bgr.shape[:2]
         scale = self.max_side / max(height, width)
@@ -73,17 +79,29 @@ class TextReader:
             image_bgr = cv2.resize(
                 image_bgr, (round(width * scale), round(height * scale)), interpolation=cv2.INTER_AREA
             )
-        result = self.engine(image_bgr)
-        if not result.txts:
+        # RapidOCR's own __call__ runs these steps too; called one by one, the gate is ours to see.
+        image, op_record = self.engine.preprocess_img(image_bgr)
+        try:
+            crops, _ = self.engine.detect_and_crop(image, op_record)
+        except self._no_result:  # the detector found no text box: nothing to recognise
             return []
-        return [(text, float(score)) for text, score in zip(result.txts, result.scores, strict=True)]
+        self.recognitions += 1
+        try:
+            result = self.engine.recognize_txt(crops)
+        except self._no_result:
+            return []
+        return [
+            (text, float(score))
+            for text, score in zip(result.txts, result.scores, strict=True)
+            if text.strip()
+        ]
 
     def warm_up(self) -> None:
         """Load the detector and the recogniser now: RapidOCR loads each lazily on first use."""
         canvas = Image.new("RGB", (256, 64), "white")
         ImageDraw.Draw(canvas).text((10, 20), "warm up", fill="black", font_size=24)
         self.read(np.asarray(canvas)[:, :, ::-1].copy())
-        self.calls = 0
+        self.calls = self.recognitions = 0
 
 
 _reader: TextReader | None = None

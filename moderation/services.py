@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 import logging
+import threading
 import time
 import uuid
 from collections.abc import Callable, Sequence
@@ -79,8 +80,7 @@ class _Image:
     matched_record_id: int | None = None
 
     def __post_init__(self) -> None:
-        self.phash = hashes.phash(self.pixels)
-        self.dhash = hashes.dhash(self.pixels)
+        self.phash, self.dhash = hashes.phash_dhash(self.pixels)
 
 
 # --- public entry points -------------------------------------------------------------------------
@@ -132,7 +132,7 @@ def screen_frames(
         for i, frame in enumerate(frames)
     ]
     if stage == Stage.OUTPUT:
-        findings = _known_bad(images) or [nsfw.check(image.pixels, role=image.role) for image in images]
+        findings = _known_bad(images) or _nsfw_checks(images)
     else:
         findings = _run_checks(images, with_faces=True, frames=True)
     return _record(subject_id, stage, images, findings, started)
@@ -275,22 +275,32 @@ def _run_checks(
 ) -> list[Finding]:
     """Cheapest first; stop at the first reject (the rest would not change the decision).
 
-    OCR, the slowest check, runs in a thread beside face analysis and CLIP once the NSFW check
-    passed: onnxruntime releases the GIL, so on two cores the pair costs roughly max(), not sum().
+    NSFW runs over all images in one batched detector call. OCR, the slowest check, then runs in
+    a thread beside face analysis and CLIP: onnxruntime releases the GIL, so on two cores the pair
+    costs roughly max(), not sum(). Each side looks at the other between images: a reject on one
+    stops the other before its next image (the image in progress finishes).
     """
     findings = _known_bad(images)
     if findings:
         return findings  # previously rejected content: no model runs at all
-    for image in images:
-        findings.append(nsfw.check(image.pixels, role=image.role))
+    findings += _nsfw_checks(images)
     if _rejected(findings):
         return findings
     terms = selectors.blocked_terms()
+    faces_rejected, text_rejected = threading.Event(), threading.Event()
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="ocr") as pool:
-        ocr_future = pool.submit(_ocr_checks, _ocr_subjects(images, frames=frames), terms)
+        ocr_future = pool.submit(
+            _ocr_checks,
+            _ocr_subjects(images, frames=frames),
+            terms,
+            stop=faces_rejected,
+            rejected=text_rejected,
+        )
         if with_faces:
-            findings += _face_checks(images, frames=frames, faces_for=faces_for)
-        if not _rejected(findings):
+            findings += _face_checks(images, frames=frames, faces_for=faces_for, stop=text_rejected.is_set)
+            if _rejected(findings):
+                faces_rejected.set()
+        if not _rejected(findings) and not text_rejected.is_set():
             for image in images:
                 finding = clip.check(image.pixels, role=image.role)
                 findings.append(finding)
@@ -300,11 +310,21 @@ def _run_checks(
     return findings
 
 
-def _ocr_checks(subjects: list[_Image], terms: list[str]) -> list[Finding]:
+def _nsfw_checks(images: list[_Image]) -> list[Finding]:
+    return nsfw.check_many([image.pixels for image in images], roles=[image.role for image in images])
+
+
+def _ocr_checks(
+    subjects: list[_Image], terms: list[str], *, stop: threading.Event, rejected: threading.Event
+) -> list[Finding]:
+    """OCR per subject until one rejects (then `rejected` is set) or `stop` is set by the face checks."""
     findings = []
     for image in subjects:
+        if stop.is_set():
+            break
         findings.append(ocr.check(image.pixels, role=image.role, blocked_terms=terms))
         if _rejected(findings):
+            rejected.set()
             break
     return findings
 
@@ -317,12 +337,22 @@ def _ocr_subjects(images: list[_Image], *, frames: bool) -> list[_Image]:
     return [i for i in images if i.role != "source" or conf.ocr_on_source()]
 
 
-def _face_checks(images: list[_Image], *, frames: bool, faces_for: FacesFor | None = None) -> list[Finding]:
+def _face_checks(
+    images: list[_Image],
+    *,
+    frames: bool,
+    faces_for: FacesFor | None = None,
+    stop: Callable[[], bool] = lambda: False,
+) -> list[Finding]:
+    """Identity (and, for photos, presence) per image; `stop()` true before an image means another
+    check already rejected the job: the remaining images are not analysed."""
     analyser = identities.get_analyser()
     kind = analyser.embedding_kind
     protected = selectors.protected_vectors(kind=kind)
     findings, any_face = [], False
     for position, image in enumerate(images):
+        if stop():
+            return findings
         started = time.perf_counter()
         faces = _faces(analyser, image, position, faces_for, kind)
         any_face = any_face or bool(faces)

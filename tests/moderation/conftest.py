@@ -28,23 +28,30 @@ ANCHORS = 2100  # what 320n emits for a 320×320 input: 40² + 20² + 10²
 
 
 def nudenet_like_model(path: Path, detections: list[tuple[str, float]]) -> Path:
-    """An ONNX model with NudeNet's interface ('images' [batch,3,h,w] → 'output0' [1, 22, anchors])
-    whose output is a constant: decoding it yields exactly `detections` (label, score), one box each."""
+    """An ONNX model with NudeNet's interface ('images' [batch,3,h,w] → 'output0' [batch, 22, anchors])
+    whose output is the same constant for every image of the batch: decoding it yields exactly
+    `detections` (label, score), one box each."""
     rows = np.zeros((1, 4 + len(LABELS), ANCHORS), np.float32)
     for i, (label, score) in enumerate(detections):
         rows[0, 0:4, i] = [40 + 90 * i, 160, 60, 60]  # apart, so NMS keeps every box
         rows[0, 4 + LABELS.index(label), i] = score
     graph = helper.make_graph(
         [
-            # Touch the input so it stays a real graph input; the result is the constant either way.
-            helper.make_node("ReduceMean", ["images"], ["mean"], keepdims=0),
-            helper.make_node("Mul", ["mean", "zero"], ["nothing"]),
+            # Touch the input so it stays a real graph input; a zero per image of the batch,
+            # shaped [batch, 1, 1], broadcasts the constant over the batch as the real model does.
+            helper.make_node("ReduceMean", ["images"], ["mean"], axes=[1, 2, 3], keepdims=0),
+            helper.make_node("Unsqueeze", ["mean", "rows_axes"], ["mean_3d"]),
+            helper.make_node("Mul", ["mean_3d", "zero"], ["nothing"]),
             helper.make_node("Add", ["rows", "nothing"], ["output0"]),
         ],
         "nudenet_like",
         [helper.make_tensor_value_info("images", TensorProto.FLOAT, ["batch", 3, "height", "width"])],
-        [helper.make_tensor_value_info("output0", TensorProto.FLOAT, [1, 4 + len(LABELS), ANCHORS])],
-        initializer=[numpy_helper.from_array(rows, "rows"), numpy_helper.from_array(np.float32(0), "zero")],
+        [helper.make_tensor_value_info("output0", TensorProto.FLOAT, ["batch", 4 + len(LABELS), ANCHORS])],
+        initializer=[
+            numpy_helper.from_array(rows, "rows"),
+            numpy_helper.from_array(np.float32(0), "zero"),
+            numpy_helper.from_array(np.array([1, 2], np.int64), "rows_axes"),
+        ],
     )
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
     model.ir_version = 8

@@ -27,3 +27,8 @@ def test_nearest_finds_the_closest_known_hash():
     assert hashes.nearest("000000000000000f", known) == (0, 4)
     assert hashes.nearest("ffffffffffffff00", known)[0] == 1
     assert hashes.nearest("0000000000000000", []) is None
+
+
+def test_both_hashes_from_one_grey_conversion_are_the_same_values(astronaut_rgb):
+    image = np.ascontiguousarray(skdata.coffee()[:, :, ::-1])
+    assert hashes.phash_dhash(image) == (hashes.phash(image), hashes.dhash(image))

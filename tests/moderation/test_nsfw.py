@@ -73,3 +73,27 @@ def test_thresholds_are_configurable(bgr, nsfw_models, settings):
     assert nsfw.check(bgr, role="target").outcome == "reject"
     settings.VISAGE_NSFW_THRESHOLDS = {"FEMALE_BREAST_EXPOSED": [0.5, 0.9]}
     assert nsfw.check(bgr, role="target").outcome == "pass"
+
+
+def test_a_batch_gives_each_image_what_a_run_of_its_own_gives(bgr, settings):
+    settings.VISAGE_NSFW_MODEL = ""
+    detector = nsfw.get_detector()
+    other = np.ascontiguousarray(bgr[::2, ::-1])  # a different size and content
+    alone = [detector.detect(bgr), detector.detect(other)]
+    calls = detector.calls
+    together = detector.detect_many([bgr, other])
+    assert detector.calls == calls + 1  # one session run for both
+    assert [[(d.label, round(d.score, 4), d.box) for d in found] for found in together] == [
+        [(d.label, round(d.score, 4), d.box) for d in found] for found in alone
+    ]
+    assert any(d.label == "FACE_FEMALE" for d in together[0])
+
+
+def test_check_many_keeps_a_finding_per_image(bgr, nsfw_models, settings):
+    settings.VISAGE_NSFW_MODEL = str(nsfw_models["reject"])
+    findings = nsfw.check_many([bgr, bgr[:100]], roles=["source", "target"])
+    assert [(f.role, f.outcome, f.code) for f in findings] == [
+        ("source", "reject", "content_rejected"),
+        ("target", "reject", "content_rejected"),
+    ]
+    assert len(nsfw.get_detector().detect_many([bgr] * (nsfw.MAX_BATCH + 1))) == nsfw.MAX_BATCH + 1

@@ -52,3 +52,50 @@ def test_no_terms_means_no_ocr_run(astronaut_rgb):
 def test_disabled_by_setting(settings, astronaut_rgb, enabled):
     settings.VISAGE_OCR_ENABLED = enabled
     assert ocr.check(banner(astronaut_rgb, "X"), role="target", blocked_terms=["x"]).outcome == "disabled"
+
+
+def caption(rgb: np.ndarray, text: str, *, size: tuple[int, int], font_px: int) -> np.ndarray:
+    """The photo scaled to `size` (w, h) with a white, black-outlined caption near the bottom, as
+    memes and screenshots carry it. BGR."""
+    image = Image.fromarray(rgb).convert("RGB").resize(size)
+    ImageDraw.Draw(image).text(
+        (size[0] // 10, size[1] - 2 * font_px),
+        text,
+        fill="white",
+        font=ImageFont.truetype(FONT, font_px),
+        stroke_width=max(1, font_px // 12),
+        stroke_fill="black",
+    )
+    return np.ascontiguousarray(np.asarray(image)[:, :, ::-1])
+
+
+@pytest.mark.parametrize(("size", "font_px"), [((1920, 1080), 32), ((1920, 1080), 56), ((1080, 1920), 40)])
+def test_blocked_caption_on_a_large_photo_is_caught_by_the_downscaled_detector(astronaut_rgb, size, font_px):
+    # The detector sees the photo at VISAGE_OCR_MAX_SIDE (480): a 32 px caption on a 1920 px photo
+    # is 8 px there, and still found and read.
+    reader = ocr.get_reader()
+    recognitions = reader.recognitions
+    finding = ocr.check(
+        caption(astronaut_rgb, "FORBIDDEN DEAL", size=size, font_px=font_px),
+        role="target",
+        blocked_terms=["forbidden"],
+    )
+    assert finding.outcome == "reject"
+    assert finding.detail["matched_terms"] == ["forbidden"]
+    assert reader.recognitions == recognitions + 1
+
+
+def test_recogniser_runs_only_when_the_detector_found_text():
+    from skimage import data
+
+    reader = ocr.get_reader()
+    cat = np.ascontiguousarray(data.chelsea()[:, :, ::-1])  # a photo without text
+    calls, recognitions = reader.calls, reader.recognitions
+    finding = ocr.check(cat, role="target", blocked_terms=["forbidden"])
+    assert finding.outcome == "pass"
+    assert finding.detail["text_lines"] == 0
+    assert (reader.calls, reader.recognitions) == (calls + 1, recognitions)  # detector only
+
+    finding = ocr.check(banner(data.chelsea(), "FORBIDDEN"), role="target", blocked_terms=["forbidden"])
+    assert finding.outcome == "reject"
+    assert (reader.calls, reader.recognitions) == (calls + 2, recognitions + 1)
