@@ -120,6 +120,15 @@ def inspect_image(data: bytes, *, field: str, media_type: str) -> MediaInfo:
                     f"The {field} image is {width}×{height}; both sides must be at least {settings.MIN_IMAGE_SIDE} pixels.",
                     field=field,
                 )
+            if image.format == "JPEG" and len(data) < jpeg_minimum_bytes(data, width, height):
+                # libjpeg pads missing rows without an error: a header claiming far more pixels
+                # than the data holds would pass load() and cost every later step a full decode.
+                raise UploadRejected(
+                    "corrupt_image",
+                    f"The {field} file says it is {width}×{height} pixels but holds far too little "
+                    "image data for that: it is damaged or not a real photo.",
+                    field=field,
+                )
             image.load()  # bounded by the pixel check above; catches truncated files
     except UploadRejected:
         raise
@@ -135,6 +144,38 @@ def inspect_image(data: bytes, *, field: str, media_type: str) -> MediaInfo:
             "corrupt_image", f"The {field} file could not be decoded as an image ({exc}).", field=field
         ) from exc
     return MediaInfo(data, hashlib.sha256(data).hexdigest(), media_type, MediaKind.IMAGE, width, height)
+
+
+# Huffman-coded sequential JPEG (baseline, extended, lossless): every 8×8 block costs at least two
+# bits (a DC code and an end-of-block code, each ≥ 1 bit), and the components together have at
+# least half as many blocks as one full-resolution component (sampling factors ≤ 4): so at least
+# one bit per 8×8 block of the full image.
+_SEQUENTIAL_HUFFMAN_SOF = frozenset({0xC0, 0xC1, 0xC3})
+_STANDALONE_MARKERS = frozenset({0x01, *range(0xD0, 0xD8)})  # TEM, RSTn: no length field
+
+
+def jpeg_minimum_bytes(data: bytes, width: int, height: int) -> int:
+    """The fewest bytes a sequential Huffman JPEG of width×height can have (0 when the frame is
+    progressive or arithmetic-coded, where runs of empty blocks can cost almost nothing). Walks
+    the marker segments from SOI, so a thumbnail inside APP1 is never mistaken for the frame."""
+    position = 2  # after SOI
+    while position + 4 <= len(data):
+        if data[position] != 0xFF:
+            return 0  # not a marker where one must be: load() reports the damage
+        marker = data[position + 1]
+        if marker == 0xFF:  # fill byte
+            position += 1
+            continue
+        if marker in _STANDALONE_MARKERS:
+            position += 2
+            continue
+        if 0xC0 <= marker <= 0xCF and marker not in (0xC4, 0xC8, 0xCC):  # a start-of-frame
+            if marker not in _SEQUENTIAL_HUFFMAN_SOF:
+                return 0
+            blocks = -(-width // 8) * -(-height // 8)
+            return blocks // 8
+        position += 2 + int.from_bytes(data[position + 2 : position + 4], "big")
+    return 0
 
 
 def inspect_upload(uploaded_file, *, field: str, allow_video: bool) -> MediaInfo:

@@ -6,6 +6,7 @@ import struct
 import zlib
 
 import django_rq
+import numpy as np
 import pytest
 from django.conf import settings
 from rest_framework.test import APIClient
@@ -131,6 +132,30 @@ def test_tiny_and_truncated_images(api_a, astronaut_pair, astronaut_rgb):
     assert_problem(post_job(api_a, source, tiny), 400, "image_too_small", field="target")
     assert_problem(post_job(api_a, source, target[: len(target) // 2]), 400, "corrupt_image", field="target")
     assert nothing_stored()
+
+
+def test_a_jpeg_claiming_a_size_its_data_lacks_is_refused(api_a, astronaut_pair, astronaut_rgb):
+    """The SOF header says 6000×6000 (under the pixel limit), the data holds 64×64: libjpeg would
+    pad the missing rows silently, so the inspection refuses it from the data's size."""
+    source, _, _ = astronaut_pair
+    data = bytearray(encode(astronaut_rgb[:64, :64], "JPEG"))
+    sof = data.index(b"\xff\xc0")
+    data[sof + 5 : sof + 9] = (6000).to_bytes(2, "big") * 2  # height, width
+    problem = assert_problem(post_job(api_a, source, bytes(data)), 400, "corrupt_image", field="target")
+    assert "6000×6000" in problem["detail"]
+    assert nothing_stored()
+
+
+def test_the_smallest_real_jpegs_pass_the_data_size_check():
+    """No false refusal: a flat grey photo (the least data per pixel) with optimised Huffman
+    tables, baseline and progressive, and a grayscale one, all pass."""
+    from webapp.media.validation import inspect_image
+
+    flat = np.full((3000, 2000, 3), 128, np.uint8)
+    for image, options in ((flat, {"optimize": True}), (flat, {"progressive": True}),
+                           (flat[:, :, 0], {"optimize": True, "quality": 1})):
+        data = encode(image, "JPEG", **options)
+        assert inspect_image(data, field="target", media_type="image/jpeg").width == 2000, options
 
 
 @pytest.mark.parametrize(
