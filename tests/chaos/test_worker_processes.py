@@ -19,7 +19,8 @@ from tests.webapp.jobs.test_worker_crash import database_url_for_subprocess, wai
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-KILLS = 5
+KILLS = 50  # issue 15: after 50 SIGKILLs no orphan remains
+BATCH = 10  # started together: 50 one by one would cost ~3 min of Django start-ups
 
 
 def session_members(session_id: int) -> list[int]:
@@ -46,21 +47,23 @@ def start(command: str, *args: str) -> subprocess.Popen:
 
 def test_sigkilled_workers_leave_no_orphans():
     connection = django_rq.get_connection(settings.WEBHOOK_QUEUE)
-    for _ in range(KILLS):
-        worker = start("visage_worker", "--queues", settings.WEBHOOK_QUEUE)
+    for _ in range(KILLS // BATCH):
+        workers = [start("visage_worker", "--queues", settings.WEBHOOK_QUEUE) for _ in range(BATCH)]
         try:
             wait_until(  # idle: past start-up (where RQ would fork its scheduler), waiting for work
-                lambda pid=worker.pid: any(
-                    w.pid == pid and w.get_state() == "idle" for w in Worker.all(connection=connection)
-                ),
-                timeout_s=60,
-                what="the worker to wait for work",
+                lambda pids={w.pid for w in workers}: pids
+                <= {w.pid for w in Worker.all(connection=connection) if w.get_state() == "idle"},
+                timeout_s=120,
+                what=f"{BATCH} workers to wait for work",
             )
         finally:
-            os.kill(worker.pid, signal.SIGKILL)  # the worker only, as the OOM killer would
-            worker.wait()
+            for worker in workers:
+                os.kill(worker.pid, signal.SIGKILL)  # the worker only, as the OOM killer would
+            for worker in workers:
+                worker.wait()
         time.sleep(0.2)  # let the kernel reap and re-parent anything left
-        assert session_members(worker.pid) == []  # the session id is the worker's pid
+        for worker in workers:
+            assert session_members(worker.pid) == []  # the session id is the worker's pid
 
 
 def test_the_scheduler_process_moves_due_retries():
