@@ -175,9 +175,14 @@ class Stack:
         return self.session.get(f"{self.url}/api/v1/jobs/{job_id}", headers=self.headers, params=params, timeout=60)
 
     def wait(self, job_id: str) -> dict:
-        """Until terminal: long-poll (?wait=30) when the server offers it, else a 0.2 s poll."""
+        """Until terminal: long-poll (?wait=30&until=final) when the server offers it, else ?wait=30,
+        else a 0.2 s poll."""
+        until_final = True
         while True:
-            response = self.get(job_id, wait=30)
+            response = self.get(job_id, wait=30, **({"until": "final"} if until_final else {}))
+            if response.status_code == 400 and until_final and "until" in response.text:
+                until_final = False  # a server with ?wait= but no until=final
+                continue
             if response.status_code == 400:  # no long-poll on this server: poll
                 job = self.get(job_id).json()
                 while job["state"] not in TERMINAL:

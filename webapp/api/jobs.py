@@ -273,6 +273,12 @@ class JobDetailView(ThrottledView):
                 "request arrived). Answers as soon as it changes; else 304 (with If-None-Match) or 200.",
             ),
             OpenApiParameter(
+                "until", str, required=False, enum=["final"],
+                description="With wait: answer only once the job is in a final state (succeeded, failed, "
+                "rejected, canceled) or the wait is over, not at every progress change: submit, one "
+                "`?wait=30&until=final` per 30 s, and the result.",
+            ),
+            OpenApiParameter(
                 "If-None-Match", str, OpenApiParameter.HEADER, required=False,
                 description="The ETag of the representation you hold: 304 Not Modified when it is still current.",
             ),
@@ -283,6 +289,7 @@ class JobDetailView(ThrottledView):
     )
     def get(self, request, job_id):
         wait_s = long_poll_seconds(request)
+        until_final = long_poll_until_final(request, wait_s)
         client_etags = etags.if_none_match(request)
         user_id = request.user.pk
         # Where the user's stream stands before anything is read: whatever changes from here on is
@@ -302,6 +309,8 @@ class JobDetailView(ThrottledView):
             for _event in events.job_updates(user_id=user_id, job_id=job_id, after=after, timeout_s=wait_s):
                 job = self._load(request, job_id)  # a 404 when it was deleted meanwhile
                 etag = events.remember(job)
+                if until_final and job.state not in TERMINAL_STATES:
+                    continue  # progress and intermediate states: keep waiting
                 if client_etags:
                     if not etags.matches(etag, client_etags):
                         break
@@ -369,6 +378,19 @@ def long_poll_seconds(request) -> float:
                      f"not {raw!r}."}
         )
     return wait_s
+
+
+def long_poll_until_final(request, wait_s: float) -> bool:
+    """`?until=final` (with `wait`): answer at the final state, not at every change."""
+    until = request.query_params.get("until")
+    if until is None:
+        return False
+    if until != "final" or not wait_s:
+        raise serializers.ValidationError(
+            {"until": f"until=final goes with wait=N (wait for the job's final state); not {until!r}"
+                      + ("" if wait_s else " without wait") + "."}
+        )
+    return True
 
 
 class JobCancelView(ThrottledView):

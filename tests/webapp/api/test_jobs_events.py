@@ -319,6 +319,41 @@ def test_long_poll_ignores_other_jobs_and_answers_304_after_the_wait(api_a, astr
     assert unconditional.status_code == 200 and unconditional.json()["progress"] == 5
 
 
+def test_long_poll_until_final_sleeps_through_progress(api_a, astronaut_pair, monkeypatch):
+    """?until=final: a progress change wakes the wait but does not answer it; the final state does."""
+    job_id = new_job(api_a, astronaut_pair)
+    to_running(job_id)
+    reads = threading.Semaphore(0)
+    real_read = events.read
+
+    def read(**kwargs):
+        reads.release()  # one release per time the request blocks on its stream
+        return real_read(**kwargs)
+
+    monkeypatch.setattr(events, "read", read)
+
+    def run():
+        try:
+            assert reads.acquire(timeout=60)
+            services.job_progress(job_id, 60)
+            assert reads.acquire(timeout=60)  # the request went back to waiting after the progress
+            assert services.job_fail(job_id, code="engine_error", message="boom")
+        finally:
+            connection.close()
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    response = api_a.get(f"/api/v1/jobs/{job_id}?wait=30&until=final")
+    thread.join()
+    assert response.status_code == 200 and response.json()["state"] == "failed"
+
+
+@pytest.mark.parametrize("query", ["until=final", "wait=5&until=done"])
+def test_until_needs_wait_and_final(api_a, astronaut_pair, query):
+    job_id = new_job(api_a, astronaut_pair)
+    assert_problem(api_a.get(f"/api/v1/jobs/{job_id}?{query}"), 400, "validation_error", field="until")
+
+
 def test_long_poll_on_a_finished_job_answers_at_once(api_a, astronaut_pair, monkeypatch):
     job_id = new_job(api_a, astronaut_pair)
     assert services.job_fail(job_id, code="engine_error", message="boom")
