@@ -1,5 +1,6 @@
 from django.apps import AppConfig
 from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
 
 from moderation import signals
 from webapp.telemetry import metrics
@@ -15,8 +16,12 @@ class OpsConfig(AppConfig):
     def ready(self) -> None:
         signals.screened.connect(_count_moderation_decision, dispatch_uid="visage-moderation-metrics")
         if settings.TRACING:
-            from . import tracing  # noqa: PLC0415 - only when tracing is on
-
+            try:  # the optional `tracing` extra, imported only when tracing is on
+                from . import tracing  # noqa: PLC0415
+            except ImportError as exc:
+                raise ImproperlyConfigured(
+                    f"VISAGE_TRACING needs the tracing extra (pip install '.[tracing]'): {exc}"
+                ) from exc
             tracing.configure()
 
 

@@ -7,6 +7,8 @@ from __future__ import annotations
 import logging
 import threading
 
+import pynvml  # nvidia-ml-py, a core dependency: importing needs no driver, nvmlInit() does
+
 from webapp.telemetry import metrics
 
 logger = logging.getLogger(__name__)
@@ -15,11 +17,9 @@ logger = logging.getLogger(__name__)
 def _nvml():
     """The NVML binding (the library boundary tests replace), or None when it cannot start."""
     try:
-        import pynvml  # noqa: PLC0415 - optional: only GPU hosts have the driver library
-
         pynvml.nvmlInit()
         return pynvml
-    except Exception as exc:  # noqa: BLE001 - ImportError, NVMLError_LibraryNotFound, driver errors
+    except Exception as exc:  # noqa: BLE001 - NVMLError_LibraryNotFound, driver errors
         logger.info("GPU telemetry off: %s", exc)
         return None
 

@@ -6,6 +6,11 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
+from opentelemetry import trace  # the `tracing` extra: OpsConfig.ready() imports this module only when on
+from opentelemetry.instrumentation.django import DjangoInstrumentor
+from opentelemetry.sdk.resources import Resource
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import BatchSpanProcessor, ConsoleSpanExporter, SimpleSpanProcessor
 
 from webapp.telemetry import tracing
 
@@ -14,20 +19,6 @@ SERVICE_NAME = "visage"
 
 def configure(exporter=None, *, processor: str = "batch") -> None:
     """Install a tracer provider exporting to `exporter` (or the one VISAGE_TRACING names)."""
-    try:
-        from opentelemetry import trace  # noqa: PLC0415 - optional: pip install '.[tracing]'
-        from opentelemetry.instrumentation.django import DjangoInstrumentor  # noqa: PLC0415
-        from opentelemetry.sdk.resources import Resource  # noqa: PLC0415
-        from opentelemetry.sdk.trace import TracerProvider  # noqa: PLC0415
-        from opentelemetry.sdk.trace.export import (  # noqa: PLC0415
-            BatchSpanProcessor,
-            ConsoleSpanExporter,
-            SimpleSpanProcessor,
-        )
-    except ImportError as exc:
-        raise ImproperlyConfigured(
-            f"VISAGE_TRACING needs the tracing extra (pip install '.[tracing]'): {exc}"
-        ) from exc
     if exporter is None:
         exporter = _exporter(settings.TRACING, ConsoleSpanExporter)
     provider = TracerProvider(resource=Resource.create({"service.name": SERVICE_NAME}))
@@ -44,6 +35,7 @@ def _exporter(kind: str, console):
         return console()
     if kind == "otlp":
         try:
+            # A separate package of the extra (the test venv has only the SDK): imported when chosen.
             from opentelemetry.exporter.otlp.proto.http.trace_exporter import (  # noqa: PLC0415
                 OTLPSpanExporter,
             )

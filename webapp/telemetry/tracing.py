@@ -11,6 +11,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext
 
+try:  # the optional `tracing` extra; without it _tracer stays None and nothing below touches these
+    from opentelemetry import context as otel_context
+    from opentelemetry import propagate
+except ImportError:
+    otel_context = propagate = None
+
 _tracer = None
 
 
@@ -36,8 +42,6 @@ def inject() -> dict:
     """The current trace context as carrier fields (for an RQ task's meta); {} when off."""
     if _tracer is None:
         return {}
-    from opentelemetry import propagate  # noqa: PLC0415 - optional dependency
-
     carrier: dict = {}
     propagate.inject(carrier)
     return carrier
@@ -49,9 +53,6 @@ def continued(carrier: dict | None, name: str, **attributes) -> Iterator[None]:
     if _tracer is None:
         yield
         return
-    from opentelemetry import context as otel_context  # noqa: PLC0415
-    from opentelemetry import propagate  # noqa: PLC0415
-
     token = otel_context.attach(propagate.extract(carrier or {}))
     try:
         with span(name, **attributes):

@@ -3,7 +3,6 @@ sampler, the multiprocess gauges and the scrape are real."""
 
 from __future__ import annotations
 
-import sys
 import types
 from dataclasses import dataclass
 
@@ -54,7 +53,7 @@ def fake_pynvml(devices: list[tuple[int, int, int]] | None, *, init_error: bool 
 
 def test_a_gpu_worker_reports_utilisation_and_memory_per_gpu(monkeypatch):
     devices = [(37, 3 * 2**30, 80 * 2**30), (91, 70 * 2**30, 80 * 2**30)]
-    monkeypatch.setitem(sys.modules, "pynvml", fake_pynvml(devices))
+    monkeypatch.setattr(gpu, "pynvml", fake_pynvml(devices))
     sampler = gpu.GpuSampler(interval_s=3600).start()
     try:
         assert sampler is not None
@@ -75,11 +74,10 @@ def test_a_gpu_worker_reports_utilisation_and_memory_per_gpu(monkeypatch):
 @pytest.mark.parametrize(
     "pynvml",
     [
-        pytest.param(None, id="nvidia-ml-py missing"),
         pytest.param(fake_pynvml(None, init_error=True), id="no driver library"),
         pytest.param(fake_pynvml([]), id="no GPU"),
     ],
 )
 def test_without_a_gpu_there_is_no_sampler(monkeypatch, pynvml):
-    monkeypatch.setitem(sys.modules, "pynvml", pynvml)  # None makes `import pynvml` fail
+    monkeypatch.setattr(gpu, "pynvml", pynvml)
     assert gpu.GpuSampler(interval_s=3600).start() is None

@@ -8,6 +8,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.core import mail
 from django.test import Client
+from playwright.sync_api import expect
 
 pytestmark = pytest.mark.django_db
 
@@ -132,8 +133,6 @@ def test_password_change_needs_a_login(client):
 
 @pytest.mark.django_db(transaction=True)
 def test_reset_in_the_browser(new_page, live_server, artifacts):
-    from playwright.sync_api import expect  # noqa: PLC0415  (only this test needs a browser)
-
     get_user_model().objects.create_user("dora", email="dora@example.com", password=OLD)
     page = new_page()
     page.goto(f"{live_server.url}/login/")
