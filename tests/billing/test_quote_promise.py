@@ -31,6 +31,21 @@ def record(mode, kind, width, height, *values, frames=1, origin=SampleOrigin.JOB
         )
 
 
+
+def run_and_capture(user, *, width, height, frames, mode, resolution, gpu_seconds, mode_ran=None):
+    """Quote, hold and capture one job the way the worker does; returns the Charge."""
+    quote = services.quote_job(user=user, width=width, height=height, frames=frames, mode=mode, resolution=resolution)
+    job_id = uuid.uuid4()
+    services.hold_place(user=user, job_id=job_id, quote=quote)
+    return services.hold_capture(
+        job_id=job_id,
+        usage=Usage(
+            frames=frames, width=width, height=height, mode=mode_ran or mode, resolution=resolution,
+            gpu_seconds=Decimal(gpu_seconds), wall_seconds=Decimal(1), mode_requested=mode,
+        ),
+    )
+
+
 def test_quote_uses_the_speed_model_of_the_mode_and_kind(plan, user_a):
     # Seed (nothing measured): standard 720p is 0.100 s/frame → 1 × 1 × 1 × 0.1 × 0.10 = 0.01 → minimum 0.05
     record(Mode.STANDARD, MediaKind.IMAGE, 640, 480, "1.0", "1.0", "1.0")
@@ -73,45 +88,15 @@ def test_a_mode_that_runs_as_a_cheaper_one_is_priced_as_that_one(plan, user_a, f
 
 
 def test_charge_uses_the_weight_of_the_mode_that_ran(plan, funded_user):
-    quote = services.quote_job(
-        user=funded_user, width=1920, height=1080, frames=300, mode="hq", resolution="1080p"
-    )
-    job_id = uuid.uuid4()
-    services.hold_place(user=funded_user, job_id=job_id, quote=quote)
-    usage = Usage(
-        frames=300,
-        width=1920,
-        height=1080,
-        mode="standard",
-        resolution="1080p",
-        gpu_seconds=Decimal("30"),
-        wall_seconds=Decimal("40"),
-        mode_requested="hq",
-    )
-    charge = services.hold_capture(job_id=job_id, usage=usage)
+    charge = run_and_capture(funded_user, width=1920, height=1080, frames=300, mode="hq", resolution="1080p",
+                             gpu_seconds="30", mode_ran="standard")
     assert charge.mode == "standard" and charge.mode_requested == "hq"
     assert charge.mode_weight == plan.weight_standard
     assert charge.amount == Decimal("4.50")  # 300 × 1.5 × 1.0 × 0.1 × 0.10, not × 2.0 for hq
 
 
 def test_capture_records_a_sample_for_future_quotes(plan, funded_user):
-    quote = services.quote_job(
-        user=funded_user, width=640, height=480, frames=1, mode="fast", resolution="720p"
-    )
-    job_id = uuid.uuid4()
-    services.hold_place(user=funded_user, job_id=job_id, quote=quote)
-    services.hold_capture(
-        job_id=job_id,
-        usage=Usage(
-            frames=1,
-            width=640,
-            height=480,
-            mode="fast",
-            resolution="720p",
-            gpu_seconds=Decimal("0.42"),
-            wall_seconds=Decimal("1"),
-        ),
-    )
+    run_and_capture(funded_user, width=640, height=480, frames=1, mode="fast", resolution="720p", gpu_seconds="0.42")
     estimate = selectors.gpu_seconds_per_frame_estimate(mode="fast", kind="image", width=640, height=480, frames=1)
     assert Decimal("0.504") <= estimate <= Decimal("0.504001")  # 0.42 × the minimum margin 1.2
 
@@ -170,23 +155,8 @@ def test_capped_charges_are_counted_for_alerting(plan, funded_user, client):
     from billing import metrics
 
     for measured in ("30", "90"):  # 4.50 (under the 6.75 quote), then 13.50 → capped at 6.75
-        quote = services.quote_job(
-            user=funded_user, width=1920, height=1080, frames=300, mode="standard", resolution="1080p"
-        )
-        job_id = uuid.uuid4()
-        services.hold_place(user=funded_user, job_id=job_id, quote=quote)
-        services.hold_capture(
-            job_id=job_id,
-            usage=Usage(
-                frames=300,
-                width=1920,
-                height=1080,
-                mode="standard",
-                resolution="1080p",
-                gpu_seconds=Decimal(measured),
-                wall_seconds=Decimal(1),
-            ),
-        )
+        run_and_capture(funded_user, width=1920, height=1080, frames=300, mode="standard", resolution="1080p",
+                        gpu_seconds=measured)
     registry = CollectorRegistry()
     metrics.add_to(registry)
     text = generate_latest(registry).decode()
@@ -195,22 +165,7 @@ def test_capped_charges_are_counted_for_alerting(plan, funded_user, client):
 
 
 def test_charge_admin_shows_quote_formula_and_margin(plan, funded_user, admin_client):
-    quote = services.quote_job(
-        user=funded_user, width=1920, height=1080, frames=300, mode="standard", resolution="1080p"
-    )
-    job_id = uuid.uuid4()
-    services.hold_place(user=funded_user, job_id=job_id, quote=quote)
-    services.hold_capture(
-        job_id=job_id,
-        usage=Usage(
-            frames=300,
-            width=1920,
-            height=1080,
-            mode="standard",
-            resolution="1080p",
-            gpu_seconds=Decimal("36"),
-            wall_seconds=Decimal(1),
-        ),
-    )
+    run_and_capture(funded_user, width=1920, height=1080, frames=300, mode="standard", resolution="1080p",
+                    gpu_seconds="36")
     html = admin_client.get("/admin/billing/charge/").content.decode()
     assert "Margin" in html and "5.3820" in html  # 5.40 paid − 36 s × 0.0005
