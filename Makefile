@@ -59,7 +59,7 @@ PODMAN ?= podman
 IMAGE_BASE ?= localhost/debian:bookworm-slim
 IMAGE_PREFIX ?= localhost/visage-
 IMAGE_TAG ?= latest
-IMAGE_TARGETS ?= web worker gpu-worker
+IMAGE_TARGETS ?= web worker gpu-worker triton
 WHEELS := build/wheels
 # Extra pip options for the wheelhouse, e.g. --extra-index-url https://download.pytorch.org/whl/cpu
 WHEEL_PIP_ARGS ?=
@@ -69,7 +69,7 @@ WHEEL_PIP_ARGS ?=
 $(WHEELS)/.built: pyproject.toml
 	mkdir -p $(WHEELS)
 	$(PYTHON) -m pip wheel --quiet $(WHEEL_PIP_ARGS) --wheel-dir $(WHEELS) \
-		'.[cpu,gpu,video,engine,moderation,triton]' \
+		'.[cpu,gpu,video,engine,moderation,triton,triton-server]' \
 		'async-timeout>=4.0.3'  # redis needs it below Python 3.11.3 (Debian 12 has 3.11.2)
 	rm -f $(WHEELS)/visage-*.whl  # the images run the source from /app, not an installed copy
 	touch $@

@@ -19,6 +19,13 @@ case "$1" in
     shift
     exec python manage.py visage_worker "$@"
     ;;
+  triton)
+    shift
+    # Triton in this image's own venv (PyTriton is installed there), its log on stdout; the
+    # serve plan and model repository on /tmp (the root file system may be read-only).
+    exec python -m swap serve --venv /opt/venv --work-dir /tmp/triton --log-file - \
+      --models-dir "${VISAGE_MODELS_DIR:-/models}" "$@"
+    ;;
   migrate)
     shift
     exec python manage.py migrate --noinput "$@"

@@ -197,7 +197,7 @@ def build_plan(
 class TritonProcess:
     process: subprocess.Popen
     plan: dict
-    log_path: Path
+    log_path: Path | None  # None: Triton writes to this process's stdout
 
     @property
     def grpc_url(self) -> str:
@@ -231,6 +231,8 @@ class TritonProcess:
         raise ServeError(f"Triton not ready after {timeout_s:.0f} s; log: {self.log_tail()}")
 
     def log_tail(self, lines: int = 15) -> str:
+        if self.log_path is None:
+            return "(in the output above)"
         try:
             return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-lines:])
         except OSError:
@@ -252,8 +254,13 @@ class TritonProcess:
         self.process.wait(timeout_s)
 
 
-def start(plan: dict, *, venv: Path = DEFAULT_VENV, work_dir: Path) -> TritonProcess:
-    """Start Triton (in the background) on `plan`; call `wait_ready()` before sending work."""
+def start(
+    plan: dict, *, venv: Path = DEFAULT_VENV, work_dir: Path, log_file: Path | None = None
+) -> TritonProcess:
+    """Start Triton (in the background) on `plan`; call `wait_ready()` before sending work.
+
+    Its output goes to `log_file` (default <work_dir>/triton.log), or to this process's own
+    stdout/stderr when `log_file` is "-" (a container's log)."""
     python = venv_python(venv)
     if not python.exists():
         raise ServeError(f"no Triton venv at {venv}; create it with: python -m swap serve --setup")
@@ -261,19 +268,24 @@ def start(plan: dict, *, venv: Path = DEFAULT_VENV, work_dir: Path) -> TritonPro
     work_dir.mkdir(parents=True, exist_ok=True)
     plan_path = work_dir / "plan.json"
     plan_path.write_text(json.dumps(plan, indent=2))
-    log_path = work_dir / "triton.log"
+    to_stdout = str(log_file) == "-"
+    log_path = None if to_stdout else Path(log_file or work_dir / "triton.log")
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO_ROOT), env.get("PYTHONPATH", "")]))
     env.pop("PYTHONHOME", None)
-    with open(log_path, "ab") as log:
-        process = subprocess.Popen(
-            [str(python), "-m", "swap.serve.server", "--plan", str(plan_path)],
-            cwd=str(REPO_ROOT),
-            env=env,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
+    command = [str(python), "-m", "swap.serve.server", "--plan", str(plan_path)]
+    if to_stdout:
+        process = subprocess.Popen(command, cwd=str(REPO_ROOT), env=env, start_new_session=True)
+    else:
+        with open(log_path, "ab") as log:
+            process = subprocess.Popen(
+                command,
+                cwd=str(REPO_ROOT),
+                env=env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
     return TritonProcess(process=process, plan=plan, log_path=log_path)
 
 
@@ -294,6 +306,9 @@ def add_subparser(subparsers) -> None:
     parser.add_argument("--gpu", action="store_true", help="install onnxruntime-gpu into the Triton venv")
     parser.add_argument("--setup", action="store_true", help="only create the Triton venv, then exit")
     parser.add_argument("--work-dir", type=Path, default=Path("var/triton"))
+    parser.add_argument(
+        "--log-file", default=None, help="Triton's log (default <work-dir>/triton.log; - for stdout)"
+    )
     parser.set_defaults(func=_serve)
 
 
@@ -313,7 +328,7 @@ def _serve(args) -> int:
         )
         if not plan["models"]:
             raise ServeError("no installed models to serve (python -m swap models list)")
-        triton = start(plan, venv=args.venv, work_dir=args.work_dir)
+        triton = start(plan, venv=args.venv, work_dir=args.work_dir, log_file=args.log_file)
         triton.wait_ready()
     except ServeError as exc:
         print(f"error: {exc}", file=sys.stderr)

@@ -25,7 +25,7 @@ def queues(service: dict) -> list[str]:
 def test_every_part_of_the_stack_is_a_service():
     services = compose()["services"]
     assert set(services) == {"postgres", "redis", "minio", "migrate", "web", "worker", "gpu-worker", "scheduler",
-                             "prometheus", "grafana"}
+                             "prometheus", "grafana", "triton"}
     assert services["redis"]["command"][services["redis"]["command"].index("--appendonly") + 1] == "yes"
     assert services["migrate"]["command"] == ["migrate"] and services["migrate"]["restart"] == "no"
     assert services["scheduler"]["command"] == ["python", "manage.py", "visage_scheduler"]
@@ -42,6 +42,21 @@ def test_workers_take_the_queues_of_the_code_and_the_gpu_worker_a_gpu():
     devices = services["gpu-worker"]["deploy"]["resources"]["reservations"]["devices"]
     assert devices == [{"driver": "nvidia", "count": 1, "capabilities": ["gpu"]}]
     assert "deploy" not in services["worker"]
+
+
+def test_triton_is_an_optional_profile_on_the_gpu_reading_the_workers_models():
+    """`--profile triton` adds Triton; without it the stack runs the models in the workers. Its
+    metrics port is the serve command's default and Prometheus finds it by DNS (no target, so
+    no VisageTargetDown, while the profile is off)."""
+    services = compose()["services"]
+    triton = services["triton"]
+    assert triton["profiles"] == ["triton"] and triton["command"] == ["triton"]
+    assert triton["deploy"] == services["gpu-worker"]["deploy"]
+    assert "models:/models:ro" in triton["volumes"] and triton["read_only"] is True
+    assert all("profiles" not in service for name, service in services.items() if name != "triton")
+    prometheus = yaml.safe_load((DEPLOY / "prometheus" / "prometheus.yml").read_text())
+    job = next(j for j in prometheus["scrape_configs"] if j["job_name"] == "visage-triton")
+    assert job["dns_sd_configs"] == [{"names": ["triton"], "type": "A", "port": 8002}]
 
 
 def test_images_are_the_ones_make_images_builds():

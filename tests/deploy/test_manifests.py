@@ -3,23 +3,30 @@ schemas (kubernetes-validate, offline), and keeps the invariants an operator rel
 
 from __future__ import annotations
 
+import argparse
 import os
 import shutil
 import subprocess
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import django_rq
 import pytest
 import yaml
 from django.conf import settings
 
+from swap.serve import launcher
+
 K8S = Path(__file__).resolve().parents[2] / "deploy" / "k8s"
-OVERLAYS = ["dev", "prod"]
+OVERLAYS = ["dev", "prod", "prod-triton"]
 KUBERNETES_VERSION = "1.34.0"
 WORKLOAD_KINDS = {"Deployment", "StatefulSet", "Job", "CronJob"}
 # Custom resources: kubernetes-validate has no schemas for them; the tests below check them.
 CUSTOM_KINDS = {"ScaledObject", "TriggerAuthentication", "ServiceMonitor", "PodMonitor", "PrometheusRule"}
-VISAGE_IMAGES = ("visage-web", "visage-worker", "visage-gpu-worker", "visage/web", "visage/worker", "visage/gpu-worker")
+VISAGE_IMAGES = (
+    "visage-web", "visage-worker", "visage-gpu-worker", "visage-triton",
+    "visage/web", "visage/worker", "visage/gpu-worker", "visage/triton",
+)
 
 
 def _kubectl() -> str:
@@ -125,13 +132,71 @@ def test_web_probes_healthz_and_workers_probe_their_own_heartbeat(manifests):
             assert worker[probe]["exec"]["command"] == ["python", "manage.py", "visage_worker_probe"]
 
 
-def test_gpu_worker_takes_one_gpu_on_gpu_nodes(manifests):
-    spec = pod_spec(by_kind(manifests, "Deployment")["visage-gpu-worker"])
+def serves_with_triton(manifests) -> bool:
+    return "visage-triton" in by_kind(manifests, "Deployment")
+
+
+def takes_one_gpu_on_gpu_nodes(spec: dict) -> bool:
     resources = spec["containers"][0]["resources"]
-    assert str(resources["limits"]["nvidia.com/gpu"]) == "1"
-    assert spec["nodeSelector"] and any(t["key"] == "nvidia.com/gpu" for t in spec["tolerations"])
-    cpu_spec = pod_spec(by_kind(manifests, "Deployment")["visage-cpu-worker"])
+    return (
+        str(resources["requests"].get("nvidia.com/gpu")) == str(resources["limits"].get("nvidia.com/gpu")) == "1"
+        and spec.get("nodeSelector", {}).get("nvidia.com/gpu.present") == "true"
+        and any(t["key"] == "nvidia.com/gpu" for t in spec.get("tolerations", []))
+    )
+
+
+def test_each_gpu_goes_to_the_process_that_runs_the_models(manifests):
+    """Local inference: each GPU worker pod takes one GPU. With Triton, Triton's pods take them and
+    the GPU-queue workers are CPU-side clients that request none."""
+    deployments = by_kind(manifests, "Deployment")
+    gpu_worker = pod_spec(deployments["visage-gpu-worker"])
+    if serves_with_triton(manifests):
+        assert takes_one_gpu_on_gpu_nodes(pod_spec(deployments["visage-triton"]))
+        assert "nvidia.com/gpu" not in gpu_worker["containers"][0]["resources"]["limits"]
+        assert "nodeSelector" not in gpu_worker and "tolerations" not in gpu_worker
+    else:
+        assert takes_one_gpu_on_gpu_nodes(gpu_worker)
+    cpu_spec = pod_spec(deployments["visage-cpu-worker"])
     assert "nvidia.com/gpu" not in cpu_spec["containers"][0]["resources"]["limits"]
+
+
+def test_triton_serves_the_models_the_workers_are_pointed_at():
+    """The Triton component: the workers' VISAGE_TRITON_URL names the Triton Service's gRPC port,
+    which reaches the container port the `triton` role listens on; Triton reads the workers'
+    model volume, is probed on its catalog (bound last) and scraped on its metrics port."""
+    manifests = render("prod-triton")
+    config = by_kind(manifests, "ConfigMap")["visage-config"]["data"]
+    assert config["VISAGE_INFERENCE"] == "triton"
+    url = urlsplit(config["VISAGE_TRITON_URL"])
+    assert url.scheme == "grpc"
+    service = by_kind(manifests, "Service")[url.hostname]
+    port = next(p for p in service["spec"]["ports"] if p["port"] == url.port)
+    deployment = by_kind(manifests, "Deployment")["visage-triton"]
+    assert service["spec"]["selector"].items() <= deployment["spec"]["template"]["metadata"]["labels"].items()
+    triton = pod_spec(deployment)["containers"][0]
+    ports = {p["name"]: p["containerPort"] for p in triton["ports"]}
+    # the serve command's own defaults are the ports the image's `triton` role listens on
+    defaults = {"http": 8000, "grpc": 8001, "metrics": 8002}
+    parser = argparse.ArgumentParser()
+    launcher.add_subparser(parser.add_subparsers())
+    served = parser.parse_args(["serve"])
+    assert (served.http_port, served.grpc_port, served.metrics_port) == tuple(defaults.values())
+    assert port["name"] == port["targetPort"] == "grpc"
+    assert ports == defaults and ports["grpc"] == url.port
+    assert triton["args"] == ["triton"]
+    assert triton["readinessProbe"]["httpGet"]["path"] == "/v2/models/visage_catalog/ready"
+
+    def models_claim(name):
+        spec = pod_spec(by_kind(manifests, "Deployment")[name])
+        mount = next(m for m in spec["containers"][0]["volumeMounts"] if m["mountPath"] == "/models")
+        volume = next(v for v in spec["volumes"] if v["name"] == mount["name"])
+        return volume["persistentVolumeClaim"]["claimName"]
+
+    assert models_claim("visage-triton") == models_claim("visage-gpu-worker")
+    monitor = by_kind(manifests, "PodMonitor")["visage-triton"]
+    assert monitor["spec"]["selector"]["matchLabels"].items() <= deployment["spec"]["template"]["metadata"]["labels"].items()
+    assert monitor["spec"]["podMetricsEndpoints"][0]["port"] == "metrics"
+    assert queues_of(by_kind(manifests, "Deployment")["visage-gpu-worker"]) == list(settings.GPU_QUEUES)
 
 
 def queues_of(deployment: dict) -> list[str]:
@@ -201,7 +266,7 @@ def test_secrets_are_files_and_never_in_the_config_map(manifests):
         assert config[f"{name}_FILE"].startswith("/run/secrets/visage/")
     for doc in workloads(manifests):
         for container in containers(doc):
-            if is_visage(container):
+            if is_visage(container) and doc["metadata"]["name"] != "visage-triton":  # Triton reads no secret
                 mounts = {m["mountPath"] for m in container["volumeMounts"]}
                 assert "/run/secrets/visage" in mounts and "/data" in mounts
 
