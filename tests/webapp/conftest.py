@@ -28,6 +28,15 @@ def encode(rgb: np.ndarray, fmt: str = "PNG", **kwargs) -> bytes:
     return buffer.getvalue()
 
 
+def two_face_target(astronaut_rgb) -> bytes:
+    """The astronaut twice, side by side at two sizes: face 0 (largest) left, face 1 right (a JPEG)."""
+    canvas = np.full((512, 900, 3), 235, np.uint8)
+    canvas[:, :512] = astronaut_rgb
+    small = cv2.resize(astronaut_rgb[:, ::-1], (384, 384))
+    canvas[64:448, 516:900] = small
+    return encode(canvas, "JPEG")
+
+
 @pytest.fixture(scope="session")
 def astronaut_rgb() -> np.ndarray:
     return skdata.astronaut()

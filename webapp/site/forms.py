@@ -22,13 +22,29 @@ class JobOptionsForm(forms.Form):
 
     mode = forms.ChoiceField(choices=Mode.choices, initial=Mode.STANDARD)
     resolution = forms.ChoiceField(choices=Resolution.choices, initial=Resolution.P720)
-    # The site offers the largest face, every face, or a face picked on the target photo.
-    faces = forms.ChoiceField(
-        choices=[c for c in FaceSelection.choices if c[0] != FaceSelection.REFERENCE],
-        initial=FaceSelection.ONE,
-    )
+    # The largest face, every face, a face picked on the target photo, or everyone who looks like
+    # a face picked there (reference).
+    faces = forms.ChoiceField(choices=FaceSelection.choices, initial=FaceSelection.ONE)
     face_index = forms.IntegerField(required=False, min_value=0, max_value=63)
+    reference_face_index = forms.IntegerField(required=False, min_value=0, max_value=63)
     consent = forms.BooleanField(required=False)  # required by job_submit, which says why when missing
+
+    def clean(self):
+        data = super().clean()
+        if data.get("faces") == FaceSelection.REFERENCE and data.get("reference_face_index") is None:
+            self.add_error("faces", "Pick the person to match on the photo.")
+        return data
+
+    def face_options(self) -> dict:
+        """The face part of services.JobOptions, each number only with the choice it belongs to."""
+        data = self.cleaned_data
+        return {
+            "faces": data["faces"],
+            "face_index": data["face_index"] if data["faces"] == FaceSelection.ONE else None,
+            "reference_face_index": (
+                data["reference_face_index"] if data["faces"] == FaceSelection.REFERENCE else None
+            ),
+        }
 
 
 class ApiTokenForm(forms.Form):

@@ -350,12 +350,7 @@ def upload(request: HttpRequest) -> HttpResponse:
             errors.update({field: " ".join(msgs) for field, msgs in form.errors.items()})
         else:
             data = form.cleaned_data
-            options = services.JobOptions(
-                mode=data["mode"],
-                resolution=data["resolution"],
-                faces=data["faces"],
-                face_index=data["face_index"] if data["faces"] == "one" else None,
-            )
+            options = services.JobOptions(mode=data["mode"], resolution=data["resolution"], **form.face_options())
             try:
                 job, _ = services.job_submit(
                     user=request.user,
@@ -497,13 +492,8 @@ def job_run_again(request: HttpRequest, job_id: uuid.UUID) -> HttpResponse:
     data = form.cleaned_data
     # A job that put different people into different faces keeps that pairing (it says which faces).
     face_sources = tuple((pair["face"], pair["source"]) for pair in job.face_sources or [])
-    options = services.JobOptions(
-        mode=data["mode"],
-        resolution=data["resolution"],
-        faces="one" if face_sources else data["faces"],
-        face_index=data["face_index"] if data["faces"] == "one" and not face_sources else None,
-        face_sources=face_sources,
-    )
+    faces = {"faces": "one", "face_sources": face_sources} if face_sources else form.face_options()
+    options = services.JobOptions(mode=data["mode"], resolution=data["resolution"], **faces)
     try:
         new_job, _ = services.job_run_again(
             user=request.user, job=job, options=options, consent=services.Consent(given=data["consent"], channel="site")

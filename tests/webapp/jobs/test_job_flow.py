@@ -9,7 +9,7 @@ import requests
 from django.conf import settings
 from PIL import Image
 
-from tests.webapp.conftest import drain, post_job
+from tests.webapp.conftest import drain, post_job, two_face_target
 from webapp.jobs.models import Job, Upload
 from webapp.media import storage
 
@@ -239,20 +239,6 @@ def test_cancel_while_running_leaves_no_result_and_no_charge(api_a, astronaut_pa
     assert storage.list_keys(settings.S3_UPLOADS_BUCKET) == []
     assert not LedgerEntry.objects.filter(job_id=job_id, kind="capture").exists()
     assert LedgerEntry.objects.filter(job_id=job_id, kind="release").count() == 1
-
-
-def two_face_target(astronaut_rgb) -> bytes:
-    """The astronaut twice, side by side at two sizes: face 0 (largest) left, face 1 right."""
-    import cv2
-    import numpy as np
-
-    from tests.webapp.conftest import encode
-
-    canvas = np.full((512, 900, 3), 235, np.uint8)
-    canvas[:, :512] = astronaut_rgb
-    small = cv2.resize(astronaut_rgb[:, ::-1], (384, 384))
-    canvas[64:448, 516:900] = small
-    return encode(canvas, "JPEG")
 
 
 def test_different_people_into_different_faces(api_a, astronaut_pair, astronaut_rgb):

@@ -130,3 +130,26 @@ def test_run_again_is_refused_with_a_reason_once_the_originals_are_deleted(clien
     )
     assert "The original photos were deleted when this swap ended" in said(response)
     assert Job.objects.count() == 2
+
+
+def test_run_again_keeps_the_person_to_match(client_a, funded_user, astronaut_pair):
+    """A job that swapped everyone who looks like face 1 offers that choice again, and keeps it."""
+    first = submit(funded_user, astronaut_pair, faces="reference", reference_face_index="0")
+    page = client_a.get(f"/jobs/{first.id}/").content.decode()
+    assert '<option value="reference" selected>Everyone who looks like face 1, as before</option>' in page
+    assert 'name="reference_face_index" value="0"' in page
+
+    response = client_a.post(
+        f"/jobs/{first.id}/run-again",
+        {"mode": "fast", "resolution": "720p", "faces": "reference", "reference_face_index": "0", "consent": "true"},
+    )
+    again = Job.objects.exclude(id=first.id).get()
+    assert response.status_code == 302
+    assert (again.faces, again.reference_face_index, again.face_index) == ("reference", 0, None)
+
+    # Without the face to match, the site says what is missing and makes nothing.
+    response = client_a.post(
+        f"/jobs/{first.id}/run-again", {"mode": "fast", "resolution": "720p", "faces": "reference", "consent": "true"}
+    )
+    assert "Pick the person to match on the photo" in said(response)
+    assert Job.objects.count() == 2

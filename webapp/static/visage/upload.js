@@ -188,6 +188,7 @@
     var f = fields.source;
     thumbUrls.forEach(function (url) { URL.revokeObjectURL(url); });
     thumbUrls = [];
+    planChanged();
     if (!sourceFiles.length) { showEmpty("source"); return; }
     showPreview("source", sourceFiles[0]);
     if (sourceFiles.length > 1) {
@@ -323,14 +324,31 @@
   window.addEventListener("drop", function (e) { e.preventDefault(); });
 
   // --- faces in the target ------------------------------------------------------------------------
-  function facesRadio(value) { return form.querySelector('input[name="faces"][value="' + value + '"]:not([data-picked])'); }
+  function facesRadio(value) { return form.querySelector('input[name="faces"][value="' + value + '"]:not([data-picked]):not([data-map])'); }
+  var targetFaces = []; // the faces found in the target photo, largest first: [{index, box}]
+  var referenceIndex = document.getElementById("reference_face_index");
+  var referenceChoice = document.getElementById("reference-choice");
+  var mapChoice = document.getElementById("map-choice");
+  var faceMap = document.getElementById("face-map");
+
+  /* Which face choice is on: "largest", "every", "picked" (one face clicked on the photo),
+     "reference" (everyone who looks like the clicked face) or "map" (a photo for each face). */
+  function plan() {
+    var checked = form.querySelector('input[name="faces"]:checked');
+    if (!checked) return "largest";
+    if (checked.hasAttribute("data-picked")) return "picked";
+    if (checked.hasAttribute("data-map")) return "map";
+    return { one: "largest", many: "every", reference: "reference" }[checked.value];
+  }
 
   function clearFaces() {
     facesSeq++;
     faceProblems.target = "";
     updateSubmit();
     if (fields.target.boxes) fields.target.boxes.innerHTML = "";
+    targetFaces = [];
     pickFace(null);
+    planChanged();
   }
 
   function pickFace(index) {
@@ -364,8 +382,125 @@
   }
 
   form.querySelectorAll('input[name="faces"]:not([data-picked])').forEach(function (radio) {
-    radio.addEventListener("change", function () { pickFace(null); });
+    radio.addEventListener("change", function () {
+      var picked = faceIndex.value;
+      pickFace(null);
+      // A face clicked before choosing "everyone who looks like…" is the person to match.
+      if (plan() === "reference" && picked && !referenceIndex.value) referenceIndex.value = picked;
+      planChanged();
+    });
   });
+
+  // --- creative controls: match a person, or a different photo for each face ----------------------
+  function faceClicked(index) {
+    var current = plan();
+    if (current === "reference") { setReference(referenceIndex.value === String(index) ? null : index); return; }
+    if (current === "map") { cycleMap(index); return; }
+    pickFace(faceIndex.value === String(index) ? null : index);
+  }
+
+  /* Called whenever the faces, the source photos or the choice change: shows the choices that make
+     sense (matching a person needs 2 faces; a photo for each face needs 2 faces and 2 photos),
+     and the state of the one that is on. */
+  function planChanged() {
+    var several = targetFaces.length > 1;
+    referenceChoice.hidden = !several;
+    mapChoice.hidden = !(several && sourceFiles.length > 1);
+    if ((referenceChoice.hidden && plan() === "reference") || (mapChoice.hidden && plan() === "map")) {
+      facesRadio("one").checked = true;
+    }
+    if (plan() !== "reference") referenceIndex.value = "";
+    renderMap();
+    if (plan() === "reference") setReference(referenceIndex.value === "" ? null : Number(referenceIndex.value));
+    else if (plan() === "map") facesStatus.textContent = "Choose a photo for each face, here or by clicking the faces on the photo. "
+      + "Each photo is a different person; faces you keep are left as they are.";
+    else if (plan() !== "picked") labelBoxes();
+  }
+
+  function setReference(index) {
+    referenceIndex.value = index === null ? "" : String(index);
+    labelBoxes();
+    facesStatus.textContent = index === null
+      ? "Click the person to match on the photo: everyone who looks like them is replaced."
+      : "Everyone who looks like face " + (index + 1) + " will be replaced (face " + (index + 1) + " too).";
+    facesError.textContent = "";
+  }
+
+  function sourceName(index) { return "Photo " + (index + 1) + " · " + sourceFiles[index].name; }
+
+  function mapping() {
+    return Array.prototype.map.call(faceMap.querySelectorAll("select"), function (select) {
+      return select.value === "" ? null : { face: Number(select.dataset.face), source: Number(select.value) };
+    }).filter(Boolean);
+  }
+
+  function renderMap() {
+    var kept = {};
+    mapping().forEach(function (pair) { kept[pair.face] = pair.source; });
+    faceMap.innerHTML = "";
+    faceMap.hidden = plan() !== "map";
+    if (faceMap.hidden) return;
+    targetFaces.forEach(function (face, order) {
+      var row = document.createElement("label");
+      row.className = "face-map-row";
+      row.appendChild(document.createTextNode("Face " + (face.index + 1)));
+      var select = document.createElement("select");
+      select.dataset.face = face.index;
+      select.setAttribute("aria-label", "Photo for face " + (face.index + 1));
+      var keep = document.createElement("option");
+      keep.value = "";
+      keep.textContent = "Keep this face";
+      select.appendChild(keep);
+      sourceFiles.forEach(function (file, source) {
+        var option = document.createElement("option");
+        option.value = String(source);
+        option.textContent = sourceName(source);
+        select.appendChild(option);
+      });
+      // Kept choices stay; new faces get the photos in order (face 1 ← photo 1, face 2 ← photo 2…).
+      var initial = face.index in kept ? kept[face.index] : (order < sourceFiles.length ? order : null);
+      select.value = initial === null || initial >= sourceFiles.length ? "" : String(initial);
+      select.addEventListener("change", function () { labelBoxes(); facesError.textContent = ""; });
+      row.appendChild(select);
+      faceMap.appendChild(row);
+    });
+    labelBoxes();
+  }
+
+  function cycleMap(index) {
+    var select = faceMap.querySelector('select[data-face="' + index + '"]');
+    if (!select) return;
+    select.selectedIndex = (select.selectedIndex + 1) % select.options.length;
+    select.dispatchEvent(new Event("change"));
+  }
+
+  /* The boxes on the photo say what happens to each face under the current choice. */
+  function labelBoxes() {
+    var current = plan();
+    var assigned = {};
+    if (current === "map") mapping().forEach(function (pair) { assigned[pair.face] = pair.source; });
+    var boxes = fields.target.boxes ? fields.target.boxes.querySelectorAll(".face-box") : [];
+    Array.prototype.forEach.call(boxes, function (box) {
+      var index = Number(box.dataset.index);
+      var label = String(index + 1);
+      var name;
+      var pressed;
+      if (current === "map") {
+        pressed = index in assigned;
+        if (pressed) label += " ← " + (assigned[index] + 1);
+        name = "Face " + (index + 1) + ": " + (pressed ? "photo " + (assigned[index] + 1) : "kept") + " (click to change)";
+      } else if (current === "reference") {
+        pressed = referenceIndex.value === String(index);
+        name = "Match everyone who looks like face " + (index + 1);
+      } else {
+        pressed = faceIndex.value === String(index);
+        name = "Replace face " + (index + 1) + (index === 0 ? " (the largest)" : "");
+      }
+      box.setAttribute("aria-pressed", String(pressed));
+      box.setAttribute("aria-label", name);
+      box.querySelector("span").textContent = label;
+    });
+  }
 
   async function detectFaces(file) {
     var seq = ++facesSeq;
@@ -414,14 +549,14 @@
       button.style.width = (100 * (b[2] - b[0]) / data.width) + "%";
       button.style.height = (100 * (b[3] - b[1]) / data.height) + "%";
       button.innerHTML = "<span aria-hidden=\"true\">" + (face.index + 1) + "</span>";
-      button.addEventListener("click", function () {
-        pickFace(faceIndex.value === String(face.index) ? null : face.index);
-      });
+      button.addEventListener("click", function () { faceClicked(face.index); });
       layer.appendChild(button);
     });
+    targetFaces = data.faces;
     facesStatus.textContent = count === 1
       ? "Found 1 face. It will be replaced."
       : "Found " + count + " faces, numbered largest first. Click one to replace only that face, or choose an option above.";
+    if (count > 1) planChanged();
   }
 
   // --- live quote ----------------------------------------------------------------------------------
@@ -492,6 +627,7 @@
   // --- submit ----------------------------------------------------------------------------------------
   var ERROR_SLOTS = { source: "source", target: "target", mode: "mode-error", resolution: "resolution-error",
                       faces: "faces-error", face_index: "faces-error", reference_face_index: "faces-error",
+                      face_sources: "faces-error",
                       consent: "consent-error" };
 
   function clearErrors() {
@@ -549,6 +685,22 @@
     data.delete("source");
     sourceFiles.forEach(function (file) { data.append("source", file); }); // the API takes `source` repeated
     if (!faceIndex.value) data.delete("face_index");
+    var current = plan();
+    if (current === "reference" && !referenceIndex.value) {
+      facesError.textContent = "Click the person to match on the photo, or choose another option.";
+      facesError.scrollIntoView({ block: "nearest", behavior: "smooth" });
+      return;
+    }
+    if (current !== "reference") data.delete("reference_face_index");
+    if (current === "map") {
+      var pairs = mapping();
+      if (!pairs.length) {
+        facesError.textContent = "Choose a photo for at least one face, or choose another option.";
+        facesError.scrollIntoView({ block: "nearest", behavior: "smooth" });
+        return;
+      }
+      data.set("face_sources", JSON.stringify(pairs)); // faces stays "one": face_sources says which
+    }
     busy(true);
     try {
       var response = await fetch(form.dataset.apiUrl, { method: "POST", body: data, headers: headers(), credentials: "same-origin" });
