@@ -28,7 +28,9 @@ case "$1" in
     ;;
   migrate)
     shift
-    exec python manage.py migrate --noinput "$@"
+    python manage.py migrate --noinput "$@"
+    # The landing page's examples, made by the engine once per installation (kept in S3).
+    exec python manage.py visage_examples
     ;;
   *)
     exec "$@"

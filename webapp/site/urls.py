@@ -40,6 +40,7 @@ urlpatterns = [
     path("s/<str:token>/", views.share_page, name="share-page"),
     path("account/", views.account, name="account"),
     path("report", views.report, name="report"),
+    path("examples/<slug:slug>/<str:which>.jpg", views.example_picture, name="example-picture"),
     path(
         "account/password/",
         auth_views.PasswordChangeView.as_view(template_name="registration/password_change_form.html"),

@@ -16,7 +16,7 @@ from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
 from django.db import transaction
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.defaultfilters import filesizeformat
 from django.template.loader import render_to_string
@@ -35,7 +35,7 @@ from webapp.accounts import selectors as account_selectors
 from webapp.accounts import services as account_services
 from webapp.accounts.forms import LoginForm
 from webapp.accounts.models import ApiToken
-from webapp.jobs import events, selectors, services, sharing, takedowns
+from webapp.jobs import events, examples, selectors, services, sharing, takedowns
 from webapp.jobs.errors import JobError, JobNotCancelable
 from webapp.jobs.models import Job
 from webapp.media import storage
@@ -198,12 +198,38 @@ def home(request: HttpRequest) -> HttpResponse:
         request,
         "webapp/landing.html",
         {
+            "examples": _landing_examples(),
             "prices": prices,
             "signup_credits": settings.SIGNUP_CREDITS,
             "video_enabled": settings.VIDEO_ENABLED,
             "retention_days": settings.RESULT_RETENTION_DAYS,
         },
     )
+
+
+def _landing_examples() -> list[dict]:
+    """The engine-made before/after examples (manage.py visage_examples), or none before they exist
+    or while S3 does not answer: the landing page then leaves the section out."""
+    try:
+        manifest = examples.load()
+    except StorageError:
+        logger.warning("landing examples unavailable", exc_info=True)
+        return []
+    return manifest["examples"] if manifest else []
+
+
+@require_GET
+def example_picture(request: HttpRequest, slug: str, which: str) -> HttpResponse:
+    """One picture of a landing example (public, like the landing page; long browser cache)."""
+    try:
+        data = examples.image(slug, which)
+    except storage.ObjectMissing:
+        raise Http404("No such example picture.") from None
+    except StorageError:
+        return HttpResponse("Storage is briefly unavailable.", status=503, content_type="text/plain")
+    response = HttpResponse(data, content_type="image/jpeg")
+    response["Cache-Control"] = "public, max-age=86400"
+    return response
 
 
 GALLERY_PAGE_SIZE = 24

@@ -55,6 +55,7 @@ class Command(BaseCommand):
             call_command("migrate", interactive=False, verbosity=0)
             self._provenance()
             self._demo_user()
+            call_command("visage_examples")  # the landing page's examples, made on the first start
             self._supervise(addr)
         finally:
             for server in reversed(servers):
