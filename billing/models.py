@@ -244,7 +244,8 @@ class Charge(models.Model):
     )
     released_amount = models.DecimalField(max_digits=14, decimal_places=4)
     currency = models.CharField(max_length=3)
-    created_at = models.DateTimeField(auto_now_add=True)
+    # Indexed: /metrics counts the last hour's charges (billing.metrics) as a range on this column.
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
 
     class Meta:
         ordering = ["-created_at", "-id"]

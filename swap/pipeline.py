@@ -422,14 +422,20 @@ class Pipeline(_Backends):
         chosen: list[tuple[np.ndarray, Face]] = []
         analyses: list[list[Face]] = []
         costs_ms: list[float] = []
+        timer = StageTimer()
         start = time.perf_counter()
         with inference_clock.session() as clock:
             for image, known in zip(images, given, strict=True):
                 before_ms = clock.inference_ms
-                found = self.analyse(image, embed=False, mode=SOURCE_ANALYSIS_MODE) if known is None else known
+                found = (
+                    self.analyse(image, embed=False, mode=SOURCE_ANALYSIS_MODE, timer=timer)
+                    if known is None
+                    else known
+                )
                 if found:
                     if found[0].embedding is None:
-                        self._embed(image, found[:1])
+                        with timer.stage("embed"):
+                            self._embed(image, found[:1])
                     chosen.append((image, found[0]))
                 analyses.append(found)
                 costs_ms.append(clock.inference_ms - before_ms)
@@ -446,6 +452,7 @@ class Pipeline(_Backends):
             analyses=analyses,
             analysis_inference_ms=costs_ms,
             prepare_ms=(time.perf_counter() - start) * 1000.0,
+            stage_ms=timer.timings_ms,
             inference_ms=clock.inference_ms,
         )
 

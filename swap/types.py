@@ -100,6 +100,7 @@ class SourceIdentity:
     # target face by head pose and expression; ONNX swappers use the averaged embedding.
     photos: list[tuple[np.ndarray, Face]] = field(default_factory=list)
     prepare_ms: float = 0.0  # wall time spent analysing the source photo(s)
+    stage_ms: dict[str, float] = field(default_factory=dict)  # of which detect, landmarks, embed
     # Every face of each source photo as analysed (or as given), in photo order, largest first
     # ([] for a photo without a face): what a face-analysis cache stores for the sources.
     analyses: list[list[Face]] = field(default_factory=list)

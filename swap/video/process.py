@@ -114,6 +114,8 @@ def process_clip(
             frames.close()  # stops the reader thread if we stopped early (a canceled job)
             encoder.close()  # waits for the backlog, so the part is complete when the writer closes
         stage_ms["encode"] = encoder.seconds * 1000  # in the writer thread, overlapping the swaps
+    for name, ms in tracker.timer.timings_ms.items():  # "track" includes them
+        stage_ms[name] = stage_ms.get(name, 0.0) + ms
     if on_progress is not None:
         on_progress(result.frames)
     result.stage_ms = {name: round(ms, 2) for name, ms in stage_ms.items()}

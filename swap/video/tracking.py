@@ -20,6 +20,7 @@ import cv2
 import numpy as np
 
 from swap import selection
+from swap.pipeline import StageTimer
 from swap.types import Face
 
 
@@ -82,6 +83,7 @@ class FaceTracker:
         self.pipeline = pipeline
         self.config = config or TrackingConfig()
         self.stats = TrackingStats()
+        self.timer = StageTimer()  # detect and landmarks of the frames it detects on
         self._tracks: list[_Track] = []
         self._since_detect = 0
         self._thumb: np.ndarray | None = None
@@ -112,7 +114,7 @@ class FaceTracker:
     def _detect(self, frame: np.ndarray) -> list[Face]:
         self.stats.detections += 1
         self._since_detect = 0
-        faces = self.pipeline.analyse(frame, embed=False)
+        faces = self.pipeline.analyse(frame, embed=False, timer=self.timer)
         grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
         self._tracks = [
             _Track(face, _patch(grey, face.box), _rel_box(face))

@@ -35,6 +35,21 @@ def test_promtool_check_rules(promtool):
     assert result.returncode == 0, result.stdout + result.stderr
 
 
+def test_promtool_check_config(promtool, tmp_path):
+    """prometheus.yml as deployed: the rule files load and the scrape jobs parse (the bearer key's
+    file, a compose secret, is pointed at a stand-in)."""
+    for name in ("alerts.yml", "recording-rules.yml"):
+        (tmp_path / name).write_text((RULES / name).read_text())
+    (tmp_path / "metrics-key").write_text("key\n")
+    config = (RULES / "prometheus.yml").read_text().replace("/run/secrets/metrics-key", str(tmp_path / "metrics-key"))
+    assert "/run/secrets" not in config
+    (tmp_path / "prometheus.yml").write_text(config)
+    result = subprocess.run(
+        [promtool, "check", "config", "prometheus.yml"], cwd=tmp_path, capture_output=True, text=True, timeout=120
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
 def test_promtool_test_rules(promtool):
     result = subprocess.run(
         [promtool, "test", "rules", "alerts_test.yml"], cwd=RULES, capture_output=True, text=True, timeout=300

@@ -13,6 +13,7 @@ import uuid
 from rq.exceptions import AbandonedJobError
 
 from webapp.media.choices import MediaKind
+from webapp.telemetry import context
 
 from . import engine, services, webhooks
 from .choices import JobState
@@ -37,7 +38,8 @@ def run_job(job_id: str) -> None:
     job = Job.objects.select_related("source", "target").get(id=job_uuid)
     started = time.perf_counter()
     fault_injection_pause()
-    with engine.job_routing(job_uuid):
+    # The attempt job_start just counted (an RQ retry of this task is a new attempt): in every log line.
+    with context.bound(attempt=job.attempts), engine.job_routing(job_uuid):
         run_guarded(job_uuid, lambda: RUNNERS[job.target.kind](job, started=started), whole_job=True)
 
 

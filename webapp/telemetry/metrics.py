@@ -11,13 +11,16 @@ come from the installed model registry; no user or job ids, ever.
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
 from prometheus_client import Counter, Gauge, Histogram
 
-from . import tracing
+from . import context, tracing
+
+logger = logging.getLogger(__name__)
 
 # Seconds: a photo job takes seconds, a clip minutes; the tail matters most.
 JOB_BUCKETS_S = (0.5, 1, 2, 3, 5, 7.5, 10, 15, 20, 30, 45, 60, 90, 120, 180, 300, 600, 1200, 1800, 3600)
@@ -118,14 +121,16 @@ def observe_stage(stage: str, seconds: float) -> None:
 
 @contextmanager
 def timed_stage(stage: str) -> Iterator[None]:
-    """Observe the enclosed block as `stage` (also when it raises: the time was spent); a trace
-    span too when tracing is on."""
+    """Observe the enclosed block as `stage` (also when it raises: the time was spent): its log
+    lines carry `stage`, one more line gives its duration, and a trace span when tracing is on."""
     start = time.perf_counter()
     try:
-        with tracing.span(f"stage {stage}", **{"visage.stage": stage}):
+        with context.bound(stage=stage), tracing.span(f"stage {stage}", **{"visage.stage": stage}):
             yield
     finally:
-        observe_stage(stage, time.perf_counter() - start)
+        seconds = time.perf_counter() - start
+        observe_stage(stage, seconds)
+        logger.info("stage %s: %.3f s", stage, seconds, extra={"stage": stage, "duration_s": round(seconds, 3)})
 
 
 def observe_engine_stages(stage_ms: dict) -> None:

@@ -6,12 +6,14 @@ from __future__ import annotations
 import re
 
 import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
 from tests.webapp.conftest import drain, post_job
 from tests.webapp.ops.metrics_helpers import label_values, samples, value
+from webapp.jobs.models import Job
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -63,6 +65,33 @@ def test_a_job_records_duration_waits_stages_inference_and_moderation(api_a, ast
     assert value(after, "visage_dependency_up", dependency="s3") == 1
 
 
+def test_a_video_job_observes_each_engine_stage_once(api_a, source_png, clip, settings):
+    """The tracker's detections and the source photo's analysis count as detect/landmarks/embed;
+    the segments' encoding and the join are one `encode` observation."""
+    settings.VIDEO_ENABLED = True
+    before = scrape()
+    response = api_a.post(
+        "/api/v1/jobs",
+        {
+            "source": SimpleUploadedFile("source.png", source_png),
+            "target": SimpleUploadedFile("clip.mp4", clip),
+            "consent": "true",
+        },
+        format="multipart",
+    )
+    assert response.status_code == 201, response.content
+    drain()
+    job = Job.objects.get(id=response.json()["id"])
+    assert job.state == "succeeded", job.error_message
+    after = scrape()
+    for stage in ("detect", "landmarks", "embed", "swap", "paste", "encode", "upload", "output_screening"):
+        grew = value(after, "visage_job_stage_seconds_count", stage=stage) - value(
+            before, "visage_job_stage_seconds_count", stage=stage
+        )
+        assert grew == 1, (stage, grew)  # the GPU run's own: screening embeds in another step
+    assert job.stage_ms["detect"] > 0 and job.stage_ms["landmarks"] > 0 and job.stage_ms["embed"] > 0
+
+
 def test_a_canceled_job_is_counted_once(api_a, astronaut_pair):
     source, target, _ = astronaut_pair
     before = scrape()
@@ -108,7 +137,7 @@ def test_labels_never_carry_ids_or_raw_paths(api_a, api_b, astronaut_pair):
 
 
 def test_a_scrape_reads_only_active_jobs_through_the_state_index(api_a, astronaut_pair):
-    from webapp.jobs.models import Job
+    from billing.models import Charge
 
     source, target, _ = astronaut_pair
     post_job(api_a, source, target)
@@ -119,3 +148,8 @@ def test_a_scrape_reads_only_active_jobs_through_the_state_index(api_a, astronau
     for sql in job_queries:
         assert re.search(r'"state" (IN|=) ', sql), sql  # never a whole-table aggregate
         assert "SUM(" not in sql.upper()
+    charge_queries = [q["sql"] for q in queries.captured_queries if Charge._meta.db_table in q["sql"]]
+    assert charge_queries  # the last hour's charges: a range on an indexed column
+    assert Charge._meta.get_field("created_at").db_index
+    for sql in charge_queries:
+        assert re.search(r'"created_at" >= ', sql), sql

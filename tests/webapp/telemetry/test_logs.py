@@ -73,5 +73,10 @@ def test_the_request_id_follows_the_job_into_its_tasks_and_worker_logs(api_a, as
     about_job = [line for line in json_lines() if line.get("job_id") == job_id]
     assert {line["queue"] for line in about_job} >= {"moderation", "default"}
     assert all(line["request_id"] == "req-observe-42" for line in about_job)
+    stages = {line["stage"]: line for line in about_job if "stage" in line and "duration_s" in line}
+    assert {"screening", "download", "encode", "upload", "output_screening"} <= set(stages)
+    assert stages["screening"]["queue"] == "moderation" and "attempt" not in stages["screening"]
+    assert all(stages[s]["queue"] == "default" and stages[s]["attempt"] == 1 for s in ("download", "upload"))
+    assert all(line["duration_s"] >= 0 for line in stages.values())
     ended = next(line for line in about_job if line.get("outcome") == "succeeded")
-    assert ended["duration_s"] > 0 and ended["kind"] == "image"
+    assert ended["duration_s"] > 0 and ended["kind"] == "image" and ended["attempt"] == 1

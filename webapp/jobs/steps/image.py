@@ -64,6 +64,9 @@ def swap_image(job: Job, sources: list, target_bytes: bytes, started: float) -> 
         identities = [pipeline.prepare_source(sources, faces=source_faces)]
         result = pipeline.swap_frame(identities[0], target, options, faces=analyses.target_faces())
     result.timings_ms["source"] = sum(identity.prepare_ms for identity in identities)
+    for identity in identities:  # the source photos' own detect/landmarks/embed (none when cached)
+        for name, ms in identity.stage_ms.items():
+            result.timings_ms[name] = result.timings_ms.get(name, 0.0) + ms
     result.timings_ms["total"] += result.timings_ms["source"]
     result.inference_ms += sum(identity.inference_ms for identity in identities)
     # The job is billed for its face analysis once, whichever worker made it.
