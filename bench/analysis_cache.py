@@ -1,4 +1,4 @@
-"""The GPU step of a photo job with and without the face-analysis cache (issue 17, "analyse once").
+"""The GPU step of a photo job with and without the face-analysis cache ("analyse once").
 
     python bench/analysis_cache.py [--jobs 10]
 

@@ -5,7 +5,7 @@
 Prints submit latency p50/p99 at the given concurrency, then GET /api/v1/jobs/{id} requests per
 second at the same concurrency, plain and with If-None-Match (the 304 path, no Job query), then how
 many requests a client needs per job when it follows it with the long-poll (`?wait=30` with
-If-None-Match) instead of a timer (issue 17). Uses the astronaut pair from scikit-image.
+If-None-Match) instead of a timer. Uses the astronaut pair from scikit-image.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Schemathesis over the OpenAPI schema, against the app in this process (issue 15). Prints its summary.
+"""Schemathesis over the OpenAPI schema, against the app in this process. Prints its summary.
 
 Not part of `make test`: schemathesis is not a project dependency (its own pytest, hypothesis and
 requests would shadow the venv's). Install it beside the venv, then run:

@@ -1,4 +1,4 @@
-"""The job path end to end, side by side in one run (issue 17): the naive baseline against the
+"""The job path end to end, side by side in one run: the naive baseline against the
 README stack, on this machine.
 
     .venv/bin/python bench/jobpath.py [--jobs 50] [--naive 10] [--concurrency 8] [--moderation-workers N]
@@ -17,7 +17,7 @@ README stack, on this machine.
 Every target is a different 1280×720 JPEG (a real photo, shifted): no job reuses another's upload.
 
 Measured 2026-12-01 on the 2-core CI machine, one run each, back to back (before = main at 7bc9565,
-after = issue 17: analyse once, long-poll/ETag/SSE, moderation workers sized by cores):
+after = analyse once, long-poll/ETag/SSE, moderation workers sized by cores):
                                       before           after
   naive CLI                           23.6 jobs/min    27.0 jobs/min
   single job p50 submit → succeeded   1.71 s           1.01 s   (GPU step 0.80 → 0.23 s)

@@ -1,4 +1,4 @@
-"""What observability costs (issue 12): requests/s of a job-status GET with HTTP metrics off, with
+"""What observability costs: requests/s of a job-status GET with HTTP metrics off, with
 our middleware and with django-prometheus's, and the time of one /metrics scrape as the jobs table
 grows to 100,000 rows (with a Charge per succeeded job, dated when it completed).
 

@@ -1,5 +1,5 @@
 """Moderation latency on CPU (prints figures, no asserts): per-check median ms per image, and the
-total added screening latency for a source+target pair (the issue's budget: < 1 s on two cores).
+total added screening latency for a source+target pair (budget: < 1 s on two cores).
 
 Images: the astronaut, plus ../shared/faces when present. Uses a throwaway SQLite DB and one
 blocked term so the OCR check really runs. CLIP is timed only when VISAGE_CLIP_CHECKPOINT is set.

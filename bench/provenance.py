@@ -1,4 +1,4 @@
-"""Cost of issue 19's provenance and mark; prints figures, asserts nothing.
+"""Cost of the provenance and the visible mark; prints figures, asserts nothing.
 
     python bench/provenance.py [--seconds 60] [--repeat 5]
 

@@ -1,4 +1,4 @@
-"""Local in-worker inference vs Triton with and without dynamic batching (issue 16).
+"""Local in-worker inference vs Triton with and without dynamic batching.
 
     .venv/bin/python bench/triton.py [--faces-per-job 2] [--jobs-per-client 12] [--workers 3]
 

@@ -26,7 +26,7 @@ DEFAULT_GPU_SECONDS_PER_FRAME: dict[tuple[str, str], Decimal] = {
 }
 
 
-# --- The speed model quotes use (issue 14) --------------------------------------------------------
+# --- The speed model quotes use --------------------------------------------------------
 #
 # Measured on the worker (a CPU build on shared cores): a job's GPU time is a fixed part (analysing
 # the source photo: ~0.2 s) plus, per frame, a part that hardly depends on the size (swap and

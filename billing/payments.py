@@ -1,6 +1,6 @@
 """Buying credits: Stripe Checkout in, the ledger credited exactly once, refunds/disputes reversed.
 
-Exactly once, whatever Stripe resends or reorders (issue 14):
+Exactly once, whatever Stripe resends or reorders:
 - every event id is stored with a unique constraint (StripeEvent): a replay is answered 200 and
   does nothing;
 - a paid session is credited by one PURCHASE entry, unique per session id in the ledger, so

@@ -8,7 +8,7 @@ square of the frame count). The product is computed exactly in Decimal, then rou
 the currency's minor unit and raised to the minimum charge.
 
 The quote is a promise: what a job pays is min(this formula on the measured work, the quote), and
-the hold is the quote itself (issue 14).
+the hold is the quote itself.
 """
 
 from __future__ import annotations
@@ -157,7 +157,7 @@ class PlanPricing:
     ) -> Decimal:
         """Coefficient for a *processed* size. A preset that scaled the target down costs the
         preset's coefficient; a preset at or above the target's own size (nothing is scaled, never
-        up) costs at most what the original costs (issue 14). "original" is priced by pixel tier."""
+        up) costs at most what the original costs. "original" is priced by pixel tier."""
         by_pixels = original_coefficient(self.original_coefficient_tiers, width * height)
         if resolution == Resolution.ORIGINAL:
             return by_pixels

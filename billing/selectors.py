@@ -39,12 +39,6 @@ from billing.models import (
 from billing.pricing import money_text, pixel_class
 from billing.values import Balance
 
-# Quotes fit the speed model to the last QUOTE_SAMPLE_WINDOW measurements (mode, kind) and take this
-# percentile of their measured / predicted ratios.
-DEFAULT_QUOTE_PERCENTILE = 90
-DEFAULT_QUOTE_SAMPLE_WINDOW = 200
-# ... and never less than this factor above the model's prediction (billing.calibration).
-DEFAULT_QUOTE_MIN_MARGIN = "1.2"
 # Which seed row of GpuCalibration stands for a pixel class until something was measured.
 _SEED_RESOLUTION_FOR_CLASS = {"sd": "720p", "hd": "1080p", "uhd": "original"}
 
@@ -159,9 +153,9 @@ def gpu_seconds_per_frame_estimate(*, mode: str, kind: str, width: int, height: 
     fitted to the recent measurements of this mode and media kind (warm-up runs included), at a
     high percentile of their spread (billing.calibration); the seed calibration when nothing
     usable was measured yet."""
-    window = int(getattr(settings, "BILLING_QUOTE_SAMPLE_WINDOW", DEFAULT_QUOTE_SAMPLE_WINDOW))
-    pct = int(getattr(settings, "BILLING_QUOTE_PERCENTILE", DEFAULT_QUOTE_PERCENTILE))
-    min_margin = float(getattr(settings, "BILLING_QUOTE_MIN_MARGIN", DEFAULT_QUOTE_MIN_MARGIN))
+    window = settings.BILLING_QUOTE_SAMPLE_WINDOW
+    pct = settings.BILLING_QUOTE_PERCENTILE
+    min_margin = float(settings.BILLING_QUOTE_MIN_MARGIN)
     rows = (
         GpuSample.objects.filter(mode=mode, kind=kind, pixels__gt=0)
         .order_by("-created_at", "-id")
@@ -193,7 +187,7 @@ def mode_runs() -> dict[str, str]:
 
 def gpu_cost_per_second() -> Decimal:
     """What one GPU second costs the operator (for margins in the admin), from settings."""
-    return Decimal(str(getattr(settings, "BILLING_GPU_COST_PER_SECOND", "0")))
+    return settings.BILLING_GPU_COST_PER_SECOND
 
 
 def job_cost(*, job_id: uuid.UUID) -> dict[str, Any] | None:

@@ -159,7 +159,7 @@ def quote_job(
     *, user, width: int, height: int, frames: int, mode: str, resolution: str, kind: str = ""
 ) -> Quote:
     """Price a job on the user's plan. Writes nothing. The one function behind every price shown:
-    the upload page, POST /api/v1/quotes and the job's stored quote (issue 14).
+    the upload page, POST /api/v1/quotes and the job's stored quote.
 
     `width`/`height`: the target's own size (the processed size is derived here); `frames`: 1 for
     a photo, the probed count for a video; `kind` defaults to video when frames > 1. The mode is
@@ -246,7 +246,7 @@ def _open_hold(job_id: uuid.UUID) -> tuple[LedgerEntry | None, Account | None]:
 
 def hold_capture(*, job_id: uuid.UUID, usage: Usage) -> Charge:
     """Charge the job for what it used: min(formula on the measured work, quote) is captured, the
-    rest released. The quote is a promise: the charge is never above it (issue 14).
+    rest released. The quote is a promise: the charge is never above it.
 
     Prices are those snapshotted on the hold (the prices the user was quoted); GPU time is measured;
     the mode weight is that of the mode that ran (usage.mode), the coefficient that of the processed

@@ -35,7 +35,7 @@ class ClipKey:
 class ClipClassifier:
     def __init__(self, key: ClipKey) -> None:
         import open_clip  # noqa: PLC0415 - torch is heavy: import only where CLIP is configured
-        import torch  # noqa: PLC0415
+        import torch  # noqa: PLC0415 - the same: loaded by open_clip above, named here for inference_mode
 
         if key.config_path:
             open_clip.add_model_config(key.config_path)  # a custom architecture, e.g. a distilled tower

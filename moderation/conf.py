@@ -26,6 +26,7 @@ instead of becoming False); read here at call time so tests can change them with
 
 from __future__ import annotations
 
+import importlib.util
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -68,9 +69,11 @@ class Band:
 def nsfw_model_path() -> Path:
     if settings.VISAGE_NSFW_MODEL:
         return Path(settings.VISAGE_NSFW_MODEL)
-    import nudenet  # noqa: PLC0415 - only for the location of the model it ships; nudenet imports cv2 and more
-
-    return Path(nudenet.__file__).resolve().parent / "320n.onnx"
+    # nudenet ships the model: find its folder without importing it (nudenet imports cv2 and more).
+    spec = importlib.util.find_spec("nudenet")
+    if spec is None:
+        raise ModuleNotFoundError("No module named 'nudenet'", name="nudenet")
+    return Path(spec.origin).resolve().parent / "320n.onnx"
 
 
 def nsfw_thresholds() -> dict[str, Band]:

@@ -40,7 +40,7 @@ class FaceAnalyser:
         self, image_bgr: np.ndarray, *, mode: str = "standard", embed: bool = True, timer: StageTimer | None = None
     ) -> list[Face]:
         """Every face, largest first, with embeddings (embed=False: the caller embeds them with
-        `pipeline.embed_faces`, in the calls it needs, issue 17). `timer` receives the stage times."""
+        `pipeline.embed_faces`, in the calls it needs). `timer` receives the stage times."""
         self.calls += 1
         return self.pipeline.analyse(image_bgr, embed=embed, mode=mode, timer=timer)
 

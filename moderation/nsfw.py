@@ -5,7 +5,7 @@ bottom/right, resize to 320, scale to [0, 1], the same channel order; decode row
 (cx, cy, w, h, 18 class scores), keep >= 0.2, NMS 0.25/0.45 — so its scores mean what NudeNet's
 mean. Running it through swap.runtime.get_session gives one session per process, counted like
 every other model. The model takes a batch: all images of a job (or a clip's sampled frames) go
-through one session run (issue 17), each decoded on its own, as if it had run alone.
+through one session run, each decoded on its own, as if it had run alone.
 """
 
 from __future__ import annotations

@@ -51,9 +51,7 @@ def matching_terms(texts: Iterable[str], terms: Iterable[str]) -> list[str]:
 
 class TextReader:
     def __init__(self, max_side: int) -> None:
-        # onnxruntime + model loading code, only moderation workers pay for it
-        from rapidocr import RapidOCR  # noqa: PLC0415
-        from rapidocr.main import RapidOCRError  # noqa: PLC0415
+        from rapidocr.main import RapidOCR, RapidOCRError  # noqa: PLC0415 - onnxruntime + models: ~1.5 s, workers only
 
         self.max_side = max_side
         # limit_type "max" caps the detector input; the default ("min" 736) upscales small images.

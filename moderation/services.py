@@ -99,7 +99,7 @@ def screen_inputs(
     show a usable face, none a protected person).
 
     `faces_for` lets the caller supply each image's faces (the platform analyses every input once
-    for the whole job and keeps the analysis for the GPU step, issue 17); faces it returns without
+    for the whole job and keeps the analysis for the GPU step); faces it returns without
     this analyser's embeddings are ignored and the image is analysed here, so no identity check is
     ever skipped."""
     started = time.perf_counter()
@@ -483,7 +483,7 @@ def _record(
     return outcome
 
 
-# --- takedown reports (issue 19) ------------------------------------------------------------------
+# --- takedown reports ------------------------------------------------------------------
 
 
 def takedown_report_create(

@@ -1,6 +1,6 @@
 """One image's face analysis as bytes, and the signature of the analyser that produced it.
 
-The platform caches `Pipeline.analyse` results (issue 17): screening analyses the inputs once and
+The platform caches `Pipeline.analyse` results: screening analyses the inputs once and
 the GPU step reuses them instead of detecting, aligning and embedding the same faces again. The
 stored form is a small compressed .npz (no pickle): float32 arrays round-trip bit for bit, so a
 swap on cached faces is pixel-identical to one on freshly analysed faces. Whether an analysis may

@@ -39,7 +39,7 @@ def _secret_key() -> str:
 
 
 SECRET_KEY = _secret_key()
-# Off unless asked for (DEBUG=1): debug pages list every route and setting (issue 15). WhiteNoise
+# Off unless asked for (DEBUG=1): debug pages list every route and setting. WhiteNoise
 # still serves static files in development (WHITENOISE_USE_FINDERS below).
 DEBUG = env_bool("DEBUG", False)
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["*"] if not PRODUCTION else [])
@@ -200,7 +200,7 @@ WORKER_DRAIN_TIMEOUT_S = env_int("VISAGE_WORKER_DRAIN_TIMEOUT_S", 240)
 # Chaos testing only: keep each GPU run in `running` this long so a test can kill its worker.
 FAULT_PAUSE_S = env_float("VISAGE_FAULT_PAUSE_S", 0.0)
 
-# Status without polling (issue 17): GET /api/v1/jobs/events (SSE) ends after this long (the
+# Status without polling: GET /api/v1/jobs/events (SSE) ends after this long (the
 # client reconnects with Last-Event-ID, so a stream never pins a server thread for good) and sends
 # a keep-alive comment this often; GET /api/v1/jobs/{id}?wait=N waits at most this long.
 EVENTS_STREAM_MAX_S = env_float("VISAGE_EVENTS_STREAM_MAX_S", 300.0)
@@ -220,7 +220,7 @@ S3_CONNECT_TIMEOUT_S = env_float("S3_CONNECT_TIMEOUT_S", 3.0)
 S3_READ_TIMEOUT_S = env_float("S3_READ_TIMEOUT_S", 15.0)  # between bytes, not for a whole upload
 S3_RETRIES = env_int("S3_RETRIES", 1)
 RESULT_RETENTION_DAYS = env_int("VISAGE_RESULT_RETENTION_DAYS", 7)
-# Share links (issue 18): an unlisted public page per result. Off unless a deployment opts in;
+# Share links: an unlisted public page per result. Off unless a deployment opts in;
 # turning it off again makes every existing link answer 404.
 SHARE_LINKS_ENABLED = env_bool("VISAGE_SHARE_LINKS_ENABLED", False)
 SHARE_LINK_TTL_DAYS = env_int("VISAGE_SHARE_LINK_TTL_DAYS", 7)
@@ -257,7 +257,7 @@ VIDEO_CRF = {
 # --- Accounts ---------------------------------------------------------------------------------
 SIGNUP_CREDITS = Decimal(env_str("VISAGE_SIGNUP_CREDITS", "20"))  # starting balance for site sign-ups
 
-# --- Billing (issue 14) -------------------------------------------------------------------------
+# --- Billing -------------------------------------------------------------------------
 # Quotes fit a speed model (billing.calibration) to the last N measured jobs and warm-up runs of a
 # mode and media kind, and add this percentile of their spread around it, so the operator's margin
 # holds while quotes stay near what jobs really cost.
@@ -333,7 +333,7 @@ if not 0.0 <= VISAGE_CANARY_PERCENT <= 100.0:
 WEBHOOK_ALLOW_PRIVATE = env_bool("VISAGE_WEBHOOK_ALLOW_PRIVATE", not PRODUCTION)
 WEBHOOK_SECRET = env_str("VISAGE_WEBHOOK_SECRET", "")
 
-# --- Provenance, visible mark and consent (issue 19) -------------------------------------------------
+# --- Provenance, visible mark and consent -------------------------------------------------
 SERVICE_NAME = env_str("VISAGE_SERVICE_NAME", "Visage")  # the provider named in every result's credentials
 # C2PA Content Credentials: a PEM chain (signer first) and its key; ES256/ES384/PS256 or Ed25519.
 # Unset outside production: a development chain is generated into DATA_DIR/c2pa on first use.
@@ -371,7 +371,7 @@ REST_FRAMEWORK = {
     "EXCEPTION_HANDLER": "webapp.api.problems.problem_exception_handler",
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 20,
-    # Every view is throttled (issue 15); views with their own budgets replace these.
+    # Every view is throttled; views with their own budgets replace these.
     "DEFAULT_THROTTLE_CLASSES": ["webapp.api.throttles.ReadThrottle", "webapp.api.throttles.ScopedThrottle"],
     "DEFAULT_THROTTLE_RATES": {
         "job_create": env_str("VISAGE_THROTTLE_CREATE", "30/min"),
@@ -409,7 +409,7 @@ CACHES = {
     }
 }
 
-# --- Observability (issue 12) ---------------------------------------------------------------------
+# --- Observability ---------------------------------------------------------------------
 # When set, /metrics answers only `Authorization: Bearer <VISAGE_METRICS_KEY>`.
 METRICS_KEY = env_str("VISAGE_METRICS_KEY", "")
 # Workers' own /metrics port (visage_worker --metrics-port overrides; 0 = none).

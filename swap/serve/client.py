@@ -13,6 +13,7 @@ A server that cannot be reached, or a model that is not ready, raises `Inference
 
 from __future__ import annotations
 
+import importlib
 import json
 import threading
 import time
@@ -72,12 +73,9 @@ class _Connection:
 
     @property
     def module(self):
-        # grpc (and gevent, for HTTP) load only in workers that use Triton.
-        if self.protocol == "grpc":
-            import tritonclient.grpc as module  # noqa: PLC0415 - see above
-        else:
-            import tritonclient.http as module  # noqa: PLC0415 - see above
-        return module
+        """tritonclient.grpc or tritonclient.http (both re-export tritonclient.utils)."""
+        # The one lazy import here: grpc (gevent for HTTP) loads only in workers that use Triton.
+        return importlib.import_module(f"tritonclient.{self.protocol}")
 
     def client(self):
         client = getattr(self._local, "client", None)
@@ -92,12 +90,10 @@ class _Connection:
         return client
 
     def infer(self, model: str, version: int | None, arrays: dict[str, np.ndarray], outputs: list[str]):
-        from tritonclient.utils import np_to_triton_dtype  # noqa: PLC0415 - with the client modules
-
         module = self.module
         inputs = []
         for name, array in arrays.items():
-            tensor = module.InferInput(name, list(array.shape), np_to_triton_dtype(array.dtype))
+            tensor = module.InferInput(name, list(array.shape), module.np_to_triton_dtype(array.dtype))
             if array.dtype == np.object_:
                 tensor.set_data_from_numpy(array)
             else:

@@ -141,7 +141,7 @@ def test_original_coefficient_by_pixel_tier():
     assert pricing.resolution_coefficient(resolution="original", width=1921, height=1080) == Decimal("4")
     assert PlanPricing.from_dict(pricing.as_dict()) == pricing
     # A preset costs at most what its processed pixels cost as "original": 1080p on a photo that is
-    # never scaled up (661 px tall) costs what the original costs (issue 14).
+    # never scaled up (661 px tall) costs what the original costs.
     unscaled = {"scaled": False}
     assert pricing.resolution_coefficient(resolution="1080p", width=1000, height=661, **unscaled) == Decimal(
         "1.0"

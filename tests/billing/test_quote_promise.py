@@ -1,4 +1,4 @@
-"""The quote is a promise (issue 14): the hold is the quote, the charge is min(formula, quote), the
+"""The quote is a promise: the hold is the quote, the charge is min(formula, quote), the
 quote comes from the speed model fitted to the measured GPU time per mode and media kind, and a
 mode that runs as a cheaper one is priced as that one."""
 

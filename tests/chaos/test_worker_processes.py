@@ -19,7 +19,7 @@ from tests.webapp.jobs.test_worker_crash import database_url_for_subprocess, wai
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-KILLS = 50  # issue 15: after 50 SIGKILLs no orphan remains
+KILLS = 50  # after 50 SIGKILLs no orphan remains
 BATCH = 10  # started together: 50 one by one would cost ~3 min of Django start-ups
 
 

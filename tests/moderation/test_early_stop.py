@@ -1,5 +1,5 @@
 """Cheapest first, stop at the first reject, across the two threads of screening: OCR beside the
-face analysis (issue 17). A reject on one side keeps the other from starting its next image."""
+face analysis. A reject on one side keeps the other from starting its next image."""
 
 from __future__ import annotations
 

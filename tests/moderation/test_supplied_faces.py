@@ -1,6 +1,6 @@
-"""screen_inputs(faces_for=...): the platform supplies each image's faces (analysed once per job,
-issue 17); moderation checks them instead of analysing again, and never checks faces without its
-own kind of embedding."""
+"""screen_inputs(faces_for=...): the platform supplies each image's faces (analysed once per job);
+moderation checks them instead of analysing again, and never checks faces without its own kind of
+embedding."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """A face analysis as bytes (swap.face_analysis), the analyser signature that decides its reuse, and
-the pipeline swapping on given analyses exactly as on its own (issue 17)."""
+the pipeline swapping on given analyses exactly as on its own."""
 
 from __future__ import annotations
 

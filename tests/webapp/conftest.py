@@ -104,7 +104,7 @@ def post_job(client: APIClient, source: bytes, target: bytes, **fields):
         "target": _upload("target.jpg", target),
     }
     headers = fields.pop("headers", {})
-    fields.setdefault("consent", "true")  # every upload states the right to use the face (issue 19)
+    fields.setdefault("consent", "true")  # every upload states the right to use the face
     if fields["consent"] is None:
         del fields["consent"]
     return client.post("/api/v1/jobs", {**files, **fields}, format="multipart", headers=headers)

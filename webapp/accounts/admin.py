@@ -31,7 +31,7 @@ class ApiTokenAdmin(admin.ModelAdmin):
         self.message_user(request, "Revoked.", messages.SUCCESS)
 
 
-# --- sign-in limits (issue 15): the admin login is limited like the site's, and staff can unlock ---
+# --- sign-in limits: the admin login is limited like the site's, and staff can unlock ---
 
 admin.site.login_form = AdminLoginForm
 

@@ -1,4 +1,4 @@
-"""The client's address, trusting X-Forwarded-For only as far as VISAGE_TRUSTED_PROXIES says (issue 15).
+"""The client's address, trusting X-Forwarded-For only as far as VISAGE_TRUSTED_PROXIES says.
 
 With N trusted reverse proxies in front, each appends the address it received the request from,
 so the client is the N-th entry from the right; anything to the left of it was written by the

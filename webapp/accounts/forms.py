@@ -1,4 +1,4 @@
-"""Sign-in forms for the site and the admin with the login limits of login_limits (issue 15)."""
+"""Sign-in forms for the site and the admin with the login limits of login_limits."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Failed sign-ins are limited per username and per client address (issue 15, brute force).
+"""Failed sign-ins are limited per username and per client address (brute force).
 
 Every password check of the API token endpoint, the site's /login/ and the admin login goes through
 `authenticate_limited`. Failures are counted in the shared cache (Redis, the API throttles'

@@ -107,6 +107,6 @@ class MeView(APIView):
 
 def money_text(amount: Decimal, minor_unit: Decimal) -> str:
     """The amount in the currency's minor unit, never "-0.00": SQLite sums decimals as floats, so
-    0.30 − 0.10 − 0.20 comes back as −2.8e-17 (issue 15)."""
+    0.30 − 0.10 − 0.20 comes back as −2.8e-17."""
     rounded = amount.quantize(minor_unit)
     return str(rounded.copy_abs() if rounded.is_zero() else rounded)

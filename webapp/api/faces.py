@@ -28,7 +28,7 @@ from webapp.media.validation import UploadRejected, check_photo_type, read_uploa
 from .throttles import FacesThrottle
 
 # The detector works at most at VISAGE_DETECT_MAX_SIDE (1024 by default): decoding a 40-Mpx photo at
-# full size only to shrink it costs seconds of web CPU (issue 15), so decode at about twice that.
+# full size only to shrink it costs seconds of web CPU, so decode at about twice that.
 DECODE_MAX_SIDE = 2048
 
 _detector = None

@@ -1,4 +1,4 @@
-"""GET /api/v1/jobs/events: the signed-in user's job changes as Server-Sent Events (issue 17).
+"""GET /api/v1/jobs/events: the signed-in user's job changes as Server-Sent Events.
 
 Each event is `id: <Redis stream id>`, `event: job`, `data: {"id", "state", "progress", "version",
 "terminal", "deleted", "updated_at", "url"}`, read from the user's own stream only. A client resumes

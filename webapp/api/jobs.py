@@ -115,7 +115,7 @@ class JobListCreateView(ThrottledView):
             pairs = []
             for item in value:
                 face, source = (item.get("face"), item.get("source")) if isinstance(item, dict) else (None, None)
-                # bool is an int in Python: `true` must not pass as face 1 (issue 15).
+                # bool is an int in Python: `true` must not pass as face 1.
                 if not all(type(n) is int and 0 <= n for n in (face, source)) or set(item) - {"face", "source"}:
                     raise serializers.ValidationError(
                         'Each item must be {"face": N, "source": M} with whole numbers 0 or more.'
@@ -298,7 +298,7 @@ class JobDetailView(ThrottledView):
         known = events.recorded(job_id=job_id, owner_id=user_id) if client_etags else None
         known_etag = known.etag() if known is not None else None
         if known_etag is not None and etags.matches(known_etag, client_etags):
-            # The client holds the current version: no Job query (issue 17).
+            # The client holds the current version: no Job query.
             job, etag, terminal = None, known_etag, known.terminal
         else:
             job = self._load(request, job_id)
@@ -410,7 +410,7 @@ class JobCancelView(ThrottledView):
 
 
 class JobShareView(ThrottledView):
-    """The job's public share link (issue 18): POST makes (or returns) it, DELETE stops sharing."""
+    """The job's public share link: POST makes (or returns) it, DELETE stops sharing."""
 
     def get_throttles(self):
         return [ReadThrottle()]

@@ -1,4 +1,4 @@
-"""Every error under /api/ is RFC 9457 problem+json, also those Django answers before or around DRF (issue 15).
+"""Every error under /api/ is RFC 9457 problem+json, also those Django answers before or around DRF.
 
 DRF's exception handler (problems.py) covers errors inside API views. Django itself answers some
 requests with HTML: a path no route matches (`/api/v1/jobs/1`), request parsing limits

@@ -1,4 +1,4 @@
-"""OpenAPI post-processing: the schema says what the API really answers (issue 15, schemathesis).
+"""OpenAPI post-processing: the schema says what the API really answers (schemathesis).
 
 Every operation under /api/v1/ documents the problem+json errors any request can meet: 429 (every
 endpoint is throttled), 401 (a wrong token is refused even where none is needed), 503 (a dependency

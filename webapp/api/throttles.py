@@ -1,6 +1,6 @@
 """Per-user budgets: creating jobs is dearer than reading them. 429s carry Retry-After and RateLimit headers.
 
-Every API view is throttled (issue 15): ReadThrottle and ScopedThrottle are the defaults
+Every API view is throttled: ReadThrottle and ScopedThrottle are the defaults
 (REST_FRAMEWORK["DEFAULT_THROTTLE_CLASSES"]), so a view without its own throttles, such as the
 billing app's, has the read budget and, when it names a `throttle_scope` (the CSV export), that
 scope's budget too. Anonymous callers are counted by address (VISAGE_TRUSTED_PROXIES).

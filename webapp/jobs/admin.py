@@ -49,7 +49,7 @@ class ReviewQueueFilter(admin.SimpleListFilter):
 
 
 class ShareLinkInline(admin.TabularInline):
-    """The job's share links (issue 18), read-only: owners make and revoke them. Tokens are never
+    """The job's share links, read-only: owners make and revoke them. Tokens are never
     stored, so none is shown here."""
 
     model = ShareLink
@@ -300,7 +300,7 @@ CONSENT_COLUMNS = ["job_id", "created_at", "user_id", "username", "consent_at", 
 
 
 def consent_csv(jobs) -> str:
-    """Who stated, when, under which wording, that they may use the faces of each job (issue 19)."""
+    """Who stated, when, under which wording, that they may use the faces of each job."""
     out = io.StringIO()
     writer = csv.writer(out)
     writer.writerow(CONSENT_COLUMNS)

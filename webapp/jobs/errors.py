@@ -31,7 +31,7 @@ class JobNotCancelable(JobError):
 
 
 class ConsentRequired(JobError):
-    """The uploader did not confirm they may use the face(s) they upload (issue 19)."""
+    """The uploader did not confirm they may use the face(s) they upload."""
 
     code = "consent_required"
     status = 422
@@ -45,14 +45,14 @@ class ShareLinksDisabled(JobError):
 
 
 class JobNotShareable(JobError):
-    """Only a finished, visible result that is still stored can be shared (issue 18)."""
+    """Only a finished, visible result that is still stored can be shared."""
 
     code = "job_not_shareable"
     status = 409
 
 
 class OriginalsDeleted(JobError):
-    """Run again needs the uploaded originals, which are deleted when a job ends (issue 18)."""
+    """Run again needs the uploaded originals, which are deleted when a job ends."""
 
     code = "originals_deleted"
     status = 409

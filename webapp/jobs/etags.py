@@ -1,4 +1,4 @@
-"""A job's strong ETag: which version of its API representation a client holds (issue 17).
+"""A job's strong ETag: which version of its API representation a client holds.
 
 Derived from the row only (no ledger or S3 call), so the writer that publishes a change and the
 reader that builds a representation compute the same value. `Job.version` rises with every write

@@ -1,4 +1,4 @@
-"""Job events (issue 17): every change of a job is published here, and only here, after its commit.
+"""Job events: every change of a job is published here, and only here, after its commit.
 
 Each change is appended to its owner's Redis Stream `visage:events:user:<id>` (XADD, MAXLEN ~1000).
 One stream serves live delivery and resumption alike: a reader blocks with XREAD BLOCK from the

@@ -1,4 +1,4 @@
-"""The face-analysis cache (issue 17): analyse each uploaded image once per job, not once per worker.
+"""The face-analysis cache: analyse each uploaded image once per job, not once per worker.
 
 Screening (moderation queue) analyses the source photo(s) and a photo target and stores each
 analysis as a small object in the uploads bucket; the GPU step loads them instead of detecting,

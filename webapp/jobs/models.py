@@ -31,8 +31,8 @@ class Upload(models.Model):
     duration_seconds = models.FloatField(null=True, blank=True)
     has_audio = models.BooleanField(default=False)
     size_bytes = models.PositiveBigIntegerField()
-    # The file's name on the uploader's device, for searching the gallery (issue 18); the object in
-    # S3 is stored under our own key. Uploads made before issue 18 have none.
+    # The file's name on the uploader's device, for searching the gallery; the object in
+    # S3 is stored under our own key. Uploads made before names were kept have none.
     original_name = models.CharField(max_length=255, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     deleted_at = models.DateTimeField(null=True, blank=True)  # set once the object is gone from S3
@@ -65,7 +65,7 @@ class Job(models.Model):
     state = models.CharField(max_length=16, choices=JobState.choices, default=JobState.CREATED, db_index=True)
     progress = models.PositiveSmallIntegerField(default=0)  # 0–100
     # Raised by every write that changes what the API shows (transitions, progress, takedowns):
-    # orders the job's events and keys its ETag (webapp/jobs/events.py, issue 17).
+    # orders the job's events and keys its ETag (webapp/jobs/events.py).
     version = models.PositiveIntegerField(default=0)
     error_code = models.CharField(max_length=64, blank=True)
     error_message = models.TextField(blank=True)
@@ -81,7 +81,7 @@ class Job(models.Model):
     stage_ms = models.JSONField(default=dict, blank=True)
     cost = models.DecimalField(max_digits=14, decimal_places=4, null=True, blank=True)
     engine_notes = models.JSONField(default=dict, blank=True)  # swapper used, enhancer skipped, …
-    # The signed result's C2PA Content Credentials as read back after signing (issue 19).
+    # The signed result's C2PA Content Credentials as read back after signing.
     provenance = models.JSONField(default=dict, blank=True)
 
     # The uploader's statement that they may use the source face(s): when, which wording, from where
@@ -97,7 +97,7 @@ class Job(models.Model):
     result_visible = models.BooleanField(default=False)  # false until output moderation passed
     media_deleted_at = models.DateTimeField(null=True, blank=True)  # results and uploads purged
 
-    favourite = models.BooleanField(default=False)  # starred in the owner's gallery (issue 18)
+    favourite = models.BooleanField(default=False)  # starred in the owner's gallery
 
     idempotency_key = models.CharField(max_length=255, blank=True)
     request_hash = models.CharField(max_length=64, blank=True)
@@ -132,7 +132,7 @@ class Job(models.Model):
 
 
 class ShareLink(models.Model):
-    """An unlisted, expiring, revocable public page for one job's result (issue 18).
+    """An unlisted, expiring, revocable public page for one job's result.
 
     The token is never stored: `token_sha256` finds the link from its URL, and `nonce` (random) is
     what the token is derived from with the server's secret key (webapp.jobs.sharing), so the owner
@@ -159,5 +159,5 @@ def before_key_for(result_key: str) -> str:
 
 
 def thumbnail_key_for(result_key: str) -> str:
-    """The gallery's small WebP of the result (a video's poster), stored beside it since issue 18."""
+    """The gallery's small WebP of the result (a video's poster), stored beside it (results made before thumbnails have none)."""
     return result_key.rsplit(".", 1)[0] + ".thumb.webp"

@@ -1,4 +1,4 @@
-"""What the job lifecycle tells Prometheus and the logs when a job ends (issue 12).
+"""What the job lifecycle tells Prometheus and the logs when a job ends.
 
 Called by services right after the guarded UPDATE that ended a job, so each job is counted once:
 only the caller whose transition moved the job gets here.

@@ -47,7 +47,7 @@ def result_payload(job: Job) -> dict | None:
 
 
 def share_payload(job: Job, *, absolute) -> dict | None:
-    """The owner's active share link (issue 18): None when there is none or sharing is off."""
+    """The owner's active share link: None when there is none or sharing is off."""
     link = sharing.share_link_active(job) if settings.SHARE_LINKS_ENABLED else None
     if link is None:
         return None
@@ -97,7 +97,7 @@ def job_payload(job: Job, *, request=None) -> dict:
             "media_type": job.target.media_type, "kind": job.target.kind, "width": job.target.width,
             "height": job.target.height, "frames": job.target.frames, "fps": job.target.fps,
             "duration_seconds": job.target.duration_seconds, "has_audio": job.target.has_audio,
-            # The file name it was uploaded with; None for jobs made before names were kept (issue 18).
+            # The file name it was uploaded with; None for jobs made before names were kept.
             "name": job.target.original_name or None,
         },
         "result_url": result["url"] if result else None,
@@ -112,14 +112,14 @@ def job_payload(job: Job, *, request=None) -> dict:
             "attempts": job.attempts,
         },
         "engine": job.engine_notes or None,
-        # C2PA Content Credentials of the stored result, as read back after signing (issue 19).
+        # C2PA Content Credentials of the stored result, as read back after signing.
         "provenance": job.provenance or None,
         "consent": {"given_at": _iso(job.consent_at), "version": job.consent_version, "channel": job.consent_channel}
         if job.consent_at
         else None,
         "quote": job.quote or None,
         "cost": cost,
-        # One plain sentence on the money, from the ledger, right in every state (issue 14).
+        # One plain sentence on the money, from the ledger, right in every state.
         "credits": cost["sentence"] if cost else "Nothing was charged for this swap.",
         "media_deleted": job.media_deleted_at is not None,
         "share": share_payload(job, absolute=absolute),

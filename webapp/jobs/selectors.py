@@ -16,7 +16,7 @@ from .states import TERMINAL_STATES
 def jobs_for_user(
     *, user, state: str | None = None, query: str = "", favourite: bool | None = None
 ) -> QuerySet[Job]:
-    """`query`: words in the target's original file name (jobs made before issue 18 have none);
+    """`query`: words in the target's original file name (jobs made before names were kept have none);
     `favourite`: only starred (True) or unstarred (False) jobs."""
     jobs = (
         Job.objects.filter(owner=user)

@@ -175,7 +175,7 @@ def job_create(
 def job_quote(*, user, target: MediaInfo, mode: str, resolution: str):
     """The price of a job on this target: the one function behind the upload page's estimate,
     POST /api/v1/quotes and the job's stored quote, from the same inputs (the target's own size,
-    the probed frame count), so all three agree to the cent (issue 14)."""
+    the probed frame count), so all three agree to the cent."""
     return billing_services.quote_job(
         user=user,
         width=target.width,
@@ -583,7 +583,7 @@ def job_delete(*, job: Job) -> None:
 
 
 def job_set_favourite(*, job: Job, favourite: bool) -> Job:
-    """Star or unstar a job in its owner's gallery (issue 18)."""
+    """Star or unstar a job in its owner's gallery."""
     moved = Job.objects.filter(id=job.id).exclude(favourite=favourite).update(
         favourite=favourite, version=F("version") + 1
     )

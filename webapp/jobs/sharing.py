@@ -1,4 +1,4 @@
-"""Share links (issue 18): an unlisted, expiring, revocable public page for one job's result.
+"""Share links: an unlisted, expiring, revocable public page for one job's result.
 
 A link's token is 256 bits derived with the server's secret key from a random per-link nonce;
 the database keeps the nonce and the token's SHA-256 (to find the link from its URL), never the

@@ -1,4 +1,4 @@
-"""The takedown-report queue in the admin (issue 19): reports from /report, oldest open first.
+"""The takedown-report queue in the admin: reports from /report, oldest open first.
 
 Actions: protect the reported face (a protected identity from the stored embedding, in one step),
 take the reported result down (its stored files are deleted), or dismiss. Moderators need

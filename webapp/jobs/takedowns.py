@@ -1,4 +1,4 @@
-"""Takedown reports (issue 19): a person who finds a result of themselves reports it at /report.
+"""Takedown reports: a person who finds a result of themselves reports it at /report.
 
 The report names a result (its link, page or download URL: any text with the job id in it) and/or
 carries the file itself. A file's C2PA Content Credentials name the job it came from (the content
@@ -36,7 +36,7 @@ UUID_PATTERN = re.compile(r"[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?
 
 
 def job_for_link(link: str) -> Job | None:
-    shared = sharing.job_for_share_url(link)  # a share link names no job id (issue 18)
+    shared = sharing.job_for_share_url(link)  # a share link names no job id
     if shared is not None:
         return shared
     for match in UUID_PATTERN.findall(link or ""):

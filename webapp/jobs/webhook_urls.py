@@ -1,4 +1,4 @@
-"""Where a webhook may go: checked at submit (no DNS) and again at delivery (with DNS) (issue 15).
+"""Where a webhook may go: checked at submit (no DNS) and again at delivery (with DNS).
 
 At submit, the API refuses what can be known from the URL alone, so a job never spends screening and
 GPU time only for its webhook to be refused: a scheme other than http/https, no host, and, unless

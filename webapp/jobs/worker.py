@@ -6,7 +6,7 @@ belongs to a job runs (its id in `meta["heartbeat_job_id"]`, set by dispatch), a
 keeps `Job.heartbeat_at` fresh; a sweeper thread requeues or fails jobs whose worker died
 (services.jobs_sweep_stale), so a SIGKILL never leaves a job stuck in `running`.
 
-Graceful drain (issue 11): on SIGTERM, RQ's warm shutdown takes no new job and lets the running
+Graceful drain: on SIGTERM, RQ's warm shutdown takes no new job and lets the running
 one finish. If a job's GPU run is still going after WORKER_DRAIN_TIMEOUT_S, it is put back on its
 queue by one guarded `running → queued` update and the process exits at once, so the job starts
 again on another worker instead of being cut off by the grace period's SIGKILL and waiting out
@@ -148,7 +148,7 @@ class VisageWorker(SimpleWorker):
 
     def perform_job(self, job, queue, *args, **kwargs):
         """The task runs with its job's log context (and trace, when tracing is on); its queue
-        wait is observed first (issue 12)."""
+        wait is observed first."""
         _observe_queue_wait(job, queue.name)
         subject = job.meta.get("heartbeat_job_id") or (job.args[0] if job.args else None)
         attempt = job.args[1] if len(job.args) > 1 and isinstance(job.args[1], int) else None

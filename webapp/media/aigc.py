@@ -5,7 +5,7 @@ the IPTC digital-source-type "trainedAlgorithmicMedia" that platforms read. Vide
 `comment` and `description` tags (written by the muxer from `video_metadata`).
 
 Beyond this metadata label, results carry a visible mark (`visible_mark`, burnt into the pixels by
-swap.mark) and C2PA Content Credentials (webapp.media.provenance), issue 19.
+swap.mark) and C2PA Content Credentials (webapp.media.provenance).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""C2PA Content Credentials on every result (issue 19), with c2pa-python.
+"""C2PA Content Credentials on every result, with c2pa-python.
 
 Each image or video result is signed with a manifest that says it is AI-generated
 (`c2pa.actions`: `c2pa.created` + `c2pa.edited` with the IPTC digital source type

@@ -1,7 +1,7 @@
 """Gallery thumbnails: a small WebP of a result, cropped to the gallery's card shape around the faces.
 
 The dashboard shows results at most a few hundred pixels wide; loading the full-size results made a
-gallery of 17 cards weigh 3.3 MB (issue 18). A crop that ignored the faces could cut them off, so the
+gallery of 17 cards weigh 3.3 MB. A crop that ignored the faces could cut them off, so the
 crop is the largest card-shaped window that contains every swapped face (or is centred on them when
 they cannot all fit).
 """

@@ -1,4 +1,4 @@
-# Issue 19: C2PA provenance read back from each signed result, and the uploader's consent.
+# C2PA provenance read back from each signed result, and the uploader's consent.
 
 from django.db import migrations, models
 

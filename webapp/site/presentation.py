@@ -45,7 +45,7 @@ def queue_standings(jobs: list[Job]) -> dict[uuid.UUID, QueueStanding]:
     workers = _gpu_worker_count()
     standings: dict[uuid.UUID, QueueStanding] = {}
     # What the busy workers still have to do comes first: a queued photo behind a running video
-    # waits for the video (issue 18: "ready in about 1 s" for 9 s).
+    # waits for the video (counting only queued jobs once said "ready in about 1 s" for 9 s).
     seconds_ahead = _seconds_left_running()
     for position, (job_id, _queue, _queued_at, quote) in enumerate(waiting, start=1):
         estimate = _estimate_seconds(quote)

@@ -77,7 +77,7 @@ def signup(request: HttpRequest) -> HttpResponse:
 
 
 class LoginView(auth_views.LoginView):
-    """Django's login with the sign-in limits (issue 15): a locked-out attempt is a 429 with Retry-After
+    """Django's login with the sign-in limits: a locked-out attempt is a 429 with Retry-After
     and the form says why and for how long."""
 
     form_class = LoginForm
@@ -538,7 +538,7 @@ def job_run_again(request: HttpRequest, job_id: uuid.UUID) -> HttpResponse:
     return redirect("job-detail", job_id=job_id)
 
 
-# --- share links (issue 18) --------------------------------------------------------------------------
+# --- share links --------------------------------------------------------------------------
 
 
 @require_GET
@@ -573,7 +573,7 @@ def share_page(request: HttpRequest, token: str) -> HttpResponse:
     return response
 
 
-# --- takedown reports (issue 19) ---------------------------------------------------------------------
+# --- takedown reports ---------------------------------------------------------------------
 
 
 def report(request: HttpRequest) -> HttpResponse:

@@ -1,4 +1,4 @@
-"""Every Prometheus metric Visage records, in one place (issue 12).
+"""Every Prometheus metric Visage records, in one place.
 
 prometheus-client multiprocess mode: gunicorn workers and RQ workers each write their samples
 under PROMETHEUS_MULTIPROC_DIR, and a scrape (webapp.ops.metrics) merges them, so `/metrics`
@@ -85,7 +85,7 @@ MODERATION_DECISIONS = Counter(
 BILLING_CAPTURED = Counter(
     "visage_billing_captured", "Credits captured, in the currency's minor units", ["currency"]
 )
-# Job events (issue 17): a Redis fault never fails a transition; it is counted here instead.
+# Job events: a Redis fault never fails a transition; it is counted here instead.
 JOB_EVENT_FAILURES = Counter(
     "visage_job_event_failures", "Job change events that could not be published to Redis", ["operation"]
 )

@@ -1,4 +1,4 @@
-"""Every error under /api/ is problem+json, also Django's own (issue 15); DEBUG off by default; production
+"""Every error under /api/ is problem+json, also Django's own; DEBUG off by default; production
 cookie flags."""
 
 from __future__ import annotations
@@ -54,7 +54,7 @@ def test_a_huge_form_field_is_a_413_problem(user_a, settings):
 
 
 def test_an_oversized_json_body_is_refused_before_it_is_read(user_a, settings):
-    """The issue's 150 MB JSON to /quotes: refused on Content-Length, nothing parsed."""
+    """A 150 MB JSON to /quotes: refused on Content-Length, nothing parsed."""
     settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 10_000
     response = api_client_for(user_a).post(
         "/api/v1/quotes", json.dumps({"width": 10, "height": 10, "pad": "x" * 20_000}), content_type="application/json"

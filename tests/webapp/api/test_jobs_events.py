@@ -1,4 +1,4 @@
-"""Status without polling (issue 17): job events on Redis Streams, SSE, ETag/304 and long-poll.
+"""Status without polling: job events on Redis Streams, SSE, ETag/304 and long-poll.
 
 Real Redis and database; jobs move through the same guarded transitions the workers use. Nothing
 waits on the clock to synchronise: a test that needs a request to be blocked waits for the

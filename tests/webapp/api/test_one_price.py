@@ -1,4 +1,4 @@
-"""One price everywhere (issue 14): the upload page's estimate (the quote endpoint as the page calls
+"""One price everywhere: the upload page's estimate (the quote endpoint as the page calls
 it, with the file), the API quote and the stored quote of jobs submitted through the API and through
 the site are the same to the cent, for photos and videos."""
 

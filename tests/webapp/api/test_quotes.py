@@ -1,4 +1,4 @@
-"""POST /api/v1/quotes: the price of a job before it is submitted (the one price of issue 14)."""
+"""POST /api/v1/quotes: the price of a job before it is submitted (the one price every page and the API show)."""
 
 from __future__ import annotations
 

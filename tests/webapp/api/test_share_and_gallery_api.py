@@ -1,4 +1,4 @@
-"""/api/v1 for issue 18: share links (POST/DELETE /jobs/{id}/share), favourites (PATCH) and the
+"""/api/v1 for the gallery: share links (POST/DELETE /jobs/{id}/share), favourites (PATCH) and the
 list's search (?q=) and favourite filter."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Every endpoint is throttled and its schema documents what it answers (issue 15)."""
+"""Every endpoint is throttled and its schema documents what it answers."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Validation up front (issue 15): what would fail on a worker, or cost web CPU, is refused at submit."""
+"""Validation up front: what would fail on a worker, or cost web CPU, is refused at submit."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Jobs across modes, resolutions, photos and videos, through the API and the site, on a real
-worker that measured its own speed first (issue 14). For every job: charge ≤ quote; the site's
+worker that measured its own speed first. For every job: charge ≤ quote; the site's
 estimate == the API quote == the stored quote; overall: the balance dropped by exactly the sum of
 the charges and no job in a final state holds credits.
 

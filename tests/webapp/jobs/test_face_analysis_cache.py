@@ -1,4 +1,4 @@
-"""Analyse once (issue 17): screening stores each input's face analysis in the uploads bucket, the GPU
+"""Analyse once: screening stores each input's face analysis in the uploads bucket, the GPU
 step reuses it when its own pipeline would compute the same, and nothing of it outlives the uploads.
 
 Real API, real worker, real S3; the engine is the dlib + classical default (an empty models folder),

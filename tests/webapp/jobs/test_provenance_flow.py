@@ -1,4 +1,4 @@
-"""Issue 19 end to end: what a user downloads is marked and signed; moderation saw it unmarked;
+"""Provenance end to end: what a user downloads is marked and signed; moderation saw it unmarked;
 nothing is uploaded without the consent statement."""
 
 from __future__ import annotations

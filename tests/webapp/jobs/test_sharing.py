@@ -1,4 +1,4 @@
-"""Share links (issue 18): tokens stored only as hashes, expiry, revocation, what may be shared."""
+"""Share links: tokens stored only as hashes, expiry, revocation, what may be shared."""
 
 from __future__ import annotations
 

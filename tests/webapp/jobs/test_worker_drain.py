@@ -1,5 +1,5 @@
 """SIGTERM to a real worker mid-job (a Kubernetes scale-down or rollout): the job finishes, or is
-requeued when it outlasts the drain timeout, and is charged exactly once either way (issue 11)."""
+requeued when it outlasts the drain timeout, and is charged exactly once either way."""
 
 from __future__ import annotations
 

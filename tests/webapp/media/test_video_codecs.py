@@ -1,4 +1,4 @@
-"""Videos are judged by their codec, not by the decoder PyAV picked (issue 15: an AV1 MP4 was refused as
+"""Videos are judged by their codec, not by the decoder PyAV picked (an AV1 MP4 was refused as
 "uses the libdav1d codec"). Real clips encoded here with PyAV's encoders: SVT-AV1 for AV1, x265 for HEVC,
 libvpx for VP9; a codec we don't process (MPEG-2) gets a clear 415."""
 

@@ -1,5 +1,5 @@
 """/metrics against the real stack: what a job's life records, the bearer key, bounded labels,
-and a scrape that reads only indexed rows (issue 12)."""
+and a scrape that reads only indexed rows."""
 
 from __future__ import annotations
 

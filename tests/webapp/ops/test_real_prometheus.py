@@ -1,7 +1,7 @@
 """The whole chain with Debian's real `prometheus`: a web server and a worker from this test
 (sharing one multiprocess directory, as `make run` runs them), Prometheus scraping the web's
 /metrics (with the bearer key) and the worker's own port, then histogram_quantile and the queue
-depth through Prometheus's HTTP API (issue 12)."""
+depth through Prometheus's HTTP API."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Money on the site's pages (issue 14): the job page says Price / Paid / Not charged / Refunded in
+"""Money on the site's pages: the job page says Price / Paid / Not charged / Refunded in
 one sentence right for each state, the account page shows credits, one history row per job with 50
 a page, and the credits pages (buy, success, cancel) work with and without Stripe keys."""
 

@@ -1,4 +1,4 @@
-"""Gallery favourites and name search on the dashboard, and "Run again" on the job page (issue 18)."""
+"""Gallery favourites and name search on the dashboard, and "Run again" on the job page."""
 
 from __future__ import annotations
 

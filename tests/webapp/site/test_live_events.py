@@ -1,4 +1,4 @@
-"""The site's live pages follow the user's job events (issue 17) from where the stream stood when the
+"""The site's live pages follow the user's job events from where the stream stood when the
 page was rendered, so a change made between the render and the EventSource connecting is not lost."""
 
 from __future__ import annotations

@@ -24,7 +24,7 @@ def test_job_page_says_one_state_everywhere(page, live_server, funded_user, astr
     page.evaluate("window.__sameDocument = true")
     badge, details = page.locator("#state-badge"), page.locator("#state-text")
     # A worker would move the job; here it moves by the same guarded transitions, whose events
-    # (SSE, issue 17) the page follows.
+    # (SSE) the page follows.
     previous = "created"
     for state, progress in (("screening", 0), ("review", 0), ("queued", 0), ("running", 40)):
         assert transition(job_id, from_states=[previous], to_state=state, progress=progress)

@@ -14,7 +14,7 @@ VIEWPORTS = {
     "desktop": {"viewport": {"width": 1366, "height": 900}},
     "phone": {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True, "device_scale_factor": 2},
 }
-# (width, height, face box): the landscape size is the one issue 18 saw drawn stretched.
+# (width, height, face box): the landscape size is the one once drawn stretched.
 SHAPES = {
     "landscape": (1126, 661, (760, 180, 940, 380)),
     "portrait": (600, 900, (90, 120, 250, 300)),

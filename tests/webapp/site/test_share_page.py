@@ -1,4 +1,4 @@
-"""The public share page /s/<token>/ (issue 18): the result with its AI-generated label, never the
+"""The public share page /s/<token>/: the result with its AI-generated label, never the
 inputs or the owner; noindex; one plain 404 for every link that does not open. And the job page's
 Share button, end to end in a browser."""
 

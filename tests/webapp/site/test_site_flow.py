@@ -84,7 +84,7 @@ def test_sign_up_upload_watch_download_delete(page, live_server, astronaut_files
     job = Job.objects.get()
     assert job.consent_channel == "site" and job.consent_at is not None
     assert (job.mode, job.faces, job.face_index) == ("fast", "one", 0)
-    assert job.quote["amount"] == shown_price  # the price the page showed is the job's price (issue 14)
+    assert job.quote["amount"] == shown_price  # the price the page showed is the job's price
     expect(page.get_by_role("progressbar")).to_be_visible()
     page.screenshot(path=artifacts / "05-job-submitted.png", full_page=True)
 

@@ -1,5 +1,5 @@
 """Structured logs: one JSON object per line, and the API's request id following the job through
-its RQ tasks into the workers' log lines (issue 12)."""
+its RQ tasks into the workers' log lines."""
 
 from __future__ import annotations
 

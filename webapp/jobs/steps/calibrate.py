@@ -1,6 +1,6 @@
 """The GPU worker's measurement of its own speed at warm-up: real swaps per mode at several photo
 sizes, and clips of several sizes and lengths (videos), recorded as billing calibration samples, so
-a fresh install quotes near what jobs will cost from its very first job (issue 14). The quote's
+a fresh install quotes near what jobs will cost from its very first job. The quote's
 speed model (billing.calibration) is fitted to them: a fixed part per job, a part per frame and a
 part per megapixel, so the samples must differ in size and (for videos) in length.
 

@@ -1,7 +1,7 @@
 """The GPU step of a photo job: fetch the originals, swap, store the labelled result, screen it.
 
 The stored (downloadable) result has the visible AI mark burnt in and C2PA Content Credentials
-embedded; output moderation screens the unmarked pixels (issue 19).
+embedded; output moderation screens the unmarked pixels.
 """
 
 from __future__ import annotations

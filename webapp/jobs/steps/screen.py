@@ -88,7 +88,7 @@ def _missing_face(job: Job, target_faces: list[int]) -> FaceIndexOutOfRange | No
 
 
 def _analysed_once(job: Job, uploads: list[Upload], target_faces: list[int]):
-    """Moderation's face checks on analyses that are stored for the GPU step (issue 17): each
+    """Moderation's face checks on analyses that are stored for the GPU step: each
     photo analysed once, the target at the job's resolution, with moderation's own pipeline.
 
     The target is analysed in standard mode whatever the job's mode: fast skips the rotated

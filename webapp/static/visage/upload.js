@@ -18,7 +18,7 @@
   var quoteAvailable = document.getElementById("quote-available");
   var targetSize = null; // {width, height, frames} read from the chosen target in the browser
   var targetFile = null; // the chosen target: the first quote sends it, so the server measures it
-  var measured = null;   // {width, height, frames, kind} as the server measured the target (issue 14)
+  var measured = null;   // {width, height, frames, kind} as the server measured the target
   var quoteSeq = 0;
   var facesSeq = 0;
   var WHAT = { source: "face photo", target: "target" };

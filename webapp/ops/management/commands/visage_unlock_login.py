@@ -1,4 +1,4 @@
-"""Clear the failed sign-in count of a username and/or a client address (issue 15 lockouts)."""
+"""Clear the failed sign-in count of a username and/or a client address (the sign-in limits' lockouts)."""
 
 from __future__ import annotations
 

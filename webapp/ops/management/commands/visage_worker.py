@@ -61,7 +61,7 @@ class Command(BaseCommand):
             self._warm_up_engine()
             self.stdout.write(f"engine backends: {engine.get_pipeline().backends}")
             if settings.WARMUP_CALIBRATION:
-                # Measure this worker's own speed so quotes match it from the first job (issue 14).
+                # Measure this worker's own speed so quotes match it from the first job.
                 try:
                     runs_as = calibrate.measure(engine.get_pipeline())
                     self.stdout.write(f"speed measured; modes run as {runs_as}")

@@ -1,4 +1,4 @@
-"""Sign-in brute force (issue 15): trusted proxies, per-username and per-address limits on the API token
+"""Sign-in brute force: trusted proxies, per-username and per-address limits on the API token
 endpoint, the site's /login/ and the admin login, the lockout answers, the unlocks, and Redis down."""
 
 from __future__ import annotations
@@ -64,7 +64,7 @@ def test_client_ip_trusts_only_the_configured_proxies(settings, proxies, xff, ex
 
 
 def test_rotating_x_forwarded_for_does_not_dodge_the_auth_throttle(user_a):
-    """The attack from the issue: 50 wrong passwords with a new X-Forwarded-For each time."""
+    """A brute-force attack: 50 wrong passwords with a new X-Forwarded-For each time."""
     statuses = [
         token_attempt(f"nobody{i}", "wrong", xff=f"198.51.100.{i}").status_code for i in range(25)
     ]
