@@ -2,7 +2,7 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-    """/metrics counts the last hour's charges: a range on created_at, indexed (issue 12)."""
+    """/metrics counts the last hour's charges: a range on created_at, indexed."""
 
     dependencies = [("billing", "0004_gpusample_frames_pixels")]
 
