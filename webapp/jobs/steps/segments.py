@@ -10,6 +10,7 @@ are spent the job fails (tasks.on_video_task_failure).
 
 from __future__ import annotations
 
+import io
 import json
 import logging
 import tempfile
@@ -17,6 +18,7 @@ import uuid
 from dataclasses import asdict
 from pathlib import Path
 
+import numpy as np
 from django.conf import settings
 from django.utils import timezone
 
@@ -51,6 +53,23 @@ def parts_prefix(job: Job) -> str:
 
 def part_key(job: Job, attempt: int, index: int) -> str:
     return f"{parts_prefix(job)}{attempt}/{index:04d}.mp4"
+
+
+def kept_key(job: Job, attempt: int, index: int) -> str:
+    """A segment's kept unmarked frames (video.kept_frames) for the join: scratch data like the parts."""
+    return f"{parts_prefix(job)}{attempt}/{index:04d}.kept.npz"
+
+
+def pack_frames(kept: list[tuple[int, np.ndarray]]) -> bytes:
+    buffer = io.BytesIO()
+    np.savez_compressed(buffer, indices=np.array([i for i, _ in kept], dtype=np.int64),
+                        frames=np.array([frame for _, frame in kept], dtype=np.uint8))
+    return buffer.getvalue()
+
+
+def unpack_frames(data: bytes) -> list[tuple[int, np.ndarray]]:
+    with np.load(io.BytesIO(data), allow_pickle=False) as packed:
+        return [(int(i), frame) for i, frame in zip(packed["indices"], packed["frames"], strict=True)]
 
 
 def delete_parts(job: Job) -> None:
@@ -105,6 +124,8 @@ def _swap_segment(job: Job, attempt: int, index: int) -> None:
         storage.put_bytes(
             settings.S3_UPLOADS_BUCKET, part_key(job, attempt, index), part.read_bytes(), RESULT_MEDIA_TYPE
         )
+        storage.put_bytes(settings.S3_UPLOADS_BUCKET, kept_key(job, attempt, index), pack_frames(result.kept),
+                          "application/octet-stream")
         stats_key = plan_key(job, attempt, "stats")
         redis.hset(stats_key, str(index), json.dumps(asdict(SegmentStats.of(result, source))))
         redis.expire(stats_key, PLAN_TTL_S)
@@ -145,15 +166,16 @@ def _join(job: Job, attempt: int, stats: list[SegmentStats]) -> None:
         directory = Path(tmp)
         if sum(s.swapped_frames for s in stats) == 0:
             raise NoFaceInVideo()
-        parts = []
+        parts, kept = [], []
         for index in range(len(stats)):
             path = directory / f"part-{index:04d}.mp4"
             path.write_bytes(storage.get_bytes(settings.S3_UPLOADS_BUCKET, part_key(job, attempt, index)))
             parts.append(path)
+            kept += unpack_frames(storage.get_bytes(settings.S3_UPLOADS_BUCKET, kept_key(job, attempt, index)))
         target = download_target(job, directory)
         info = video_io.probe(target)
         wall = (timezone.now() - job.started_at).total_seconds() if job.started_at else 0.0
-        outcome = finish(job, directory, parts, stats, target, info, wall)
+        outcome = finish(job, directory, parts, stats, target, info, wall, kept=kept)
         try:
             check_running(job.id, attempt)
         except JobCanceled:
