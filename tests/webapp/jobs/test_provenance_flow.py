@@ -3,8 +3,10 @@ view saw it unmarked; nothing is uploaded without the consent statement."""
 
 from __future__ import annotations
 
+import csv
 import hashlib
 import html as html_lib
+import io
 import json
 import re
 
@@ -63,6 +65,7 @@ def test_a_photo_result_is_marked_signed_and_was_screened_unmarked(api_a, astron
     assert ours["content_id"] == str(job.id)
     assert ours["inputs_sha256"] == provenance.inputs_digest([u.sha256 for u in uploads])
     assert ours["engine"]["swapper"] == job.engine_notes["swapper"]
+    assert ours["engine"]["models"] == job.engine_notes["model_versions"] and ours["engine"]["version"]
     assert source not in stored and target not in stored  # a hash of the inputs, never the inputs
 
     body = api_a.get(f"/api/v1/jobs/{job_id}").json()
@@ -250,3 +253,14 @@ def test_consent_is_recorded_with_the_wording_version(api_a, astronaut_pair, fun
         "2026-12-a", "These are my own photos.", "api"
     )
 
+
+
+def test_staff_export_who_consented_when_and_to_which_wording(api_a, astronaut_pair, funded_user, admin_client):
+    source, target, _ = astronaut_pair
+    job = Job.objects.get(id=post_job(api_a, source, target).json()["id"])
+    response = admin_client.post("/admin/webapp/job/", {"action": "export_consent_csv", "_selected_action": [job.id]})
+    assert response.status_code == 200 and response["Content-Type"].startswith("text/csv")
+    header, row = list(csv.reader(io.StringIO(response.content.decode())))
+    assert header[:7] == ["job_id", "created_at", "user_id", "username", "consent_at", "consent_version", "channel"]
+    assert row[:4] == [str(job.id), job.created_at.isoformat(), str(funded_user.id), funded_user.username]
+    assert row[4:] == [job.consent_at.isoformat(), settings.CONSENT_VERSION, "api", settings.CONSENT_TEXT]

@@ -27,6 +27,7 @@ from webapp.media.thumbnails import THUMBNAIL_MEDIA_TYPE, preview_jpeg, thumbnai
 
 from .. import services
 from ..choices import JobState
+from ..engine import model_versions
 from ..models import Job, Upload, after_key_for, before_key_for, thumbnail_key_for
 from ..states import current
 
@@ -139,7 +140,7 @@ def resize_for_resolution(image: np.ndarray, resolution: str) -> np.ndarray:
 
 def result_claim(job: Job, *, extension: str, engine: dict) -> provenance.ResultClaim:
     """What the result's Content Credentials say: the job's content id, a hash over the inputs'
-    hashes (never the inputs), the engine, and the target as an ingredient (by hash)."""
+    hashes (never the inputs), the engine and its models' versions, and the target as an ingredient (by hash)."""
     uploads = [job.source, *job.extra_sources.order_by("created_at"), job.target]
     return provenance.ResultClaim(
         content_id=str(job.id),
@@ -147,7 +148,8 @@ def result_claim(job: Job, *, extension: str, engine: dict) -> provenance.Result
         inputs_sha256=provenance.inputs_digest([upload.sha256 for upload in uploads]),
         target_sha256=job.target.sha256,
         target_media_type=job.target.media_type,
-        engine={"name": "visage-swap", "version": ENGINE_VERSION, **engine},
+        # The engine's name and version, what ran (swapper, enhancer) and each model's version.
+        engine={"name": "visage-swap", "version": ENGINE_VERSION, **engine, "models": model_versions()},
     )
 
 
