@@ -6,7 +6,10 @@
    validate, bytes added;
 2. C2PA signing of a 720p H.264 MP4 (a synthetic clip of --seconds), scaled to a minute: ms, bytes;
 3. the visible mark: ms per 720p/1080p frame, and 720p encode fps with and without the mark
-   (composited in the encoder's thread, as process_clip does).
+   (composited in the encoder's thread, as process_clip does);
+4. output moderation's unmarked samples of the 720p clip: keeping them on the way to the encoder
+   (process_clip's keep=, a scaled copy per sample, plus a JPEG each for the join as a segmented
+   job stores them) against what it replaced (decoding the marked result for its samples and its poster).
 """
 
 from __future__ import annotations
@@ -141,6 +144,31 @@ def main() -> None:
                 writer.write(mark.apply(frame) if marked else frame)
         seconds = time.perf_counter() - started
         print(f"   720p encode {label}: {len(frames) / seconds:.1f} fps")
+
+    import cv2
+
+    from swap.video.process import _resized_copy
+
+    print(f"4. output moderation's unmarked samples of the {args.seconds:g} s 720p clip")
+    info = video_io.probe(signed)
+    wanted = sorted({*video_io.sample_indices(info.frames, info.duration_seconds), info.frames // 2})
+    size = video_io.sample_size(info.width, info.height, 720)
+    frame = np.ascontiguousarray(photo(1280, 720)[:, :, ::-1])
+    started = time.perf_counter()
+    kept = [(index, _resized_copy(frame, size)) for index in wanted]
+    keep_ms = (time.perf_counter() - started) * 1000
+    started = time.perf_counter()  # as webapp.jobs.steps.segments.store_kept (all segments together)
+    packed = [cv2.imencode(".jpg", f, [cv2.IMWRITE_JPEG_QUALITY, 95])[1].tobytes() for _, f in kept]
+    pack_ms = (time.perf_counter() - started) * 1000
+    started = time.perf_counter()
+    video_io.sample_frames(signed)
+    next(video_io.read_frames(signed, start=info.frames // 2, stop=info.frames // 2 + 1))
+    decode_ms = (time.perf_counter() - started) * 1000
+    print(
+        f"   {len(wanted)} frames kept at {size}: {keep_ms:.0f} ms in the frame loop, packing for the join "
+        f"{pack_ms:.0f} ms ({sum(map(len, packed)) / 2**20:.1f} MiB); replaced: decoding the marked result for its "
+        f"samples and poster {decode_ms:.0f} ms"
+    )
 
 
 if __name__ == "__main__":

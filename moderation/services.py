@@ -17,7 +17,6 @@ import uuid
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 from django.conf import settings
@@ -151,9 +150,9 @@ def screen_video_inputs(
     return max((photos, clip_outcome), key=lambda outcome: SEVERITY[outcome.decision])
 
 
-def screen_video_output(*, subject_id: uuid.UUID, path: Path) -> ScreeningOutcome:
-    """Sampled frames of a finished video, like `screen_output` (anything flagged → review)."""
-    frames = [frame for _, frame in video_io.sample_frames(path)]
+def screen_video_output(*, subject_id: uuid.UUID, frames: list[np.ndarray]) -> ScreeningOutcome:
+    """Sampled frames of a finished video, like `screen_output` (anything flagged → review). The
+    worker keeps them unmarked on their way to the encoder (swap.video.process_clip's `keep`)."""
     return screen_frames(subject_id=subject_id, frames=frames, stage=Stage.OUTPUT)
 
 

@@ -191,17 +191,27 @@ def read_frames(
             raise InvalidVideo(f"The video stream could not be decoded at frame {index} ({exc}).") from exc
 
 
+def sample_indices(frames: int, duration_seconds: float, *, per_second: float = 1.0, minimum: int = 8) -> list[int]:
+    """The frame indices `sample_frames` picks: about `per_second` a second (at least `minimum`), spread evenly."""
+    count = min(frames, max(minimum, math.ceil(duration_seconds * per_second)))
+    return sorted({min(frames - 1, int((i + 0.5) * frames / count)) for i in range(count)})
+
+
+def sample_size(width: int, height: int, max_side: int | None) -> tuple[int, int] | None:
+    """The (even) size of a sampled frame: the longer side at most `max_side`; None: as it is."""
+    if not max_side or max(width, height) <= max_side:
+        return None
+    scale = max_side / max(width, height)
+    return even_size(round(width * scale), round(height * scale))
+
+
 def sample_frames(
     source: Source, *, per_second: float = 1.0, minimum: int = 8, max_side: int | None = 720
 ) -> list[tuple[int, np.ndarray]]:
     """About `per_second` frames a second (at least `minimum`, spread evenly), as (index, BGR)."""
     info = probe(source)
-    count = min(info.frames, max(minimum, math.ceil(info.duration_seconds * per_second)))
-    wanted = sorted({min(info.frames - 1, int((i + 0.5) * info.frames / count)) for i in range(count)})
-    size = None
-    if max_side and max(info.width, info.height) > max_side:
-        scale = max_side / max(info.width, info.height)
-        size = even_size(round(info.width * scale), round(info.height * scale))
+    wanted = sample_indices(info.frames, info.duration_seconds, per_second=per_second, minimum=minimum)
+    size = sample_size(info.width, info.height, max_side)
     picked: list[tuple[int, np.ndarray]] = []
     # One sequential pass: samples are dense for short clips, and decode is cheap next to moderation.
     for index, frame in enumerate(read_frames(source, size=size)):

@@ -130,6 +130,10 @@ class Job(models.Model):
     def thumbnail_key(self) -> str:
         return thumbnail_key_for(self.result_key) if self.result_key else ""
 
+    @property
+    def after_key(self) -> str:
+        return after_key_for(self.result_key) if self.result_key else ""
+
 
 class ShareLink(models.Model):
     """An unlisted, expiring, revocable public page for one job's result.
@@ -161,3 +165,15 @@ def before_key_for(result_key: str) -> str:
 def thumbnail_key_for(result_key: str) -> str:
     """The gallery's small WebP of the result (a video's poster), stored beside it (results made before thumbnails have none)."""
     return result_key.rsplit(".", 1)[0] + ".thumb.webp"
+
+
+def after_key_for(result_key: str) -> str:
+    """The result WITHOUT the visible mark (a video's middle frame), a web-size JPEG for the site's
+    before/after view and the moderators' desk (issue 19). Private: never in the API's result, never
+    offered as a download; what users download is the marked, signed result."""
+    return result_key.rsplit(".", 1)[0] + ".after.jpg"
+
+
+def result_keys(result_key: str) -> list[str]:
+    """The result and every object stored beside it: whatever deletes one deletes them all."""
+    return [result_key, before_key_for(result_key), after_key_for(result_key), thumbnail_key_for(result_key)]

@@ -29,7 +29,7 @@ from webapp.telemetry import metrics
 from . import dispatch, events, observe, sharing
 from .choices import JobState, UploadRole
 from .errors import ConsentRequired, IdempotencyKeyMismatch, InvalidOption, JobNotCancelable, OriginalsDeleted
-from .models import Job, Upload, before_key_for, thumbnail_key_for
+from .models import Job, Upload, result_keys
 from .states import BEFORE_RUNNING, CANCELABLE_STATES, TERMINAL_STATES, current, transition
 
 logger = logging.getLogger(__name__)
@@ -273,9 +273,8 @@ def _purge_uploads(job: Job) -> None:
 
 
 def _delete_result(job: Job) -> None:
-    storage.delete(settings.S3_RESULTS_BUCKET, job.result_key)
-    storage.delete(settings.S3_RESULTS_BUCKET, job.before_key)
-    storage.delete(settings.S3_RESULTS_BUCKET, job.thumbnail_key)
+    if job.result_key:
+        result_discard(result_key=job.result_key)
 
 
 def _end_without_charge(
@@ -429,10 +428,10 @@ def job_succeed(job_id: uuid.UUID, outcome: JobOutcome) -> bool:
 
 
 def result_discard(*, result_key: str) -> None:
-    """Delete a stored result that no job will show (canceled, or superseded by a newer attempt)."""
-    storage.delete(settings.S3_RESULTS_BUCKET, result_key)
-    storage.delete(settings.S3_RESULTS_BUCKET, before_key_for(result_key))
-    storage.delete(settings.S3_RESULTS_BUCKET, thumbnail_key_for(result_key))
+    """Delete a stored result and everything stored beside it (models.result_keys): a result no job
+    will show (canceled, superseded by a newer attempt), deleted, expired or taken down."""
+    for key in result_keys(result_key):
+        storage.delete(settings.S3_RESULTS_BUCKET, key)
 
 
 def _record_outcome(job_id: uuid.UUID, outcome: JobOutcome) -> bool:

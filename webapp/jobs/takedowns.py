@@ -27,7 +27,7 @@ from swap.video import io as video_io
 from webapp.media import provenance, storage
 from webapp.media.validation import sniff_media_type
 
-from . import events, sharing
+from . import events, services, sharing
 from .models import Job
 
 logger = logging.getLogger(__name__)
@@ -116,8 +116,7 @@ def job_take_down(*, job_id: uuid.UUID) -> bool:
         return False
     sharing.share_links_revoke(job=job)
     if job.result_key:
-        storage.delete(settings.S3_RESULTS_BUCKET, job.result_key)
-        storage.delete(settings.S3_RESULTS_BUCKET, job.before_key)
+        services.result_discard(result_key=job.result_key)
     moved = Job.objects.filter(id=job_id).update(
         result_visible=False, media_deleted_at=job.media_deleted_at or timezone.now(), version=F("version") + 1
     )

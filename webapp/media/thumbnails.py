@@ -17,6 +17,10 @@ THUMBNAIL_MAX_SIDE_PX = 480
 THUMBNAIL_ASPECT = 16 / 10  # the dashboard card's picture (width / height)
 THUMBNAIL_QUALITY = 80
 THUMBNAIL_MEDIA_TYPE = "image/webp"
+# The unmarked result in the site's before/after view (issue 19): big enough for the view on a
+# high-density screen, small enough not to stand in for the full-size, marked and signed download.
+PREVIEW_MAX_SIDE_PX = 1280
+PREVIEW_QUALITY = 85
 
 
 def crop_box(width: int, height: int, face_boxes: Sequence[Sequence[float]], *, aspect: float = THUMBNAIL_ASPECT
@@ -56,4 +60,17 @@ def thumbnail_webp(image_bgr: np.ndarray, face_boxes: Sequence[Sequence[float]] 
     ok, encoded = cv2.imencode(".webp", crop, [cv2.IMWRITE_WEBP_QUALITY, THUMBNAIL_QUALITY])
     if not ok:
         raise ValueError("could not encode the thumbnail")
+    return encoded.tobytes()
+
+
+def preview_jpeg(image_bgr: np.ndarray) -> bytes:
+    """A JPEG at most PREVIEW_MAX_SIDE_PX on its longer side (never scaled up), uncropped."""
+    height, width = image_bgr.shape[:2]
+    scale = min(1.0, PREVIEW_MAX_SIDE_PX / max(height, width))
+    if scale < 1.0:
+        size = (max(1, round(width * scale)), max(1, round(height * scale)))
+        image_bgr = cv2.resize(image_bgr, size, interpolation=cv2.INTER_AREA)
+    ok, encoded = cv2.imencode(".jpg", image_bgr, [cv2.IMWRITE_JPEG_QUALITY, PREVIEW_QUALITY])
+    if not ok:
+        raise ValueError("could not encode the preview")
     return encoded.tobytes()

@@ -426,6 +426,7 @@ def job_detail(request: HttpRequest, job_id: uuid.UUID) -> HttpResponse:
         {
             "card": card,
             "job": card["job"],
+            "compare_after_url": _compare_after_url(job, card),
             "events_after": events_after,
             "share_enabled": settings.SHARE_LINKS_ENABLED,
             "share_refused": sharing.not_shareable_reason(job) if settings.SHARE_LINKS_ENABLED else "",
@@ -437,6 +438,15 @@ def job_detail(request: HttpRequest, job_id: uuid.UUID) -> HttpResponse:
             "consent_checked": consent_remembered(request),
         },
     )
+
+
+def _compare_after_url(job: Job, card: dict) -> str:
+    """The before/after slider's "after": the result without the visible mark (issue 19), a private
+    web-size preview shown inline; the download button and the API give only the marked, signed file."""
+    result = card["job"]["result"]
+    if not result or result["deleted"] or card["is_video"]:
+        return ""
+    return storage.presigned_get(settings.S3_RESULTS_BUCKET, job.after_key, expiry_s=settings.S3_PRESIGN_EXPIRY_S)
 
 
 @login_required

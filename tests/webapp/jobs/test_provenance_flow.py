@@ -1,14 +1,23 @@
-"""Provenance end to end: what a user downloads is marked and signed; moderation saw it unmarked;
-nothing is uploaded without the consent statement."""
+"""Provenance end to end: what a user downloads is marked and signed; moderation and the
+before/after view saw it unmarked; nothing is uploaded without the consent statement."""
 
 from __future__ import annotations
 
+import csv
 import hashlib
+import html as html_lib
+import io
+import json
+import re
 
+import cv2
 import numpy as np
 import pytest
+import requests
 from django.conf import settings
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.core.management import call_command
+from django.test import Client
 
 from billing.models import LedgerEntry
 from moderation.models import ModerationRecord
@@ -16,8 +25,10 @@ from swap.image_io import decode_image
 from swap.mark import VisibleMark
 from swap.video import io as video_io
 from tests.webapp.conftest import drain, encode, post_job
-from webapp.jobs.models import Job
+from webapp.jobs import sharing, takedowns
+from webapp.jobs.models import Job, result_keys
 from webapp.media import provenance, storage
+from webapp.media.thumbnails import PREVIEW_MAX_SIDE_PX
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -54,6 +65,7 @@ def test_a_photo_result_is_marked_signed_and_was_screened_unmarked(api_a, astron
     assert ours["content_id"] == str(job.id)
     assert ours["inputs_sha256"] == provenance.inputs_digest([u.sha256 for u in uploads])
     assert ours["engine"]["swapper"] == job.engine_notes["swapper"]
+    assert ours["engine"]["models"] == job.engine_notes["model_versions"] and ours["engine"]["version"]
     assert source not in stored and target not in stored  # a hash of the inputs, never the inputs
 
     body = api_a.get(f"/api/v1/jobs/{job_id}").json()
@@ -111,6 +123,109 @@ def test_every_video_frame_is_marked_and_the_mp4_is_signed(api_a, source_png, cl
     assert min(corners) > 30, corners  # on every frame, across segment boundaries
 
 
+def _stored_image(key: str) -> np.ndarray:
+    return decode_image(storage.get_bytes(settings.S3_RESULTS_BUCKET, key), which="result")
+
+
+def _corner(image: np.ndarray, before: np.ndarray) -> float:
+    """_badge_contrast's corner figure, `before` scaled to `image`'s size first (a preview is smaller)."""
+    before = cv2.resize(before, (image.shape[1], image.shape[0]), interpolation=cv2.INTER_AREA)
+    return _badge_contrast(image, before)[0]
+
+
+def _attribute(html: str, tag: str, attribute: str) -> str:
+    """An attribute of the one element whose tag contains `tag` (e.g. 'id="download"')."""
+    element = re.search(rf"<[^>]*{re.escape(tag)}[^>]*>", html)
+    assert element, tag
+    value = re.search(rf'\s{attribute}="([^"]*)"', element.group(0))
+    assert value, (tag, attribute)
+    return html_lib.unescape(value.group(1))
+
+
+def test_the_before_after_view_shows_the_unmarked_result_and_every_download_is_the_marked_file(
+    api_a, astronaut_pair, funded_user, settings
+):
+    settings.SHARE_LINKS_ENABLED = True
+    source, target, _ = astronaut_pair
+    job_id = post_job(api_a, source, target, resolution="original").json()["id"]
+    drain()
+    job = _succeeded(job_id)
+    before = _stored_image(job.before_key)
+    assert _corner(_stored_image(job.result_key), before) > 40  # the download is marked …
+    after = _stored_image(job.after_key)
+    assert _corner(after, before) < 12  # … the compare view's "after" is not
+    assert max(after.shape[:2]) == min(PREVIEW_MAX_SIDE_PX, max(before.shape[:2]))
+
+    site = Client()
+    site.force_login(funded_user)
+    page = site.get(f"/jobs/{job_id}/").content.decode()
+    shown = _attribute(page, 'class="compare-after', "src")
+    assert job.after_key in shown and requests.get(shown, timeout=10).content == storage.get_bytes(
+        settings.S3_RESULTS_BUCKET, job.after_key
+    )
+    download = _attribute(page, 'id="download"', "href")
+    assert job.result_key in download and job.after_key not in download
+
+    body = api_a.get(f"/api/v1/jobs/{job_id}").json()
+    assert body["result"]["url"] == body["result_url"] and job.result_key in body["result_url"]
+    assert ".after." not in json.dumps(body)  # the API never names the unmarked preview
+
+    _, token, _ = sharing.share_link_create(job=job)
+    shared = Client().get(f"/s/{token}/").content.decode()
+    assert job.result_key in _attribute(shared, 'id="download"', "href") and ".after." not in shared
+
+
+def _delete_through_the_api(api, job):
+    assert api.delete(f"/api/v1/jobs/{job.id}").status_code == 204
+
+
+def _take_down(api, job):
+    assert takedowns.job_take_down(job_id=job.id)
+
+
+def _expire(api, job):
+    Job.objects.filter(id=job.id).update(completed_at=job.completed_at.replace(year=job.completed_at.year - 5))
+    call_command("visage_purge_results")
+
+
+@pytest.mark.parametrize("delete", [_delete_through_the_api, _take_down, _expire], ids=["delete", "takedown", "retention"])
+def test_everything_stored_beside_a_result_goes_with_it(api_a, astronaut_pair, delete):
+    source, target, _ = astronaut_pair
+    job_id = post_job(api_a, source, target).json()["id"]
+    drain()
+    job = _succeeded(job_id)
+    keys = result_keys(job.result_key)
+    assert all(storage.exists(settings.S3_RESULTS_BUCKET, key) for key in keys)  # result, before, after, thumb
+    delete(api_a, job)
+    assert [key for key in keys if storage.exists(settings.S3_RESULTS_BUCKET, key)] == []
+
+
+@pytest.mark.parametrize("segment_seconds", [10, 1], ids=["inline", "segmented"])
+def test_video_output_moderation_and_the_poster_see_the_unmarked_frames(api_a, source_png, clip, settings,
+                                                                       segment_seconds):
+    """The same clip swapped with and without the mark: output moderation screened the very same
+    pixels both times (had it screened the result file, the marked run's frames would differ)."""
+    settings.VIDEO_ENABLED = True
+    settings.VIDEO_SEGMENT_SECONDS = segment_seconds
+    screened, jobs = {}, {}
+    for mark in (False, True):
+        settings.MARK_ENABLED = mark
+        files = {"source": SimpleUploadedFile("s.png", source_png), "target": SimpleUploadedFile("c.mp4", clip),
+                 "consent": "true"}
+        job_id = api_a.post("/api/v1/jobs", files, format="multipart").json()["id"]
+        drain()
+        jobs[mark] = job = _succeeded(job_id)
+        assert job.engine_notes["visible_mark"] is mark
+        records = ModerationRecord.objects.filter(verdict__subject_id=job.id, verdict__stage="output").order_by("id")
+        screened[mark] = [(r.role, r.sha256, r.width, r.height) for r in records]
+    assert len(screened[True]) >= 8 and screened[True] == screened[False]
+
+    marked = jobs[True]
+    before = _stored_image(marked.before_key)
+    assert _corner(_stored_image(marked.after_key), before) < 12  # the poster frame, unmarked
+    assert not storage.list_keys(settings.S3_UPLOADS_BUCKET, f"{marked.owner_id}/{marked.id}/")  # kept frames too
+
+
 def _no_trace_of_a_job(user) -> None:
     assert not Job.objects.exists()
     assert not storage.list_keys(settings.S3_UPLOADS_BUCKET)
@@ -138,3 +253,14 @@ def test_consent_is_recorded_with_the_wording_version(api_a, astronaut_pair, fun
         "2026-12-a", "These are my own photos.", "api"
     )
 
+
+
+def test_staff_export_who_consented_when_and_to_which_wording(api_a, astronaut_pair, funded_user, admin_client):
+    source, target, _ = astronaut_pair
+    job = Job.objects.get(id=post_job(api_a, source, target).json()["id"])
+    response = admin_client.post("/admin/webapp/job/", {"action": "export_consent_csv", "_selected_action": [job.id]})
+    assert response.status_code == 200 and response["Content-Type"].startswith("text/csv")
+    header, row = list(csv.reader(io.StringIO(response.content.decode())))
+    assert header[:7] == ["job_id", "created_at", "user_id", "username", "consent_at", "consent_version", "channel"]
+    assert row[:4] == [str(job.id), job.created_at.isoformat(), str(funded_user.id), funded_user.username]
+    assert row[4:] == [job.consent_at.isoformat(), settings.CONSENT_VERSION, "api", settings.CONSENT_TEXT]

@@ -110,7 +110,7 @@ def log_in(page, live_server, *, username: str, password: str) -> None:
 
 def stored_result_job(owner, *, width: int, height: int, face_box=None, created_at=None, state: str = "succeeded"):
     """A finished photo job whose result (width×height, a bright "face" square at `face_box`) is stored
-    through the real hook, webapp.jobs.steps.common.store_result (result, before image, thumbnail).
+    through the real hook, webapp.jobs.steps.common.store_result (result, before image, unmarked after preview, thumbnail).
 
     For layout tests that need results of exact shapes without running the engine each time.
     """
@@ -141,7 +141,7 @@ def stored_result_job(owner, *, width: int, height: int, face_box=None, created_
         cv2.rectangle(before, (x1, y1), (x2, y2), (200, 90, 40), -1)
         boxes = [list(face_box)]
     data = cv2.imencode(".jpg", after, [cv2.IMWRITE_JPEG_QUALITY, 92])[1].tobytes()
-    key = store_result(job, data=data, media_type="image/jpeg", extension="jpg", before=before, poster=after,
+    key = store_result(job, data=data, media_type="image/jpeg", extension="jpg", before=before, unmarked=after,
                        face_boxes=boxes)
     Job.objects.filter(id=job.id).update(
         result_key=key, result_media_type="image/jpeg", result_bytes=len(data), result_visible=True,

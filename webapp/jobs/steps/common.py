@@ -23,11 +23,12 @@ from swap.errors import EngineError, InferenceUnavailable
 from swap.image_io import decode_image
 from swap.types import SwapOptions
 from webapp.media import provenance, storage
-from webapp.media.thumbnails import THUMBNAIL_MEDIA_TYPE, thumbnail_webp
+from webapp.media.thumbnails import THUMBNAIL_MEDIA_TYPE, preview_jpeg, thumbnail_webp
 
 from .. import services
 from ..choices import JobState
-from ..models import Job, Upload, before_key_for, thumbnail_key_for
+from ..engine import model_versions
+from ..models import Job, Upload, after_key_for, before_key_for, thumbnail_key_for
 from ..states import current
 
 logger = logging.getLogger(__name__)
@@ -139,7 +140,7 @@ def resize_for_resolution(image: np.ndarray, resolution: str) -> np.ndarray:
 
 def result_claim(job: Job, *, extension: str, engine: dict) -> provenance.ResultClaim:
     """What the result's Content Credentials say: the job's content id, a hash over the inputs'
-    hashes (never the inputs), the engine, and the target as an ingredient (by hash)."""
+    hashes (never the inputs), the engine and its models' versions, and the target as an ingredient (by hash)."""
     uploads = [job.source, *job.extra_sources.order_by("created_at"), job.target]
     return provenance.ResultClaim(
         content_id=str(job.id),
@@ -147,7 +148,8 @@ def result_claim(job: Job, *, extension: str, engine: dict) -> provenance.Result
         inputs_sha256=provenance.inputs_digest([upload.sha256 for upload in uploads]),
         target_sha256=job.target.sha256,
         target_media_type=job.target.media_type,
-        engine={"name": "visage-swap", "version": ENGINE_VERSION, **engine},
+        # The engine's name and version, what ran (swapper, enhancer) and each model's version.
+        engine={"name": "visage-swap", "version": ENGINE_VERSION, **engine, "models": model_versions()},
     )
 
 
@@ -166,20 +168,20 @@ def store_result(
     data: bytes,
     media_type: str,
     extension: str,
-    before: np.ndarray | None,
-    poster: np.ndarray | None = None,
+    before: np.ndarray,
+    unmarked: np.ndarray,
     face_boxes: list | tuple = (),
 ) -> str:
-    """Store the (already labelled, marked and signed) result and, beside it, the processed target as a JPEG for the
-    before/after view and the gallery's thumbnail of `poster` (the result, or a frame of it),
-    cropped around `face_boxes` (same retention). Returns the result's key."""
+    """Store the (already labelled, marked and signed) result and, beside it (same retention, deleted
+    together: models.result_keys): the processed target as a JPEG (`before`), and from `unmarked`
+    (the result, or a frame of it, before the visible mark) the private web-size JPEG of the
+    before/after view and the gallery's thumbnail cropped around `face_boxes`. Returns the result's key."""
     key = f"{job.owner_id}/{job.id}.{extension}"
     storage.put_bytes(settings.S3_RESULTS_BUCKET, key, data, media_type)
-    if before is not None:
-        jpeg = cv2.imencode(".jpg", before, [cv2.IMWRITE_JPEG_QUALITY, 88])[1].tobytes()
-        storage.put_bytes(settings.S3_RESULTS_BUCKET, before_key_for(key), jpeg, "image/jpeg")
-    if poster is not None:
-        storage.put_bytes(
-            settings.S3_RESULTS_BUCKET, thumbnail_key_for(key), thumbnail_webp(poster, face_boxes), THUMBNAIL_MEDIA_TYPE
-        )
+    jpeg = cv2.imencode(".jpg", before, [cv2.IMWRITE_JPEG_QUALITY, 88])[1].tobytes()
+    storage.put_bytes(settings.S3_RESULTS_BUCKET, before_key_for(key), jpeg, "image/jpeg")
+    storage.put_bytes(settings.S3_RESULTS_BUCKET, after_key_for(key), preview_jpeg(unmarked), "image/jpeg")
+    storage.put_bytes(
+        settings.S3_RESULTS_BUCKET, thumbnail_key_for(key), thumbnail_webp(unmarked, face_boxes), THUMBNAIL_MEDIA_TYPE
+    )
     return key

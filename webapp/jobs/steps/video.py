@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import django_rq
+import numpy as np
 from django.conf import settings
 
 from billing.pricing import processed_size
@@ -40,6 +41,7 @@ logger = logging.getLogger(__name__)
 
 PLAN_TTL_S = 2 * 86400
 RESULT_MEDIA_TYPE = "video/mp4"
+SAMPLE_MAX_SIDE = 720  # output moderation's frames, as video_io.sample_frames scales them
 
 
 # --- settings as engine values ------------------------------------------------------------------
@@ -70,6 +72,12 @@ def download_target(job: Job, directory: Path) -> Path:
 
 def prepare_source(job: Job) -> SourceIdentity:
     return get_pipeline().prepare_source(source_images(job))
+
+
+def kept_frames(info: video_io.VideoInfo) -> frozenset[int]:
+    """The result frames kept unmarked on their way to the encoder (issue 19): output moderation's
+    samples (those video_io.sample_frames picks) and the middle frame (the poster, the before/after)."""
+    return frozenset([*video_io.sample_indices(info.frames, info.duration_seconds), info.frames // 2])
 
 
 def report_progress(job: Job, done: int, total: int) -> None:
@@ -109,12 +117,13 @@ class SegmentStats:
 
 
 def swap_clip(job: Job, source: SourceIdentity, target: Path, part: Path, info, *, on_progress, start=0, stop=None):
+    size = processed_video_size(info, job.resolution)
     return process_clip(
         get_pipeline(),
         source,
         target,
         part,
-        size=processed_video_size(info, job.resolution),
+        size=size,
         options=swap_options_for(job),
         crf=crf_for(job.mode),
         tracking=tracking_config(),
@@ -122,6 +131,8 @@ def swap_clip(job: Job, source: SourceIdentity, target: Path, part: Path, info, 
         stop=stop,
         on_progress=on_progress,
         mark=visible_mark(),
+        keep=kept_frames(info),
+        keep_size=video_io.sample_size(*size, SAMPLE_MAX_SIDE),
     )
 
 
@@ -150,7 +161,7 @@ def run(job: Job, *, started: float) -> None:
         if result.swapped_frames == 0:
             raise NoFaceInVideo()
         outcome = finish(job, directory, [part], [SegmentStats.of(result, source)], target, info,
-                         time.perf_counter() - started)
+                         time.perf_counter() - started, kept=result.kept)
         try:
             check_running(job.id, job.attempts)
         except JobCanceled:
@@ -188,8 +199,13 @@ def finish(
     target: Path,
     info: video_io.VideoInfo,
     wall_seconds: float,
+    *,
+    kept: list[tuple[int, np.ndarray]],
 ) -> services.JobOutcome:
-    """Join the parts, mux the original audio once, store the labelled result, screen it."""
+    """Join the parts, mux the original audio once, store the labelled result, screen it.
+
+    `kept`: the unmarked frames the segments kept (kept_frames), in index order: output moderation
+    screens them and the poster is the one nearest the middle, so the marked result is never decoded."""
     output = directory / "result.mp4"
     joining = time.perf_counter()
     with tracing.span("stage encode", **{"visage.stage": "encode"}):
@@ -213,12 +229,13 @@ def finish(
     services.job_heartbeat(job.id)
     data = signed.read_bytes()
     size = processed_video_size(info, job.resolution)
-    middle = next(video_io.read_frames(target, start=frames // 2, stop=frames // 2 + 1, size=size), None)
-    poster = next(video_io.read_frames(output, start=frames // 2, stop=frames // 2 + 1), None)
+    index, poster = min(kept, key=lambda item: abs(item[0] - info.frames // 2))
+    middle = next(video_io.read_frames(target, start=index, stop=index + 1, size=size))
     with metrics.timed_stage("upload"):
-        key = store_result(job, data=data, media_type=RESULT_MEDIA_TYPE, extension="mp4", before=middle, poster=poster)
+        key = store_result(job, data=data, media_type=RESULT_MEDIA_TYPE, extension="mp4", before=middle,
+                           unmarked=poster)
     with metrics.timed_stage("output_screening"):
-        review = moderation_services.screen_video_output(subject_id=job.id, path=output)
+        review = moderation_services.screen_video_output(subject_id=job.id, frames=[frame for _, frame in kept])
     # "encode": the segments' encoders and the join, one observation per job (job_succeed).
     stage_ms: dict[str, float] = {"encode": round(join_ms, 2)}
     for s in stats:
