@@ -331,7 +331,7 @@ def _desk_images(job: Job) -> list[dict]:
                 "video": job.result_media_type.startswith("video/"),
             })
             images.append({
-                # What output moderation screened (issue 19); a video's middle frame.
+                # What output moderation screened; a video's middle frame.
                 "label": "output without the visible mark",
                 "url": storage.presigned_get(settings.S3_RESULTS_BUCKET, job.after_key),
                 "video": False,

@@ -169,7 +169,7 @@ def thumbnail_key_for(result_key: str) -> str:
 
 def after_key_for(result_key: str) -> str:
     """The result WITHOUT the visible mark (a video's middle frame), a web-size JPEG for the site's
-    before/after view and the moderators' desk (issue 19). Private: never in the API's result, never
+    before/after view and the moderators' desk. Private: never in the API's result, never
     offered as a download; what users download is the marked, signed result."""
     return result_key.rsplit(".", 1)[0] + ".after.jpg"
 

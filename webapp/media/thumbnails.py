@@ -17,7 +17,7 @@ THUMBNAIL_MAX_SIDE_PX = 480
 THUMBNAIL_ASPECT = 16 / 10  # the dashboard card's picture (width / height)
 THUMBNAIL_QUALITY = 80
 THUMBNAIL_MEDIA_TYPE = "image/webp"
-# The unmarked result in the site's before/after view (issue 19): big enough for the view on a
+# The unmarked result in the site's before/after view: big enough for the view on a
 # high-density screen, small enough not to stand in for the full-size, marked and signed download.
 PREVIEW_MAX_SIDE_PX = 1280
 PREVIEW_QUALITY = 85

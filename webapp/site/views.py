@@ -441,7 +441,7 @@ def job_detail(request: HttpRequest, job_id: uuid.UUID) -> HttpResponse:
 
 
 def _compare_after_url(job: Job, card: dict) -> str:
-    """The before/after slider's "after": the result without the visible mark (issue 19), a private
+    """The before/after slider's "after": the result without the visible mark, a private
     web-size preview shown inline; the download button and the API give only the marked, signed file."""
     result = card["job"]["result"]
     if not result or result["deleted"] or card["is_video"]:

@@ -75,7 +75,7 @@ def prepare_source(job: Job) -> SourceIdentity:
 
 
 def kept_frames(info: video_io.VideoInfo) -> frozenset[int]:
-    """The result frames kept unmarked on their way to the encoder (issue 19): output moderation's
+    """The result frames kept unmarked on their way to the encoder: output moderation's
     samples (those video_io.sample_frames picks) and the middle frame (the poster, the before/after)."""
     return frozenset([*video_io.sample_indices(info.frames, info.duration_seconds), info.frames // 2])
 
