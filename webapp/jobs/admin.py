@@ -11,6 +11,7 @@ on the moderation Verdict. Moderators need `moderation.review_content` (the `mod
 from __future__ import annotations
 
 import csv
+import datetime
 import io
 import logging
 
@@ -121,6 +122,7 @@ class JobAdmin(admin.ModelAdmin):
         review = self.admin_site.admin_view(self.review_view)
         return [
             path("<uuid:job_id>/review/", review, name="webapp_job_review"),
+            path("consent-export/", self.admin_site.admin_view(self.consent_export_view), name="webapp_job_consent_export"),
             *super().get_urls(),
         ]
 
@@ -288,6 +290,26 @@ class JobAdmin(admin.ModelAdmin):
             request, f"Rejected {rejected} job(s); their holds were released.", messages.SUCCESS
         )
 
+
+    def consent_export_view(self, request) -> HttpResponse:
+        """The consent records of a month's jobs (`?month=YYYY-MM`, every month without it): linked
+        from billing's usage report, so the month's usage and its consent records export together."""
+        if not self.has_view_permission(request):
+            return HttpResponse(status=403)
+        jobs = Job.objects.select_related("owner").order_by("created_at")
+        month = request.GET.get("month", "")
+        suffix = "all"
+        if month:
+            try:
+                first = datetime.datetime.strptime(month, "%Y-%m").replace(tzinfo=datetime.UTC)
+            except ValueError:
+                return HttpResponse("month must be YYYY-MM", status=400, content_type="text/plain")
+            following = (first + datetime.timedelta(days=32)).replace(day=1)
+            jobs = jobs.filter(created_at__gte=first, created_at__lt=following)
+            suffix = month
+        response = HttpResponse(consent_csv(jobs), content_type="text/csv; charset=utf-8")
+        response["Content-Disposition"] = f'attachment; filename="consent-{suffix}.csv"'
+        return response
 
     @admin.action(description="Export consent records of selected jobs (CSV)")
     def export_consent_csv(self, request, queryset) -> HttpResponse:

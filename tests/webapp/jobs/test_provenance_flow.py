@@ -264,3 +264,20 @@ def test_staff_export_who_consented_when_and_to_which_wording(api_a, astronaut_p
     assert header[:7] == ["job_id", "created_at", "user_id", "username", "consent_at", "consent_version", "channel"]
     assert row[:4] == [str(job.id), job.created_at.isoformat(), str(funded_user.id), funded_user.username]
     assert row[4:] == [job.consent_at.isoformat(), settings.CONSENT_VERSION, "api", settings.CONSENT_TEXT]
+
+
+def test_the_usage_report_exports_the_months_consent_records(api_a, astronaut_pair, admin_client):
+    """Billing's usage report links the same month's consent records (one CSV per month)."""
+    source, target, _ = astronaut_pair
+    job = Job.objects.get(id=post_job(api_a, source, target).json()["id"])
+    month = job.created_at.strftime("%Y-%m")
+    page = admin_client.get(f"/admin/billing/ledgerentry/usage-report/?month={month}").content.decode()
+    assert f'href="/admin/webapp/job/consent-export/?month={month}"' in page
+
+    response = admin_client.get(f"/admin/webapp/job/consent-export/?month={month}")
+    assert response["Content-Disposition"] == f'attachment; filename="consent-{month}.csv"'
+    rows = list(csv.reader(io.StringIO(response.content.decode())))
+    assert [row[0] for row in rows[1:]] == [str(job.id)]
+    other = admin_client.get("/admin/webapp/job/consent-export/?month=2001-01")
+    assert list(csv.reader(io.StringIO(other.content.decode())))[1:] == []  # another month: none of them
+    assert admin_client.get("/admin/webapp/job/consent-export/?month=May").status_code == 400
