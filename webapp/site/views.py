@@ -444,7 +444,10 @@ def _compare_after_url(job: Job, card: dict) -> str:
     """The before/after slider's "after": the result without the visible mark, a private
     web-size preview shown inline; the download button and the API give only the marked, signed file."""
     result = card["job"]["result"]
-    if not result or result["deleted"] or card["is_video"]:
+    if not result or result["deleted"]:
+        return ""
+    # A video's compare shows its middle frame; videos stored before that frame was kept have none.
+    if card["is_video"] and not storage.exists(settings.S3_RESULTS_BUCKET, job.after_key):
         return ""
     return storage.presigned_get(settings.S3_RESULTS_BUCKET, job.after_key, expiry_s=settings.S3_PRESIGN_EXPIRY_S)
 

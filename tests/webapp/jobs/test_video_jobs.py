@@ -187,3 +187,39 @@ def test_gpu_step_fails_a_faceless_video_that_moderation_let_through(
     assert body["error"]["code"] == "no_face_detected"
     assert "any frame of the target video" in body["error"]["message"]
     _nothing_charged(api_a)
+
+
+def test_the_job_page_compares_a_video_frame_before_and_after(api_a, funded_user, source_png, clip):
+    """A video result's page plays the marked video and compares its middle frame: the original
+    frame and the unmarked swapped one (the download stays the marked, signed video)."""
+    import cv2
+    import numpy as np
+    from django.test import Client
+
+    from webapp.media import aigc
+
+    response = post_video_job(api_a, source_png, clip, resolution="720p")
+    assert response.status_code == 201, response.content
+    drain()
+    job = Job.objects.get(id=response.json()["id"])
+    assert job.state == "succeeded", job.error_message
+    site = Client()
+    site.force_login(funded_user)
+    page = site.get(f"/jobs/{job.id}/").content.decode()
+    assert "<video" in page and 'id="compare"' in page and "The middle frame, before and after" in page
+
+    def shown(alt: str) -> np.ndarray:
+        url = page.split(f'alt="{alt}"')[0].rsplit('src="', 1)[1].split('"', 1)[0].replace("&amp;", "&")
+        data = requests.get(url, timeout=10)
+        assert data.status_code == 200, alt
+        return cv2.imdecode(np.frombuffer(data.content, np.uint8), cv2.IMREAD_COLOR)
+
+    before = shown("The original video’s middle frame")
+    after = shown("The swapped video’s middle frame (AI-generated)")
+    assert before.shape == after.shape
+    assert np.abs(after.astype(int) - before.astype(int)).max(axis=2).mean() > 1  # the face changed
+    # No badge in the compare's "after" (the corner matches the original frame's).
+    height, width = after.shape[:2]
+    x, y, w, h = aigc.visible_mark().region(width, height)
+    corner = np.abs(after[y : y + h, x : x + w].astype(int) - before[y : y + h, x : x + w].astype(int))
+    assert corner.mean() < 4, corner.mean()
