@@ -44,10 +44,10 @@ DEFAULT_GPU_SECONDS_PER_FRAME: dict[tuple[str, str], Decimal] = {
 # the quote stays above nearly every charge while staying close to it.
 #
 # The samples are weighed by recency (RECENCY_HALF_LIFE): on a machine whose speed changes (other
-# work on shared cores, throttling) the latest jobs say most about the next one. Replayed on the
-# 50-job bench (bench/billing.py) with its measured times drifting up 2× over the run, equal
-# weights capped 8 charges and this half-life 6, with every quote still within 2×; with no drift
-# it changes little (3 → 2 capped).
+# work on shared cores, throttling) the latest jobs say most about the next one. With equal weights
+# 40 older jobs outvote 3 that ran twice as slow, and the next jobs are capped at the quote; with a
+# half-life of 5 samples the quote covers them after those 3 (tests/billing/test_calibration.py).
+# Each mode and media kind has its own samples, so on a mixed queue "5 samples" is ~15 jobs.
 #
 # Floats are fine here: these are statistics about seconds; the result is turned into a Decimal,
 # rounded up, before any money is computed from it.
