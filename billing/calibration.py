@@ -43,6 +43,12 @@ DEFAULT_GPU_SECONDS_PER_FRAME: dict[tuple[str, str], Decimal] = {
 # percentile of measured / predicted over the same samples: the spread of the measurements, so
 # the quote stays above nearly every charge while staying close to it.
 #
+# The samples are weighed by recency (RECENCY_HALF_LIFE): on a machine whose speed changes (other
+# work on shared cores, throttling) the latest jobs say most about the next one. With equal weights
+# 40 older jobs outvote 3 that ran twice as slow, and the next jobs are capped at the quote; with a
+# half-life of 5 samples the quote covers them after those 3 (tests/billing/test_calibration.py).
+# Each mode and media kind has its own samples, so on a mixed queue "5 samples" is ~15 jobs.
+#
 # Floats are fine here: these are statistics about seconds; the result is turned into a Decimal,
 # rounded up, before any money is computed from it.
 
@@ -60,6 +66,9 @@ _FEATURE_SETS: dict[str, tuple[tuple[str, ...], ...]] = {
 }
 
 GPU_SECONDS_PER_FRAME_PLACES = Decimal("0.000001")
+
+# A measurement counts half as much as one this many samples newer (per mode and media kind).
+RECENCY_HALF_LIFE = 5.0
 
 
 @dataclass(frozen=True)
@@ -109,16 +118,30 @@ def _solve(matrix: list[list[float]], vector: list[float]) -> list[float] | None
     return solution
 
 
-def _fit(names: tuple[str, ...], samples: Sequence[SpeedSample]) -> SpeedModel | None:
-    """Weighted least squares (weight 1/y²: relative error); None if singular or any coefficient < 0."""
+def recency_weights(count: int, half_life: float | None) -> list[float]:
+    """Weights of `count` samples ordered newest first: 1 for the newest, halving every
+    `half_life` samples (all 1 when half_life is None). A machine that slows down (other work on
+    its cores, thermal throttling) is then followed within a few jobs, while older measurements
+    still keep the fit's shape (sizes and lengths the recent jobs did not cover)."""
+    if half_life is None:
+        return [1.0] * count
+    if half_life <= 0:
+        raise ValueError("half_life must be positive")
+    return [0.5 ** (age / half_life) for age in range(count)]
+
+
+def _fit(
+    names: tuple[str, ...], samples: Sequence[SpeedSample], weights: Sequence[float]
+) -> SpeedModel | None:
+    """Weighted least squares (weight × 1/y²: relative error); None if singular or any coefficient < 0."""
     if len(samples) < len(names):
         return None
     k = len(names)
     normal = [[0.0] * k for _ in range(k)]
     right = [0.0] * k
-    for sample in samples:
+    for sample, recency in zip(samples, weights, strict=True):
         x = _feature_values(names, frames=sample.frames, pixels=sample.pixels)
-        weight = 1.0 / (sample.gpu_seconds * sample.gpu_seconds)
+        weight = recency / (sample.gpu_seconds * sample.gpu_seconds)
         for i in range(k):
             right[i] += weight * x[i] * sample.gpu_seconds
             for j in range(k):
@@ -129,11 +152,25 @@ def _fit(names: tuple[str, ...], samples: Sequence[SpeedSample]) -> SpeedModel |
     return SpeedModel(features=names, coefficients=tuple(solution))
 
 
-def speed_model_fit(kind: str, samples: Sequence[SpeedSample]) -> SpeedModel | None:
-    """The model of the first feature set that fits (see _FEATURE_SETS); None without usable samples."""
-    usable = [s for s in samples if s.gpu_seconds > 0 and s.frames >= 1 and s.pixels >= 1]
+def _usable(
+    samples: Sequence[SpeedSample], weights: Sequence[float]
+) -> tuple[list[SpeedSample], list[float]]:
+    pairs = [
+        (s, w)
+        for s, w in zip(samples, weights, strict=True)
+        if s.gpu_seconds > 0 and s.frames >= 1 and s.pixels >= 1
+    ]
+    return [s for s, _ in pairs], [w for _, w in pairs]
+
+
+def speed_model_fit(
+    kind: str, samples: Sequence[SpeedSample], *, half_life: float | None = None
+) -> SpeedModel | None:
+    """The model of the first feature set that fits (see _FEATURE_SETS); None without usable
+    samples. `samples` newest first, weighted by recency_weights(half_life)."""
+    usable, weights = _usable(samples, recency_weights(len(samples), half_life))
     for names in _FEATURE_SETS[kind]:
-        model = _fit(names, usable)
+        model = _fit(names, usable, weights)
         if model is not None:
             return model
     return None
@@ -148,6 +185,21 @@ def percentile(values: Sequence[Any], pct: int) -> Any:
     return ordered[min(rank, len(ordered)) - 1]
 
 
+def weighted_percentile(values: Sequence[float], weights: Sequence[float], pct: int) -> float:
+    """The smallest value with at least `pct` % of the total weight at or below it (an actual
+    value, never interpolated); with equal weights, the nearest-rank percentile."""
+    if not values:
+        raise ValueError("no values")
+    pairs = sorted(zip(values, weights, strict=True))
+    needed = pct / 100 * sum(weights)
+    running = 0.0
+    for value, weight in pairs:
+        running += weight
+        if running >= needed * (1 - 1e-12):
+            return value
+    return pairs[-1][0]
+
+
 def quote_gpu_seconds_per_frame(
     *,
     kind: str,
@@ -156,25 +208,32 @@ def quote_gpu_seconds_per_frame(
     pixels: int,
     pct: int,
     min_margin: float = 1.0,
+    half_life: float | None = None,
 ) -> Decimal | None:
     """GPU seconds per frame a quote assumes for a job of `frames` frames of `pixels` pixels: the
     fitted model's prediction × the `pct` percentile of measured / predicted over the samples (at
     least `min_margin`), rounded up to GPU_SECONDS_PER_FRAME_PLACES. None when the samples fit no
     model.
 
+    `samples` come newest first; with a `half_life` both the fit and the percentile weigh them by
+    recency_weights, so when the machine slows down the quote follows within a few jobs (and the
+    residuals of the slower recent jobs count most in the margin).
+
     `min_margin` covers the spread a few samples cannot show yet: right after warm-up a video
     model has three parts fitted to four clips, so its residuals say little about how much real
     jobs vary."""
-    model = speed_model_fit(kind, samples)
+    model = speed_model_fit(kind, samples, half_life=half_life)
     if model is None:
         return None
-    ratios = []
-    for sample in samples:
+    usable, weights = _usable(samples, recency_weights(len(samples), half_life))
+    ratios, ratio_weights = [], []
+    for sample, weight in zip(usable, weights, strict=True):
         predicted = model.predict(frames=sample.frames, pixels=sample.pixels)
-        if predicted > 0 and sample.gpu_seconds > 0:
+        if predicted > 0:
             ratios.append(sample.gpu_seconds / predicted)
+            ratio_weights.append(weight)
     predicted = model.predict(frames=frames, pixels=pixels)
     if not ratios or predicted <= 0:
         return None
-    seconds = predicted * max(percentile(ratios, pct), min_margin) / frames
+    seconds = predicted * max(weighted_percentile(ratios, ratio_weights, pct), min_margin) / frames
     return Decimal(repr(seconds)).quantize(GPU_SECONDS_PER_FRAME_PLACES, ROUND_CEILING)

@@ -5,7 +5,7 @@ charge = frames × resolution coefficient × mode weight × GPU seconds per fram
 `gpu_seconds` in the formula is GPU seconds *per frame*: frames × seconds-per-frame is the job's GPU
 time, so a video is billed linearly in its length (with total seconds the price would grow with the
 square of the frame count). The product is computed exactly in Decimal, then rounded ROUND_HALF_UP to
-the currency's minor unit and raised to the minimum charge.
+the currency's minor unit (a quote rounds up: it is a ceiling) and raised to the minimum charge.
 
 The quote is a promise: what a job pays is min(this formula on the measured work, the quote), and
 the hold is the quote itself.
@@ -38,11 +38,11 @@ def minor_unit(minor_unit_exponent: int) -> Decimal:
     return Decimal(1).scaleb(-minor_unit_exponent)
 
 
-def round_money(amount: Decimal, minor_unit_exponent: int) -> Decimal:
-    """ROUND_HALF_UP to the currency's minor unit."""
+def round_money(amount: Decimal, minor_unit_exponent: int, rounding: str = ROUND_HALF_UP) -> Decimal:
+    """ROUND_HALF_UP (or `rounding`) to the currency's minor unit."""
     with localcontext() as ctx:
         ctx.prec = _EXACT_PRECISION
-        return amount.quantize(minor_unit(minor_unit_exponent), rounding=ROUND_HALF_UP)
+        return amount.quantize(minor_unit(minor_unit_exponent), rounding=rounding)
 
 
 def processed_size(width: int, height: int, resolution: str) -> tuple[int, int]:
@@ -87,8 +87,10 @@ def charge_amount(
     unit_price: Decimal,
     minimum_charge: Decimal,
     minor_unit_exponent: int,
+    rounding: str = ROUND_HALF_UP,
 ) -> Decimal:
-    """frames × coefficient × weight × GPU seconds per frame × unit price, half-up, at least the minimum.
+    """frames × coefficient × weight × GPU seconds per frame × unit price, half-up (or `rounding`: a
+    quote rounds up), at least the minimum.
 
     A minimum with more decimals than the currency has is rounded up to the minor unit, so the
     result is never below it.
@@ -106,7 +108,7 @@ def charge_amount(
         ctx.prec = _EXACT_PRECISION
         ctx.traps[Inexact] = True
         exact = Decimal(frames) * resolution_coefficient * mode_weight * gpu_seconds * unit_price
-    rounded = round_money(exact, minor_unit_exponent)
+    rounded = round_money(exact, minor_unit_exponent, rounding)
     with localcontext() as ctx:
         ctx.prec = _EXACT_PRECISION
         minimum = minimum_charge.quantize(minor_unit(minor_unit_exponent), rounding=ROUND_CEILING)

@@ -16,6 +16,7 @@ from django.db.models.functions import Coalesce, TruncMonth
 
 from billing.calibration import (
     DEFAULT_GPU_SECONDS_PER_FRAME,
+    RECENCY_HALF_LIFE,
     SpeedSample,
     quote_gpu_seconds_per_frame,
 )
@@ -151,8 +152,8 @@ def gpu_seconds_per_frame(*, mode: str, resolution: str) -> Decimal:
 def gpu_seconds_per_frame_estimate(*, mode: str, kind: str, width: int, height: int, frames: int) -> Decimal:
     """What quotes assume for `frames` frames of width × height processed pixels: the speed model
     fitted to the recent measurements of this mode and media kind (warm-up runs included), at a
-    high percentile of their spread (billing.calibration); the seed calibration when nothing
-    usable was measured yet."""
+    high percentile of their spread (billing.calibration), the latest measurements weighing most
+    (RECENCY_HALF_LIFE); the seed calibration when nothing usable was measured yet."""
     window = settings.BILLING_QUOTE_SAMPLE_WINDOW
     pct = settings.BILLING_QUOTE_PERCENTILE
     min_margin = float(settings.BILLING_QUOTE_MIN_MARGIN)
@@ -166,7 +167,13 @@ def gpu_seconds_per_frame_estimate(*, mode: str, kind: str, width: int, height: 
         for sample_frames, pixels, per_frame in rows
     ]
     estimate = quote_gpu_seconds_per_frame(
-        kind=kind, samples=samples, frames=frames, pixels=width * height, pct=pct, min_margin=min_margin
+        kind=kind,
+        samples=samples,
+        frames=frames,
+        pixels=width * height,
+        pct=pct,
+        min_margin=min_margin,
+        half_life=RECENCY_HALF_LIFE,
     )
     if estimate is not None:
         return estimate

@@ -119,8 +119,9 @@ def test_usage_report_csv(staff, funded_user, user_b, plan):
     captured_job(funded_user, gpu_seconds="36")  # 5.40
     refunded = captured_job(funded_user, gpu_seconds="30")  # 300 × 1.5 × 0.10 s × 0.10 = 4.50
     services.job_refund(job_id=refunded, actor=None, reason="bad")
-    # 6.75 by the formula, but bob was quoted 5.84 (alice's jobs: 0.108 s/frame fitted, × 1.2, the
-    # minimum margin, as their spread is less): he pays the quote, the report counts it as capped.
+    # 6.75 by the formula, but bob was quoted 5.81 (alice's jobs: 0.1075 s/frame fitted, the newer
+    # 0.100 weighing more, × 1.2, the minimum margin, as their spread is less; 5.8069 rounded up):
+    # he pays the quote, the report counts it as capped.
     captured_job(user_b, gpu_seconds="45")
     month = datetime.now(UTC).strftime("%Y-%m")
 
@@ -146,7 +147,7 @@ def test_usage_report_csv(staff, funded_user, user_b, plan):
         for r in rows
     ] == [  # GPU cost at the default 0.0005 per GPU second
         (month, "alice", "2", "600", "66.000", "9.90", "4.50", "5.40", "0.0330", "5.3670", "0"),
-        (month, "bob", "1", "300", "45.000", "5.84", "0.00", "5.84", "0.0225", "5.8175", "1"),
+        (month, "bob", "1", "300", "45.000", "5.81", "0.00", "5.81", "0.0225", "5.7875", "1"),
     ]
     other_month = staff.get(reverse("admin:billing_usage_report"), {"month": "2001-01", "export": "csv"})
     assert other_month.content.decode().strip().count("\n") == 0  # header only

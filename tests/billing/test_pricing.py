@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from decimal import Decimal
+from decimal import ROUND_CEILING, Decimal
 from fractions import Fraction
 from math import floor
 
@@ -52,6 +52,15 @@ def test_rounds_half_up_to_the_cent():
     # 7 × 1 × 1 × 0.1 × 0.01 = 0.007 → 0.01 ; 0.0049 → 0.00
     assert charge(frames=7, gpu_seconds=Decimal("0.1"), unit_price=Decimal("0.01")) == Decimal("0.01")
     assert charge(gpu_seconds=Decimal("0.0049")) == Decimal("0.00")
+
+
+def test_a_quote_rounds_up_to_the_cent():
+    # 0.121 → 0.13 (a quote is a ceiling); 0.12 exactly stays 0.12; still raised to the minimum
+    assert charge(gpu_seconds=Decimal("0.121"), rounding=ROUND_CEILING) == Decimal("0.13")
+    assert charge(gpu_seconds=Decimal("0.12"), rounding=ROUND_CEILING) == Decimal("0.12")
+    assert charge(
+        gpu_seconds=Decimal("0.0001"), minimum_charge=Decimal("0.05"), rounding=ROUND_CEILING
+    ) == Decimal("0.05")
 
 
 def test_image_is_raised_to_the_minimum():

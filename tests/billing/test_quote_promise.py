@@ -65,7 +65,7 @@ def test_quote_uses_the_speed_model_of_the_mode_and_kind(plan, user_a):
     )
     assert video.kind == "video"
     assert Decimal("0.06") <= video.gpu_seconds_per_frame_estimate <= Decimal("0.060001")  # 0.05 × 1.2
-    assert video.amount == Decimal("0.14")  # 24 × 1 × 1 × 0.06 × 0.10
+    assert video.amount == Decimal("0.15")  # 24 × 1 × 1 × 0.06 × 0.10 = 0.144, rounded up (a ceiling)
 
 
 def test_warm_up_samples_seed_a_fresh_install(plan, user_a):
@@ -85,6 +85,18 @@ def test_a_mode_that_runs_as_a_cheaper_one_is_priced_as_that_one(plan, user_a, f
         user=user_a, width=1920, height=1080, frames=300, mode="standard", resolution="1080p"
     )
     assert quote.amount == standard.amount
+
+
+def test_the_quote_rounds_up_so_its_own_estimate_is_not_capped(plan, funded_user):
+    record(Mode.HQ, MediaKind.IMAGE, 1280, 720, "0.4642", origin=SampleOrigin.WARMUP)
+    quote = services.quote_job(user=funded_user, width=1280, height=720, frames=1, mode="hq", resolution="720p")
+    # 0.4642 × 1.2 = 0.55704 s × 2.0 (hq) × 0.10 = 0.111408: rounded up, not half-up to 0.11
+    assert quote.gpu_seconds_estimate == Decimal("0.557")
+    assert quote.amount == Decimal("0.12")
+    # 4 % more GPU time than estimated: 0.116, charged half-up 0.12, which a quote of 0.11 would cap
+    charge = run_and_capture(funded_user, width=1280, height=720, frames=1, mode="hq", resolution="720p",
+                             gpu_seconds="0.58")
+    assert (charge.quoted_amount, charge.amount, charge.capped) == (Decimal("0.12"), Decimal("0.12"), False)
 
 
 def test_charge_uses_the_weight_of_the_mode_that_ran(plan, funded_user):
