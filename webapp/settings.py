@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import secrets
 from decimal import Decimal
 from pathlib import Path
@@ -216,6 +217,13 @@ S3_REGION = env_str("S3_REGION", "us-east-1")
 S3_UPLOADS_BUCKET = env_str("S3_UPLOADS_BUCKET", "visage-uploads")
 S3_RESULTS_BUCKET = env_str("S3_RESULTS_BUCKET", "visage-results")
 S3_PRESIGN_EXPIRY_S = env_int("S3_PRESIGN_EXPIRY_S", 3600)
+# Where clients (browsers, API users) fetch presigned URLs from, when that is not S3_ENDPOINT: in
+# compose the app reaches minio:9000, a name only its network resolves, while clients use the
+# published port (http://localhost:9000) or a public name (https://files.example.com). The host
+# is part of the signature, so URLs are signed for this address. Empty: S3_ENDPOINT.
+S3_PUBLIC_URL = env_str("S3_PUBLIC_URL", "").rstrip("/")
+if S3_PUBLIC_URL and not re.fullmatch(r"https?://[^/?#]+", S3_PUBLIC_URL):
+    raise ImproperlyConfigured(f"S3_PUBLIC_URL must be http(s)://host[:port], not {S3_PUBLIC_URL!r}")
 S3_CONNECT_TIMEOUT_S = env_float("S3_CONNECT_TIMEOUT_S", 3.0)
 S3_READ_TIMEOUT_S = env_float("S3_READ_TIMEOUT_S", 15.0)  # between bytes, not for a whole upload
 S3_RETRIES = env_int("S3_RETRIES", 1)

@@ -15,11 +15,14 @@ def compose() -> dict:
     return yaml.safe_load((DEPLOY / "compose.yaml").read_text())  # resolves the x-visage merge keys
 
 
+def defaults(value: str) -> str:
+    """The value compose gives `${NAME:-default}` when NAME is not set."""
+    return re.sub(r"\$\{\w+:-([^}]*)\}", r"\1", value)
+
+
 def queues(service: dict) -> list[str]:
     command = service["command"]
-    value = command[command.index("--queues") + 1]
-    default = re.fullmatch(r"\$\{\w+:-(.+)\}", value)
-    return (default.group(1) if default else value).split(",")
+    return defaults(command[command.index("--queues") + 1]).split(",")
 
 
 def test_every_part_of_the_stack_is_a_service():
@@ -65,7 +68,7 @@ def test_images_are_the_ones_make_images_builds():
     targets = re.search(r"^IMAGE_TARGETS \?= (.+)$", makefile, re.M).group(1).split()
     services = compose()["services"]
     for target in targets:
-        assert services[target]["image"] == f"{prefix}{target}:latest"
+        assert defaults(services[target]["image"]) == f"{prefix}{target}:latest"
     containerfile = (DEPLOY / "Containerfile").read_text()
     for target in targets:
         assert re.search(rf"^FROM \S+ AS {target}$", containerfile, re.M), target
@@ -91,3 +94,21 @@ def test_env_example_sets_what_production_requires():
         assert example.get(name), name
     assert example["MINIO_ROOT_USER"] == example["S3_ACCESS_KEY"]
     assert example["POSTGRES_PASSWORD"] in example["DATABASE_URL"]
+
+
+def test_every_image_and_published_port_can_be_overridden():
+    """A mirror or an air-gapped registry replaces any image by a variable
+    (VISAGE_POSTGRES_IMAGE=registry.internal/postgres:16, VISAGE_IMAGE_PREFIX, VISAGE_IMAGE_TAG),
+    and a host whose ports are taken moves the published ones; unset, the official images."""
+    services = compose()["services"]
+    official = {
+        "postgres": "docker.io/library/postgres:16-bookworm", "redis": "docker.io/library/redis:7-bookworm",
+        "minio": "quay.io/minio/minio:latest", "prometheus": "docker.io/prom/prometheus:latest",
+        "grafana": "docker.io/grafana/grafana:latest",
+    }
+    for name, service in services.items():
+        assert re.search(r"\$\{VISAGE_\w+:-", service["image"]), name
+        if name in official:
+            assert defaults(service["image"]) == official[name]
+        for port in service.get("ports", []):
+            assert re.search(r"\$\{VISAGE_\w+_PORT:-\d+\}:\d+$", port), (name, port)

@@ -118,8 +118,10 @@ def test_compose_starts_production_and_signs(tmp_path):
     # Prometheus sends the same key, from its own mount of the secret.
     prometheus = yaml.safe_load((DEPLOY / "prometheus" / "prometheus.yml").read_text())
     assert "metrics-key" in compose["services"]["prometheus"]["secrets"]
-    for job in prometheus["scrape_configs"]:
-        assert job["authorization"]["credentials_file"] == COMPOSE_SECRETS_DIR + "metrics-key", job["job_name"]
+    # Every scrape of Visage's own /metrics (Triton's metrics port, visage-triton, takes no key).
+    jobs = {job["job_name"]: job for job in prometheus["scrape_configs"]}
+    for name in ("visage-web", "visage-workers"):
+        assert jobs[name]["authorization"]["credentials_file"] == COMPOSE_SECRETS_DIR + "metrics-key", name
     environment = {k: str(v) for k, v in compose["services"]["web"]["environment"].items()}
     environment |= {"S3_ENDPOINT": "127.0.0.1:9", "REDIS_URL": "redis://127.0.0.1:9/0"}  # never dialled here
     env = mounted({**example, **environment}, COMPOSE_SECRETS_DIR, secrets, tmp_path / "secrets")

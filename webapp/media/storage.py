@@ -8,6 +8,7 @@ from __future__ import annotations
 import io
 import threading
 from datetime import timedelta
+from urllib.parse import urlsplit
 
 import urllib3
 from django.conf import settings
@@ -16,6 +17,7 @@ from minio.error import S3Error
 
 _client: Minio | None = None
 _client_lock = threading.Lock()
+_signers: dict[str, Minio] = {}  # by S3_PUBLIC_URL
 _buckets_ready = False
 
 
@@ -53,6 +55,23 @@ def client() -> Minio:
                 connect_s=settings.S3_CONNECT_TIMEOUT_S, read_s=settings.S3_READ_TIMEOUT_S, retries=settings.S3_RETRIES
             )
         return _client
+
+
+def signer() -> Minio:
+    """The client that presigns URLs for clients: for S3_PUBLIC_URL when it is set (the host is
+    signed, so a URL must name the address clients use), else the process's client. Presigning
+    sends no request: the region is given."""
+    public_url = settings.S3_PUBLIC_URL
+    if not public_url:
+        return client()
+    with _client_lock:
+        if public_url not in _signers:
+            url = urlsplit(public_url)
+            _signers[public_url] = Minio(
+                url.netloc, access_key=settings.S3_ACCESS_KEY, secret_key=settings.S3_SECRET_KEY,
+                secure=url.scheme == "https", region=settings.S3_REGION,
+            )
+        return _signers[public_url]
 
 
 def probe(timeout_s: float = 2.0) -> None:
@@ -127,7 +146,7 @@ def exists(bucket: str, key: str) -> bool:
 def presigned_get(bucket: str, key: str, *, expiry_s: int | None = None, download_name: str | None = None) -> str:
     expires = timedelta(seconds=expiry_s or settings.S3_PRESIGN_EXPIRY_S)
     headers = {"response-content-disposition": f'attachment; filename="{download_name}"'} if download_name else None
-    return client().presigned_get_object(bucket, key, expires=expires, response_headers=headers)
+    return signer().presigned_get_object(bucket, key, expires=expires, response_headers=headers)
 
 
 def list_keys(bucket: str, prefix: str = "") -> list[str]:
