@@ -333,3 +333,13 @@ def test_prometheus_scrapes_the_web_and_every_worker_with_the_metrics_key(manife
     secrets = by_kind(manifests, "Secret")
     if "visage-secrets" in secrets:  # dev makes it; prod's is made by hand (deploy/README.md)
         assert "metrics-key" in secrets["visage-secrets"]["data"]
+
+
+def test_result_urls_are_signed_for_an_address_clients_reach(manifests):
+    """S3_ENDPOINT is a name inside the cluster; results are signed for S3_PUBLIC_URL (the S3
+    ingress in prod, a port-forward in dev), which the settings accept only as http(s)://host[:port]."""
+    import re
+
+    config = by_kind(manifests, "ConfigMap")["visage-config"]["data"]
+    assert re.fullmatch(r"https?://[^/?#]+", config["S3_PUBLIC_URL"])
+    assert config["S3_PUBLIC_URL"].split("://")[1] != config["S3_ENDPOINT"]
