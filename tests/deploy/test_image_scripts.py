@@ -57,9 +57,9 @@ def test_the_wheelhouse_holds_every_extra_an_image_installs():
     import re
 
     makefile = (IMAGE.parents[1] / "Makefile").read_text()
-    wheelhouse = set(re.search(r"pip wheel[^\n]*\n\s*'\.\[([a-z,]+)\]'", makefile).group(1).split(","))
+    wheelhouse = set(re.search(r"pip wheel[^\n]*\n\s*'\.\[([a-z,-]+)\]'", makefile).group(1).split(","))
     containerfile = (IMAGE.parent / "Containerfile").read_text()
     installed = set()
-    for extras in re.findall(r"requirements\.py /build/pyproject\.toml ([a-z ]+) >", containerfile):
+    for extras in re.findall(r"requirements\.py /build/pyproject\.toml ([a-z -]+) >", containerfile):
         installed |= set(extras.split())
     assert installed and installed <= wheelhouse, f"missing from `make wheelhouse`: {installed - wheelhouse}"
