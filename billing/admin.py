@@ -252,8 +252,9 @@ class LedgerEntryAdmin(ReadOnlyAdmin):
             "opts": self.model._meta,
             "form": form,
             "rows": rows,
+            "totals": selectors.usage_totals(rows),
             "month": month,
-            "columns": exports.USAGE_COLUMNS,
+            "headers": [selectors.USAGE_HEADERS[column] for column in exports.USAGE_COLUMNS],
         }
         return TemplateResponse(request, "admin/billing/usage_report.html", context)
 

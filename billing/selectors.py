@@ -297,6 +297,24 @@ class UsageRow:
     capped_jobs: int = 0  # jobs whose formula came out above the quote (charged the quote)
 
 
+USAGE_HEADERS = {
+    "month": "Month", "user_id": "User id", "username": "User", "currency": "Currency", "jobs": "Jobs",
+    "frames": "Frames", "gpu_seconds": "GPU seconds", "charged": "Charged", "refunded": "Refunded",
+    "net": "Net", "gpu_cost": "GPU cost", "margin": "Margin", "capped_jobs": "Capped jobs",
+}  # fmt: skip
+USAGE_SUMMED = ("jobs", "frames", "gpu_seconds", "charged", "refunded", "net", "gpu_cost", "margin", "capped_jobs")
+
+
+def usage_totals(rows: list[UsageRow]) -> list[dict]:
+    """One total row per currency of the report's rows (amounts in different currencies never add)."""
+    totals: dict[str, dict] = {}
+    for row in rows:
+        total = totals.setdefault(row.currency, {"currency": row.currency, **{name: 0 for name in USAGE_SUMMED}})
+        for name in USAGE_SUMMED:
+            total[name] += getattr(row, name)
+    return [totals[currency] for currency in sorted(totals)]
+
+
 def month_bounds(month: date) -> tuple[datetime, datetime]:
     """[first instant of the month, first instant of the next month) in UTC."""
     start = datetime(month.year, month.month, 1, tzinfo=UTC)

@@ -152,6 +152,16 @@ def test_usage_report_csv(staff, funded_user, user_b, plan):
     other_month = staff.get(reverse("admin:billing_usage_report"), {"month": "2001-01", "export": "csv"})
     assert other_month.content.decode().strip().count("\n") == 0  # header only
 
+    # The page: readable headers (the CSV keeps the column names) and the month's totals per currency.
+    html = page.content.decode()
+    assert '<th scope="col">GPU seconds</th>' in html and "gpu_seconds" not in html
+    assert page.context["totals"] == [{
+        "currency": "USD", "jobs": 3, "frames": 900, "gpu_seconds": Decimal("111.000"),
+        "charged": Decimal("15.71"), "refunded": Decimal("4.50"), "net": Decimal("11.21"),
+        "gpu_cost": Decimal("0.0555"), "margin": Decimal("11.1545"), "capped_jobs": 1,
+    }]  # fmt: skip
+    assert f"Total {month}" in html and "<td>15.71</td>" in html
+
 
 def test_only_one_default_plan(staff, plan):
     response = staff.post(
