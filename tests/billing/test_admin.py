@@ -123,7 +123,10 @@ def test_usage_report_csv(staff, funded_user, user_b, plan):
     # 0.100 weighing more, × 1.2, the minimum margin, as their spread is less; 5.8069 rounded up):
     # he pays the quote, the report counts it as capped.
     captured_job(user_b, gpu_seconds="45")
-    month = datetime.now(UTC).strftime("%Y-%m")
+    # The report groups by the month an entry was made: pin them to one, so no clock (a run across
+    # midnight at a month's end) decides what the test sees.
+    LedgerEntry.objects.update(created_at=datetime(2026, 3, 15, 12, tzinfo=UTC))
+    month = "2026-03"
 
     page = staff.get(reverse("admin:billing_usage_report"), {"month": month})
     assert page.status_code == 200 and "alice" in page.content.decode()
