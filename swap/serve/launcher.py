@@ -193,6 +193,16 @@ def build_plan(
 # -- the process ---------------------------------------------------------------------------------
 
 
+def triton_ready(http_url: str) -> bool:
+    """Triton at `http_url` is up and has bound every model (the catalog is bound last, see
+    server.py); the `triton` image's health check asks the same."""
+    try:
+        with urllib.request.urlopen(f"{http_url}/v2/models/visage_catalog/ready", timeout=2) as response:
+            return response.status == 200
+    except OSError:
+        return False
+
+
 @dataclass
 class TritonProcess:
     process: subprocess.Popen
@@ -212,13 +222,7 @@ class TritonProcess:
         return f"http://127.0.0.1:{self.plan['metrics_port']}/metrics"
 
     def ready(self) -> bool:
-        """Triton is up and has bound every model (the catalog is bound last, see server.py)."""
-        try:
-            url = f"{self.http_url}/v2/models/visage_catalog/ready"
-            with urllib.request.urlopen(url, timeout=2) as response:
-                return response.status == 200
-        except OSError:
-            return False
+        return triton_ready(self.http_url)
 
     def wait_ready(self, timeout_s: float = 180.0) -> None:
         deadline = time.monotonic() + timeout_s

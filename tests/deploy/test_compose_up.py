@@ -31,12 +31,12 @@ import requests
 from PIL import Image
 
 from tests.deploy.test_container import (
-    PODMAN,
     POLLS,
     REPO,
     TAG,
     encode,
     free_port,
+    make_images,
     podman,
     unavailable,
     wait_until_healthy,
@@ -58,14 +58,7 @@ CPU_QUEUES = "moderation,webhooks,vip,default,batch"
 def images() -> dict[str, str]:
     """Visage's web and worker images (make images) and the stand-ins, as the compose variables
     that select them."""
-    if shutil.which(PODMAN[0]) is None:
-        unavailable("podman is not installed (deploy/podman-host-setup.sh installs it on Debian)")
-    started = time.monotonic()
-    subprocess.run(
-        ["make", "images", "IMAGE_TARGETS=web worker", f"IMAGE_TAG={TAG}", f"PODMAN={' '.join(PODMAN)}"],
-        cwd=REPO, check=True,
-    )
-    print(f"make images (web, worker): {time.monotonic() - started:.0f} s")
+    make_images("web", "worker")
     started = time.monotonic()
     context = Path(os.environ.get("TMPDIR", "/tmp")) / f"visage-standins-{uuid.uuid4().hex[:8]}"
     shutil.copytree(STANDINS, context)

@@ -56,17 +56,22 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-@pytest.fixture(scope="module")
-def images() -> dict[str, str]:
+def make_images(*targets: str) -> dict[str, str]:
+    """`make images` for these targets (the container tests' tag): {target: image name}."""
     if shutil.which(PODMAN[0]) is None:
         unavailable("podman is not installed (deploy/podman-host-setup.sh installs it on Debian)")
     started = time.monotonic()
     subprocess.run(
-        ["make", "images", "IMAGE_TARGETS=web worker", f"IMAGE_TAG={TAG}", f"PODMAN={' '.join(PODMAN)}"],
+        ["make", "images", f"IMAGE_TARGETS={' '.join(targets)}", f"IMAGE_TAG={TAG}", f"PODMAN={' '.join(PODMAN)}"],
         cwd=REPO, check=True,
     )
-    print(f"make images (web, worker): {time.monotonic() - started:.0f} s")
-    return {target: f"localhost/visage-{target}:{TAG}" for target in ("web", "worker")}
+    print(f"make images ({', '.join(targets)}): {time.monotonic() - started:.0f} s")
+    return {target: f"localhost/visage-{target}:{TAG}" for target in targets}
+
+
+@pytest.fixture(scope="module")
+def images() -> dict[str, str]:
+    return make_images("web", "worker")
 
 
 @pytest.fixture(scope="module")

@@ -11,7 +11,6 @@ Marked `container` (excluded from `make test`; `.ci/run` runs `pytest -m contain
 
 from __future__ import annotations
 
-import subprocess
 import time
 import urllib.request
 from types import SimpleNamespace
@@ -20,8 +19,8 @@ import numpy as np
 import pytest
 
 from swap.runtime import clear_sessions
-from swap.serve import client
-from tests.deploy.test_container import PODMAN, REPO, TAG, free_port, podman, unavailable
+from swap.serve import client, launcher
+from tests.deploy.test_container import free_port, make_images, podman
 from tests.swap.test_onnx_adapters import face_at, identity, textured_frame
 from tests.swap.test_triton import EMBEDDING, _models, both
 
@@ -33,17 +32,7 @@ READY_S = 300  # Triton binding the stand-in models on 2 shared cores: bounds a 
 
 @pytest.fixture(scope="module")
 def image() -> str:
-    import shutil
-
-    if shutil.which(PODMAN[0]) is None:
-        unavailable("podman is not installed (deploy/podman-host-setup.sh installs it on Debian)")
-    started = time.monotonic()
-    subprocess.run(
-        ["make", "images", "IMAGE_TARGETS=triton", f"IMAGE_TAG={TAG}", f"PODMAN={' '.join(PODMAN)}"],
-        cwd=REPO, check=True,
-    )
-    print(f"make images (triton): {time.monotonic() - started:.0f} s")
-    return f"localhost/visage-triton:{TAG}"
+    return make_images("triton")["triton"]
 
 
 @pytest.fixture(scope="module")
@@ -61,7 +50,7 @@ def served(image, tmp_path_factory):
     )
     try:
         deadline = time.monotonic() + READY_S
-        while not ready(http):
+        while not launcher.triton_ready(f"http://127.0.0.1:{http}"):
             state = podman("inspect", "-f", "{{.State.Running}}", name).stdout.strip()
             if state != "true" or time.monotonic() > deadline:
                 pytest.fail(f"Triton did not become ready (running={state}); log:\n{logs(name)}")
@@ -73,15 +62,6 @@ def served(image, tmp_path_factory):
     finally:
         podman("rm", "-f", "-t", "0", name, check=False)
         client.clear()
-
-
-def ready(http_port: int) -> bool:
-    try:
-        url = f"http://127.0.0.1:{http_port}/v2/models/visage_catalog/ready"
-        with urllib.request.urlopen(url, timeout=2) as response:
-            return response.status == 200
-    except OSError:
-        return False
 
 
 def logs(name: str) -> str:
