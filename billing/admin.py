@@ -254,7 +254,7 @@ class LedgerEntryAdmin(ReadOnlyAdmin):
             "rows": rows,
             "totals": selectors.usage_totals(rows),
             "month": month,
-            "headers": [selectors.USAGE_HEADERS[column] for column in exports.USAGE_COLUMNS],
+            "headers": list(exports.USAGE_COLUMNS.values()),
         }
         return TemplateResponse(request, "admin/billing/usage_report.html", context)
 

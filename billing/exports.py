@@ -10,21 +10,12 @@ from billing.models import LedgerEntry
 from billing.selectors import UsageRow
 
 LEDGER_COLUMNS = ["id", "created_at", "kind", "amount", "job_id", "reason"]
-USAGE_COLUMNS = [
-    "month",
-    "user_id",
-    "username",
-    "currency",
-    "jobs",
-    "frames",
-    "gpu_seconds",
-    "charged",
-    "refunded",
-    "net",
-    "gpu_cost",
-    "margin",
-    "capped_jobs",
-]
+# The usage report's columns: CSV header (the key) and the admin page's header (the value).
+USAGE_COLUMNS = {
+    "month": "Month", "user_id": "User id", "username": "User", "currency": "Currency", "jobs": "Jobs",
+    "frames": "Frames", "gpu_seconds": "GPU seconds", "charged": "Charged", "refunded": "Refunded",
+    "net": "Net", "gpu_cost": "GPU cost", "margin": "Margin", "capped_jobs": "Capped jobs",
+}  # fmt: skip
 
 _FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 
@@ -55,7 +46,7 @@ def ledger_csv(entries: Iterable[LedgerEntry]) -> str:
 def usage_csv(rows: Iterable[UsageRow]) -> str:
     out = io.StringIO()
     writer = csv.writer(out)
-    writer.writerow(USAGE_COLUMNS)
+    writer.writerow(list(USAGE_COLUMNS))
     for row in rows:
         writer.writerow(
             [

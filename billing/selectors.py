@@ -297,11 +297,6 @@ class UsageRow:
     capped_jobs: int = 0  # jobs whose formula came out above the quote (charged the quote)
 
 
-USAGE_HEADERS = {
-    "month": "Month", "user_id": "User id", "username": "User", "currency": "Currency", "jobs": "Jobs",
-    "frames": "Frames", "gpu_seconds": "GPU seconds", "charged": "Charged", "refunded": "Refunded",
-    "net": "Net", "gpu_cost": "GPU cost", "margin": "Margin", "capped_jobs": "Capped jobs",
-}  # fmt: skip
 USAGE_SUMMED = ("jobs", "frames", "gpu_seconds", "charged", "refunded", "net", "gpu_cost", "margin", "capped_jobs")
 
 
