@@ -16,6 +16,9 @@ class WebappConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
+        from webapp.accounts import signals  # noqa: PLC0415 - models are importable only once apps are ready
+
+        signals.connect()
         if settings.PRODUCTION and not settings.EMAIL_HOST:
             logger.warning(
                 "EMAIL_HOST is not set: password-reset emails are printed to this log instead of sent."

@@ -4,11 +4,16 @@ from __future__ import annotations
 
 import hashlib
 import secrets
-from datetime import timedelta
+import time
 
+from django.core.cache import cache
 from django.utils import timezone
 
+from . import selectors
 from .models import ApiToken
+
+TOUCH_EVERY_S = 60
+_touched: dict[int, float] = {}  # token id -> when this process last wrote its last_used_at
 
 
 def api_token_create(*, user, name: str) -> tuple[ApiToken, str]:
@@ -25,10 +30,23 @@ def api_token_create(*, user, name: str) -> tuple[ApiToken, str]:
 
 def api_token_revoke(*, token: ApiToken) -> None:
     ApiToken.objects.filter(id=token.id, revoked_at__isnull=True).update(revoked_at=timezone.now())
+    forget_tokens([token.key_sha256])
+
+
+def forget_tokens(digests) -> None:
+    """Cached copies of these tokens are no longer trusted (selectors.api_token_by_key)."""
+    stale = {selectors.token_cache_key(digest): selectors.STALE for digest in digests}
+    if stale:
+        cache.set_many(stale, selectors.TOKEN_CACHE_S)
 
 
 def api_token_touch(*, token: ApiToken) -> None:
-    """Record that a token was used, at most once a minute (not a write on every request)."""
-    now = timezone.now()
-    if token.last_used_at is None or now - token.last_used_at > timedelta(minutes=1):
-        ApiToken.objects.filter(id=token.id).update(last_used_at=now)
+    """Record that a token was used, at most once a minute per server process (not a write on
+    every request; the token may be a cached copy, so the minute is counted here)."""
+    now = time.monotonic()
+    if now - _touched.get(token.id, -TOUCH_EVERY_S) < TOUCH_EVERY_S:
+        return
+    if len(_touched) > 10_000:
+        _touched.clear()
+    _touched[token.id] = now
+    ApiToken.objects.filter(id=token.id).update(last_used_at=timezone.now())

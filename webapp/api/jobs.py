@@ -24,7 +24,7 @@ from rest_framework.views import APIView
 from billing.choices import Mode, Resolution
 from webapp.jobs import etags, events, selectors, services, sharing
 from webapp.jobs.choices import FaceSelection, JobState
-from webapp.jobs.payload import job_payload
+from webapp.jobs.payload import cache_job_payload, cached_job_payload, job_payload
 from webapp.jobs.states import TERMINAL_STATES
 from webapp.jobs.webhook_urls import WebhookRefused, check_webhook_url_at_submit
 
@@ -295,10 +295,10 @@ class JobDetailView(ThrottledView):
         # Where the user's stream stands before anything is read: whatever changes from here on is
         # an event after this id, so the wait below cannot miss it.
         after = events.position(user_id=user_id) if wait_s else None
-        known = events.recorded(job_id=job_id, owner_id=user_id) if client_etags else None
+        known = events.recorded(job_id=job_id, owner_id=user_id)
         known_etag = known.etag() if known is not None else None
-        if known_etag is not None and etags.matches(known_etag, client_etags):
-            # The client holds the current version: no Job query.
+        if known_etag is not None and (etags.matches(known_etag, client_etags) or after is None):
+            # The current version is known: a 304 or a cached body needs no Job query.
             job, etag, terminal = None, known_etag, known.terminal
         else:
             job = self._load(request, job_id)
@@ -324,9 +324,15 @@ class JobDetailView(ThrottledView):
             headers["Retry-After"] = "2"
         if etags.matches(etag, client_etags):
             return Response(status=status.HTTP_304_NOT_MODIFIED, headers=headers)
-        if job is None:  # only reachable with a matching record, which returned above
-            job = self._load(request, job_id)
-        return Response(job_payload(job, request=request), headers=headers)
+        origin = f"{request.scheme}://{request.get_host()}"
+        body = cached_job_payload(job_id=job_id, etag=etag, origin=origin) if job is None else None
+        if body is None:
+            if job is None:
+                job = self._load(request, job_id)
+                headers["ETag"] = etag = events.remember(job)  # a change may have landed meanwhile
+            body = job_payload(job, request=request)
+            cache_job_payload(job_id=job_id, etag=etag, origin=origin, body=body)
+        return Response(body, headers=headers)
 
     @staticmethod
     def _load(request, job_id):

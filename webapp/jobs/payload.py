@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import hashlib
 from datetime import timedelta
 
 from django.conf import settings
+from django.core.cache import cache
 from django.urls import reverse
 from django.utils import timezone
 
@@ -130,6 +132,28 @@ def job_payload(job: Job, *, request=None) -> dict:
             "page": absolute(reverse("job-detail", args=[job.id])),
         },
     }
+
+
+# --- the representation cache -------------------------------------------------------------------
+# A body is stored under the ETag it was built for (which names the job's version and, for
+# presigned URLs, their half-expiry period), so a transition needs no invalidation: it changes the
+# ETag, and a reader asks for the new one. Old bodies expire by themselves.
+PAYLOAD_CACHE_S = 300
+
+
+def _payload_key(job_id, etag: str, origin: str) -> str:
+    return f"visage:job-payload:{job_id}:{hashlib.sha256(f'{origin} {etag}'.encode()).hexdigest()[:32]}"
+
+
+def cached_job_payload(*, job_id, etag: str, origin: str) -> dict | None:
+    """The body built for this ETag at this origin (scheme://host: the URLs are absolute), or None."""
+    return cache.get(_payload_key(job_id, etag, origin))
+
+
+def cache_job_payload(*, job_id, etag: str, origin: str, body: dict) -> None:
+    # Never longer than the presigned URLs' half-lifetime: past it the ETag moves on anyway.
+    ttl_s = min(PAYLOAD_CACHE_S, max(1, settings.S3_PRESIGN_EXPIRY_S // 2))
+    cache.set(_payload_key(job_id, etag, origin), body, ttl_s)
 
 
 def _moderation_state(job: Job) -> str:

@@ -234,6 +234,35 @@ def test_etag_answers_304_without_a_job_query_and_changes_with_every_transition(
     assert api_a.get(f"/api/v1/jobs/{job_id}", headers={"If-None-Match": changed["ETag"]}).status_code == 304
 
 
+def test_a_plain_get_of_an_unchanged_job_is_served_from_the_cache_and_every_transition_shows(
+    api_a, astronaut_pair
+):
+    job_id = new_job(api_a, astronaut_pair)
+    first = api_a.get(f"/api/v1/jobs/{job_id}")
+    with CaptureQueriesContext(connection) as queries:
+        again = api_a.get(f"/api/v1/jobs/{job_id}")
+    assert again.status_code == 200 and again.json() == first.json() and again["ETag"] == first["ETag"]
+    assert not [q["sql"] for q in queries], "an unchanged job's body comes from the cache"
+
+    for to_state, shown in ((JobState.SCREENING, "screening"), (JobState.QUEUED, "queued")):
+        before = api_a.get(f"/api/v1/jobs/{job_id}")
+        assert transition(job_id, from_states=[JobState(before.json()["state"])], to_state=to_state)
+        after = api_a.get(f"/api/v1/jobs/{job_id}")
+        assert after.json()["state"] == shown and after["ETag"] != before["ETag"]
+    starred = api_a.patch(f"/api/v1/jobs/{job_id}", {"favourite": True}, format="json")
+    assert starred.status_code == 200
+    assert api_a.get(f"/api/v1/jobs/{job_id}").json()["favourite"] is True
+
+
+def test_a_cached_body_keeps_the_host_it_was_asked_on(api_a, astronaut_pair, settings):
+    settings.ALLOWED_HOSTS = ["testserver", "other.example"]
+    job_id = new_job(api_a, astronaut_pair)
+    api_a.get(f"/api/v1/jobs/{job_id}")
+    elsewhere = api_a.get(f"/api/v1/jobs/{job_id}", HTTP_HOST="other.example")
+    assert elsewhere.json()["urls"]["self"].startswith("http://other.example/")
+    assert api_a.get(f"/api/v1/jobs/{job_id}").json()["urls"]["self"].startswith("http://testserver/")
+
+
 def test_a_late_reader_cannot_make_a_stale_etag_current(api_a, astronaut_pair):
     """A request that loaded the row just before a transition records its (old) representation just
     after the transition's publish: the record must not go back, so the old ETag never gets a 304."""

@@ -148,3 +148,37 @@ def test_me_never_shows_negative_zero(api_a, funded_user):
     me = api_a.get("/api/v1/me").json()
     assert me["held"] == "0.00"
     assert me["balance"] == "999.90" and me["available"] == "999.90"
+
+
+def test_a_budget_is_n_requests_in_any_window_and_refusals_are_not_counted():
+    cache.clear()
+    window = {"limit": 3, "window_s": 60.0}
+    assert [cache.sliding_window("t", now=1000.0 + i, **window)[:2] for i in range(3)] == [
+        (True, 1), (True, 2), (True, 3)
+    ]
+    allowed, count, wait_s = cache.sliding_window("t", now=1030.0, **window)
+    assert (allowed, count, wait_s) == (False, 3, 30.0)  # the oldest (t=1000) leaves at 1060
+    assert cache.sliding_window("t", now=1059.5, **window)[0] is False
+    # Refusals did not push the window: at 1060 the first request has left, one slot is free.
+    assert cache.sliding_window("t", now=1060.0, **window)[:2] == (True, 3)
+    assert cache.sliding_window("t", now=1060.5, **window)[0] is False
+    assert cache.sliding_window("other", now=1060.5, **window)[:2] == (True, 1)  # keys apart
+
+
+def test_ratelimit_headers_count_down_and_retry_after_names_the_wait(api_a, monkeypatch):
+    from rest_framework.throttling import SimpleRateThrottle
+
+    monkeypatch.setattr(SimpleRateThrottle, "THROTTLE_RATES", dict(SimpleRateThrottle.THROTTLE_RATES, read="3/hour"))
+    cache.clear()
+    answers = [api_a.get("/api/v1/me") for _ in range(4)]
+    assert [a.status_code for a in answers] == [200, 200, 200, 429]
+    assert [a["RateLimit"] for a in answers[:3]] == ['"read";r=2;t=0', '"read";r=1;t=0', '"read";r=0;t=0']
+    assert answers[3]["RateLimit-Policy"] == '"read";q=3;w=3600'
+    assert 3590 <= int(answers[3]["Retry-After"]) <= 3600
+
+
+def test_throttling_fails_open_when_redis_is_down(api_a, settings):
+    settings.CACHES = {"default": {"BACKEND": "webapp.ops.cache.FailOpenRedisCache", "LOCATION": "redis://127.0.0.1:9/0",
+                                   "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1}}}
+    assert cache.sliding_window("t", limit=1, window_s=60, now=1000.0) == (True, 0, 0.0)
+    assert [api_a.get("/api/v1/me").status_code for _ in range(2)] == [200, 200]

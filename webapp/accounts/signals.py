@@ -1,0 +1,27 @@
+"""Saving or deleting a user or an API token drops the cached copies of their tokens
+(selectors.api_token_by_key), e.g. a user made inactive in the admin is refused at once."""
+
+from __future__ import annotations
+
+from django.contrib.auth import get_user_model
+from django.db.models.signals import post_delete, post_save
+
+from . import services
+from .models import ApiToken
+
+
+def _user_changed(sender, instance, **kwargs) -> None:
+    services.forget_tokens(ApiToken.objects.filter(owner_id=instance.pk).values_list("key_sha256", flat=True))
+
+
+def _token_changed(sender, instance, created=False, **kwargs) -> None:
+    if not created:  # a new token has no cached copy
+        services.forget_tokens([instance.key_sha256])
+
+
+def connect() -> None:
+    user = get_user_model()
+    post_save.connect(_user_changed, sender=user, dispatch_uid="visage-token-cache-user-saved")
+    post_delete.connect(_user_changed, sender=user, dispatch_uid="visage-token-cache-user-deleted")
+    post_save.connect(_token_changed, sender=ApiToken, dispatch_uid="visage-token-cache-token-saved")
+    post_delete.connect(_token_changed, sender=ApiToken, dispatch_uid="visage-token-cache-token-deleted")
