@@ -13,12 +13,14 @@ from __future__ import annotations
 
 import argparse
 import io
+import os
 import re
 import shutil
 import statistics
 import subprocess
 import time
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import numpy as np
 import requests
@@ -45,6 +47,7 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=64)
     parser.add_argument("--concurrency", type=int, default=16)
     parser.add_argument("--status-seconds", type=int, default=10, help="length of each status GET run (wrk)")
+    parser.add_argument("--server-pid", type=int, help="the web server's main process: report its CPU per request")
     parser.add_argument("--long-poll-jobs", type=int, default=3, help="jobs followed with ?wait=30 (0: skip)")
     args = parser.parse_args()
 
@@ -105,14 +108,29 @@ def status_rate(args, headers: dict, ids: list[str], etags: dict) -> str:
     command = ["wrk", "-t2", f"-c{args.concurrency}", f"-d{args.status_seconds}s", "--latency"]
     for header in [f"{name}: {value}" for name, value in headers.items()] + extra:
         command += ["-H", header]
+    cpu_before = server_cpu_s(args.server_pid)
     output = subprocess.run([*command, f"{args.url}/api/v1/jobs/{job_id}"], capture_output=True, text=True,
                             check=True).stdout
+    cpu_s = server_cpu_s(args.server_pid) - cpu_before
     rate = re.search(r"Requests/sec:\s+([\d.]+)", output).group(1)
     p50 = re.search(r"50%\s+(\S+)", output).group(1)
     p99 = re.search(r"99%\s+(\S+)", output).group(1)
     failed = re.search(r"Non-2xx or 3xx responses: (\d+)", output)
+    served = int(re.search(r"(\d+) requests in", output).group(1))
+    cpu = f"; server CPU {1000 * cpu_s / served:.2f} ms/request" if args.server_pid else ""
     return (f"{float(rate):.0f} requests/s at concurrency {args.concurrency} (wrk, {args.status_seconds} s; "
-            f"latency p50 {p50}, p99 {p99}; non-2xx/3xx: {failed.group(1) if failed else 0})")
+            f"latency p50 {p50}, p99 {p99}; non-2xx/3xx: {failed.group(1) if failed else 0}{cpu})")
+
+
+def server_cpu_s(pid: int | None) -> float:
+    """CPU seconds (user + system) used so far by process `pid` and all its descendants (Linux):
+    the web server's cost per request, whatever else the machine is doing."""
+    if not pid:
+        return 0.0
+    children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    own = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return own + sum(server_cpu_s(int(child)) for child in children)
 
 
 def long_poll_requests_per_job(args, session, headers, source: bytes, target: bytes) -> None:

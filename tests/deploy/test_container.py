@@ -256,10 +256,10 @@ def test_a_job_submitted_to_the_containers_is_swapped(stack, api_token, c2pa_cha
 
 
 def test_web_metrics_merge_its_processes_and_need_the_key(stack):
-    """gunicorn's workers share one multiprocess directory (the entrypoint makes it in /tmp)."""
+    """The web server's worker processes share one multiprocess directory (the entrypoint makes it in /tmp)."""
     url = f"{stack['url']}/metrics"
     assert requests.get(url, timeout=30).status_code == 401
-    for _ in range(8):  # requests land on both gunicorn workers
+    for _ in range(8):  # requests land on both web worker processes
         requests.get(f"{stack['url']}/livez", timeout=30)
     scraped = requests.get(url, headers={"Authorization": f"Bearer {METRICS_KEY}"}, timeout=30)
     assert scraped.status_code == 200

@@ -5,7 +5,7 @@ Each event is `id: <Redis stream id>`, `event: job`, `data: {"id", "state", "pro
 with the Last-Event-ID header (EventSource sends it when it reconnects) or `?last_event_id=`; when
 events it missed were already trimmed from the stream it gets one `event: reset` (fetch your jobs
 again). A `: keep-alive` comment goes out every EVENTS_KEEPALIVE_S; the response ends after
-EVENTS_STREAM_MAX_S so it never holds a server thread (gunicorn gthread) for good.
+EVENTS_STREAM_MAX_S so it never holds a server thread (a granian blocking thread) for good.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """What a log line is about: the request, job, queue, attempt and stage the current code works for.
 
-Context variables, so gunicorn's threads and a worker's heartbeat thread keep theirs apart. The
+Context variables, so the web server's threads and a worker's heartbeat thread keep theirs apart. The
 request id is set by webapp.ops.request_id, copied into every RQ task's meta by dispatch, and
 restored by the worker around the task, so one id follows a job from the API call to its webhook.
 """

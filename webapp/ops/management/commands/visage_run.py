@@ -107,6 +107,7 @@ class Command(BaseCommand):
 
     def _supervise(self, addr: str) -> None:
         manage = [sys.executable, str(settings.BASE_DIR / "manage.py")]
+        host, port = addr.rsplit(":", 1)
         commands = {
             # Screening is CPU-bound: several processes (settings.MODERATION_WORKERS), models loaded
             # once in each.
@@ -118,10 +119,11 @@ class Command(BaseCommand):
             "webhook-worker": manage + ["visage_worker", "--queues", settings.WEBHOOK_QUEUE],
             "gpu-worker": manage + ["visage_worker", "--queues", ",".join(settings.GPU_QUEUES)],
             "scheduler": manage + ["visage_scheduler"],
-            # gunicorn, not runserver: the same server as production (deploy/image/entrypoint.sh). Many
+            # granian, not runserver: the same server as production (deploy/image/entrypoint.sh). Many
             # threads: an event stream or long-poll holds one while it waits (in Redis, no CPU).
-            "web": [sys.executable, "-m", "gunicorn", "webapp.wsgi:application", "--bind", addr,
-                    "--workers", "2", "--threads", "32", "--access-logfile", "-", "--graceful-timeout", "10"],
+            "web": [sys.executable, "-m", "granian", "--interface", "wsgi", "webapp.wsgi:application",
+                    "--host", host, "--port", port, "--workers", "2", "--blocking-threads", "32",
+                    "--respawn-failed-workers", "--workers-kill-timeout", "10", "--access-log"],
         }
         # The site's own error pages, never Django's debug pages (settings and tracebacks), unless the
         # operator asks with DEBUG=1; WhiteNoise serves the static files either way.
