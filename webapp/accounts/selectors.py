@@ -32,7 +32,12 @@ def api_token_by_key(key: str) -> ApiToken | None:
     cached = cache.get(token_cache_key(digest))
     if isinstance(cached, ApiToken):
         return cached
-    token = ApiToken.objects.select_related("owner").filter(key_sha256=digest, revoked_at__isnull=True).first()
+    token = (
+        ApiToken.objects.select_related("owner")
+        .defer("owner__password")  # never copied to the cache (read from the row if ever needed)
+        .filter(key_sha256=digest, revoked_at__isnull=True)
+        .first()
+    )
     if token is not None and cached is None:
         cache.add(token_cache_key(digest), token, TOKEN_CACHE_S)
     return token

@@ -65,3 +65,17 @@ def test_last_used_is_written_at_most_once_a_minute(user_a, monkeypatch):
     updates = [q for q in queries.captured_queries if q["sql"].startswith("UPDATE") and "last_used_at" in q["sql"]]
     assert len(updates) == 1
     assert ApiToken.objects.get(owner=user_a).last_used_at is not None
+
+
+def test_the_cached_copy_holds_no_password_hash_and_saving_it_keeps_the_password(user_a):
+    cache.clear()
+    client = api_client_for(user_a)
+    assert client.get("/api/v1/me").status_code == 200
+    digest = ApiToken.objects.get(owner=user_a).key_sha256
+    raw = cache._cache.get_client(write=False).get(cache.make_and_validate_key(selectors.token_cache_key(digest)))
+    assert raw and user_a.password.encode() not in raw and b"pbkdf2" not in raw
+    cached_user = cache.get(selectors.token_cache_key(digest)).owner
+    cached_user.first_name = "Alice"
+    cached_user.save()  # a deferred field is not written back
+    user_a.refresh_from_db()
+    assert user_a.first_name == "Alice" and user_a.check_password("alice-pass-123")
