@@ -13,19 +13,15 @@ from __future__ import annotations
 
 import argparse
 import io
-import os
-import re
-import shutil
 import statistics
-import subprocess
 import time
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
 import numpy as np
 import requests
 from PIL import Image
 from skimage import data as skdata
+from wrk import status_rate  # bench/wrk.py, beside this script
 
 
 def encode(rgb: np.ndarray, fmt: str) -> bytes:
@@ -93,44 +89,11 @@ def main() -> None:
     etags = {job_id: followed.headers["ETag"]}
     for conditional in (False, True):
         label = "status GET with If-None-Match" if conditional else "status GET plain"
-        print(f"{label}: {status_rate(args, headers, [job_id], etags if conditional else {})}")
+        rate = status_rate(f"{args.url}/api/v1/jobs/{job_id}", headers, etag=etags[job_id] if conditional else None,
+                           concurrency=args.concurrency, seconds=args.status_seconds, server_pid=args.server_pid)
+        print(f"{label}: {rate}")
 
     long_poll_requests_per_job(args, session, headers, source, target)
-
-
-def status_rate(args, headers: dict, ids: list[str], etags: dict) -> str:
-    """GET /api/v1/jobs/{id} for --status-seconds at --concurrency connections, measured with wrk
-    (a C client: a Python client on the same 2 cores measures itself, not the server)."""
-    if shutil.which("wrk") is None:
-        return "skipped: needs wrk on PATH (apt-get install wrk)"
-    job_id = ids[0]
-    extra = [f"If-None-Match: {etags[job_id]}"] if etags.get(job_id) else []
-    command = ["wrk", "-t2", f"-c{args.concurrency}", f"-d{args.status_seconds}s", "--latency"]
-    for header in [f"{name}: {value}" for name, value in headers.items()] + extra:
-        command += ["-H", header]
-    cpu_before = server_cpu_s(args.server_pid)
-    output = subprocess.run([*command, f"{args.url}/api/v1/jobs/{job_id}"], capture_output=True, text=True,
-                            check=True).stdout
-    cpu_s = server_cpu_s(args.server_pid) - cpu_before
-    rate = re.search(r"Requests/sec:\s+([\d.]+)", output).group(1)
-    p50 = re.search(r"50%\s+(\S+)", output).group(1)
-    p99 = re.search(r"99%\s+(\S+)", output).group(1)
-    failed = re.search(r"Non-2xx or 3xx responses: (\d+)", output)
-    served = int(re.search(r"(\d+) requests in", output).group(1))
-    cpu = f"; server CPU {1000 * cpu_s / served:.2f} ms/request" if args.server_pid else ""
-    return (f"{float(rate):.0f} requests/s at concurrency {args.concurrency} (wrk, {args.status_seconds} s; "
-            f"latency p50 {p50}, p99 {p99}; non-2xx/3xx: {failed.group(1) if failed else 0}{cpu})")
-
-
-def server_cpu_s(pid: int | None) -> float:
-    """CPU seconds (user + system) used so far by process `pid` and all its descendants (Linux):
-    the web server's cost per request, whatever else the machine is doing."""
-    if not pid:
-        return 0.0
-    children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    own = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    return own + sum(server_cpu_s(int(child)) for child in children)
 
 
 def long_poll_requests_per_job(args, session, headers, source: bytes, target: bytes) -> None:

@@ -55,6 +55,8 @@ from skimage import data as skdata
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from wrk import status_rate  # noqa: E402  (bench/wrk.py, beside this script)
+
 from webapp.ops import embedded  # noqa: E402  (after the repo is importable)
 
 TERMINAL = {"succeeded", "failed", "rejected", "canceled"}
@@ -214,29 +216,13 @@ def stage_medians(jobs: list[dict]) -> str:
     return ", ".join(f"{k} {statistics.median(v):.0f}" for k, v in sorted(stages.items()) if statistics.median(v) >= 1)
 
 
-def status_throughput(stack: Stack, job_id: str, *, concurrency: int, count: int, etag: str | None) -> float:
-    headers = {**stack.headers, **({"If-None-Match": etag} if etag else {})}
-    url = f"{stack.url}/api/v1/jobs/{job_id}"
-    expected = 304 if etag else 200
-
-    def one(_):
-        response = stack.session.get(url, headers=headers, timeout=30)
-        assert response.status_code == expected, response.status_code
-
-    with ThreadPoolExecutor(concurrency) as pool:
-        list(pool.map(one, range(concurrency * 4)))  # warm the connections
-        started = time.perf_counter()
-        list(pool.map(one, range(count)))
-    return count / (time.perf_counter() - started)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--jobs", type=int, default=50)
     parser.add_argument("--naive", type=int, default=10, help="jobs for the per-process baseline")
     parser.add_argument("--single", type=int, default=5, help="one-at-a-time jobs for the latency figure")
     parser.add_argument("--concurrency", type=int, default=8, help="submitters in the burst")
-    parser.add_argument("--polls", type=int, default=2000)
+    parser.add_argument("--status-seconds", type=int, default=10, help="length of each status GET run (wrk)")
     parser.add_argument("--moderation-workers", type=int, default=None)
     args = parser.parse_args()
 
@@ -279,16 +265,11 @@ def main() -> None:
                   f" {statistics.median(t['gpu_queue']):.2f} s, GPU step {statistics.median(t['gpu_step']):.2f} s")
             print(f"client requests per job in the burst (submit + waits): {stack.requests / len(burst):.2f}")
 
-            job_id = ids[0]
-            plain = status_throughput(stack, job_id, concurrency=16, count=args.polls, etag=None)
+            job_id, url = ids[0], f"{stack.url}/api/v1/jobs/{ids[0]}"
             etag = stack.get(job_id).headers.get("ETag")
-            line = f"status GET at concurrency 16: plain {plain:.0f} req/s"
-            if etag:
-                cached = status_throughput(stack, job_id, concurrency=16, count=args.polls, etag=etag)
-                line += f", If-None-Match → 304 {cached:.0f} req/s"
-            else:
-                line += " (no ETag from this server: no 304 path)"
-            print(line)
+            for label, sent in (("plain", None), ("If-None-Match → 304", etag)):
+                rate = status_rate(url, stack.headers, etag=sent, concurrency=16, seconds=args.status_seconds)
+                print(f"status GET {label}: {rate}")
         finally:
             stack.stop()
 
