@@ -1,19 +1,33 @@
-"""Per-frame clocks: time inside model inference (billed as "GPU seconds") and sub-stages.
+"""Per-frame clocks: the work inside model calls (billed as "GPU seconds") and sub-stages.
 
 The pipeline opens a `session()` per frame; adapters wrap each model call in `measure()`
 and may split off a sub-stage (the classical swapper reports its blend as "paste").
 A context variable keeps concurrent frames (threads) apart.
 
-Observers (`add_observer`) hear about every model run that names its model: the worker registers
-one that feeds Prometheus histograms, so the engine reports per-model timings without importing
-anything of the platform.
+What a model call is billed (`FrameClock.inference_ms`) depends on where it runs:
+
+- On this machine's CPU (dlib's models, onnxruntime's CPUExecutionProvider, an adapter that does
+  not meter its own calls): the CPU time the call consumed, i.e. the calling thread's CPU time
+  plus, for an onnxruntime session with an intra-op thread pool, the CPU time of the pool's
+  threads during the call (`swap.runtime.pool_threads`). dlib runs single-threaded in the calling
+  thread. Other threads of the process (a video's decoder and encoder run beside the model calls)
+  and other processes on shared cores are not counted, nor is time spent waiting for a core, so
+  the same work is billed the same on a quiet and on a busy machine, at warm-up (the quote's
+  calibration) and in a job (the charge).
+- On an accelerator (CUDA, TensorRT) or in the Triton service: the wall time of the call, which
+  includes the device sync (the accelerator is the worker's own).
+
+Observers (`add_observer`) hear about every model run that names its model, with the call's wall
+time (latency, not the billed measure): the worker registers one that feeds Prometheus histograms,
+so the engine reports per-model timings without importing anything of the platform. Sub-stages
+(`stage`) are wall time too.
 """
 
 from __future__ import annotations
 
 import contextvars
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
@@ -60,19 +74,46 @@ def session() -> Iterator[FrameClock]:
         _current.reset(token)
 
 
+# Providers whose model calls run on this process's CPU threads (swap.runtime reports
+# onnxruntime's without "ExecutionProvider", in lower case; dlib's models run in the calling thread).
+CPU_PROVIDERS = frozenset({"cpu", "dlib"})
+
+
+def thread_cpu_seconds(native_id: int) -> float:
+    """CPU time of another thread of this process, by its native (kernel) id. Linux only: the
+    clock id is the one glibc's pthread_getcpuclockid builds for it (CPUCLOCK_SCHED of thread
+    `native_id`), exact to the nanosecond, also while the thread runs."""
+    return time.clock_gettime((~native_id << 3) | 6)
+
+
+def _cpu_seconds(pool_threads: Collection[int]) -> float:
+    return time.thread_time() + sum(thread_cpu_seconds(native_id) for native_id in pool_threads)
+
+
 @contextmanager
-def measure(model: str | None = None, provider: str = "cpu", batch_size: int | None = None) -> Iterator[None]:
-    """Count the enclosed block as model inference; a named model's run is also told to observers."""
+def measure(
+    model: str | None = None,
+    provider: str = "cpu",
+    batch_size: int | None = None,
+    *,
+    pool_threads: Collection[int] = (),
+) -> Iterator[None]:
+    """Count the enclosed model call as inference: its CPU time (the calling thread's and
+    `pool_threads`', the native ids of the threads that work for it) when `provider` runs on the
+    CPU, else its wall time. A named model's run is also told to observers, with its wall time."""
+    on_cpu = provider in CPU_PROVIDERS
+    cpu_start = _cpu_seconds(pool_threads) if on_cpu else 0.0
     start = time.perf_counter()
     try:
         yield
     finally:
-        elapsed_s = time.perf_counter() - start
+        wall_s = time.perf_counter() - start
+        billed_s = _cpu_seconds(pool_threads) - cpu_start if on_cpu else wall_s
         clock = _current.get()
         if clock is not None:
-            clock.inference_ms += elapsed_s * 1000.0
+            clock.inference_ms += billed_s * 1000.0
         if model is not None and _observers:
-            _notify(model, provider, elapsed_s, batch_size)
+            _notify(model, provider, wall_s, batch_size)
 
 
 @contextmanager

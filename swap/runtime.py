@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import importlib.metadata
 import logging
+import os
 import threading
 import time
+import weakref
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -70,8 +72,12 @@ class RuntimeOptions:
 
 
 _lock = threading.Lock()
+_creating = threading.Lock()
 _sessions: dict[tuple, ort.InferenceSession] = {}
 _load_counts: Counter[str] = Counter()
+# Native ids of the threads each session (or session wrapper) runs its model on besides the caller:
+# a CPU session's intra-op pool (swap.inference_clock bills their CPU time).
+_pool_threads: weakref.WeakKeyDictionary[Any, frozenset[int]] = weakref.WeakKeyDictionary()
 
 
 def record_model_load(name: str) -> None:
@@ -141,15 +147,48 @@ def get_session(path: Path, options: RuntimeOptions | None = None) -> ort.Infere
     so.intra_op_num_threads = options.intra_op_threads
     so.inter_op_num_threads = options.inter_op_threads
     so.log_severity_level = 3  # onnxruntime's own warnings are noisy (e.g. unused initializers)
-    session = ort.InferenceSession(str(path), sess_options=so, providers=_provider_list(options))
+    if options.resolved_providers()[0] == "CPUExecutionProvider":
+        # A spinning pool thread burns CPU waiting for work, during a run (billed, and more or less
+        # of it with the machine's load) and for tens of ms after it (taking a core from the video
+        # decoder and encoder). Without spinning, the pool's CPU time in a run is its work.
+        so.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    # The intra-op pool's threads start with the session: the threads that appeared while it was
+    # made (one session at a time), less Python's own (never the pool's).
+    with _creating:
+        threads_before = _native_thread_ids()
+        session = ort.InferenceSession(str(path), sess_options=so, providers=_provider_list(options))
+        pool = _native_thread_ids() - threads_before - {t.native_id for t in threading.enumerate()}
     with _lock:
         # Another thread may have raced us; keep the first session so there is only one.
         existing = _sessions.get(key)
         if existing is not None:
             return existing
         _sessions[key] = session
+        _pool_threads[session] = frozenset(pool)
         _load_counts[path.stem] += 1
     return session
+
+
+def _native_thread_ids() -> set[int]:
+    """This process's threads, by native (kernel) id (Linux; elsewhere none are known and a CPU
+    session's pool is not billed)."""
+    try:
+        return {int(name) for name in os.listdir("/proc/self/task")}
+    except FileNotFoundError:
+        return set()
+
+
+def pool_threads(session: Any) -> frozenset[int]:
+    """Native ids of the threads `session` runs its model on besides the calling thread (a CPU
+    session's intra-op pool); none for a session this module did not create."""
+    with _lock:
+        return _pool_threads.get(session, frozenset())
+
+
+def share_pool_threads(wrapper: Any, sessions: list[Any]) -> None:
+    """`wrapper` runs each call on one of `sessions`: its calls are billed on their pools' threads."""
+    with _lock:
+        _pool_threads[wrapper] = frozenset().union(*(_pool_threads.get(s, frozenset()) for s in sessions))
 
 
 def clear_sessions(under: Path | None = None) -> None:
@@ -235,12 +274,13 @@ def run_in_batches(
 
 
 def _measure(session: ort.InferenceSession, batch_size: int):
-    """Inference time counts as billed device time (swap.inference_clock, owned by the pipeline),
-    and is reported per model and provider to the clock's observers."""
+    """A model run counts as billed device time (swap.inference_clock, owned by the pipeline: CPU
+    time of the caller and the session's pool on the CPU provider, else wall time), and is reported
+    per model and provider to the clock's observers."""
     model = Path(str(getattr(session, "_model_path", "") or "onnx")).stem
     providers = session.get_providers()
     provider = providers[0].removesuffix("ExecutionProvider").lower() if providers else "cpu"
-    return inference_clock.measure(model, provider, batch_size)
+    return inference_clock.measure(model, provider, batch_size, pool_threads=pool_threads(session))
 
 
 def clock_stage(name: str):

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from swap.models import canary, registry
-from swap.runtime import RuntimeOptions, get_session
+from swap.runtime import RuntimeOptions, get_session, share_pool_threads
 from swap.serve.launcher import read_emap
 
 
@@ -51,6 +51,7 @@ class VersionedLocalSession:
         self.stable = stable
         self.paths = paths
         self.sessions = {version: get_session(path, runtime) for version, path in paths.items()}
+        share_pool_threads(self, list(self.sessions.values()))
         self._emaps: dict[int, np.ndarray] = {}
         self._lock = threading.Lock()
 

@@ -16,6 +16,7 @@ pasted-back pixels and decoded boxes:
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 
 import numpy as np
@@ -98,6 +99,19 @@ def make_arcface(path: Path, *, batch: str | int = "N") -> Path:
         helper.make_node("Pad", ["means", "pads"], ["683"], mode="constant"),
     ]
     graph = helper.make_graph(nodes, "arcface_stub", [image], [embedding], initializer=inits)
+    return _save(graph, path)
+
+
+def make_matmul_chain(path: Path, *, side: int = 512, depth: int = 4) -> Path:
+    """Not a stand-in: `depth` [N, side] × [side, side] products, enough arithmetic per run for
+    onnxruntime to share it with its intra-op thread pool (the billed-CPU-time tests)."""
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", side])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N", side])
+    weight = (np.random.default_rng(0).standard_normal((side, side)) / np.sqrt(side)).astype(np.float32)
+    inits = [numpy_helper.from_array(weight, "w")]
+    names = ["x", *(f"h{i}" for i in range(1, depth)), "y"]
+    nodes = [helper.make_node("MatMul", [a, "w"], [b]) for a, b in itertools.pairwise(names)]
+    graph = helper.make_graph(nodes, "matmul_chain", [x], [y], initializer=inits)
     return _save(graph, path)
 
 

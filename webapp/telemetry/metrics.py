@@ -69,14 +69,18 @@ STAGE_DURATION = Histogram(
 )
 INFERENCE_DURATION = Histogram(
     "visage_inference_seconds",
-    "One model run (a batch), including the device sync",
+    "Wall time of one model run (a batch), including the device sync",
     ["model", "provider"],
     buckets=INFERENCE_BUCKETS_S,
 )
 INFERENCE_BATCH_SIZE = Histogram(
     "visage_inference_batch_size", "Items (faces, frames) per model run", ["model"], buckets=BATCH_BUCKETS
 )
-GPU_SECONDS = Counter("visage_gpu_seconds", "Metered GPU (inference) seconds of succeeded runs", ["queue"])
+GPU_SECONDS = Counter(
+    "visage_gpu_seconds",
+    "Billed GPU seconds of succeeded runs (on a CPU build: the model calls' CPU time)",
+    ["queue"],
+)
 MODERATION_DECISIONS = Counter(
     "visage_moderation_decisions",
     "Screening verdicts; `check` is the check that decided (none for allow)",
@@ -130,7 +134,9 @@ def timed_stage(stage: str) -> Iterator[None]:
     finally:
         seconds = time.perf_counter() - start
         observe_stage(stage, seconds)
-        logger.info("stage %s: %.3f s", stage, seconds, extra={"stage": stage, "duration_s": round(seconds, 3)})
+        logger.info(
+            "stage %s: %.3f s", stage, seconds, extra={"stage": stage, "duration_s": round(seconds, 3)}
+        )
 
 
 def observe_engine_stages(stage_ms: dict) -> None:

@@ -1,0 +1,127 @@
+"""The billed clock: a model call on the CPU costs the CPU time it consumed (the calling thread's
+and its onnxruntime pool's), whatever else the process or the machine is doing; a call on an
+accelerator costs its wall time. Observers hear wall time."""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+import time
+
+import numpy as np
+import pytest
+
+from swap import inference_clock, runtime
+from swap.serve.local import VersionedLocalSession
+from tests.swap import onnx_fixtures as fx
+
+BLOCK = b"\x01" * 4_000_000  # hashlib releases the GIL while hashing this
+
+
+def burn_cpu(seconds: float) -> None:
+    """Hash until this thread has used `seconds` of CPU time."""
+    start = time.thread_time()
+    while time.thread_time() - start < seconds:
+        hashlib.sha256(BLOCK).digest()
+
+
+@pytest.fixture
+def heard():
+    calls = []
+
+    def observer(model, provider, seconds, batch_size):
+        calls.append((model, provider, seconds))
+
+    inference_clock.add_observer(observer)
+    yield calls
+    inference_clock.remove_observer(observer)
+
+
+def test_waiting_inside_a_cpu_call_is_not_billed_but_observers_hear_the_wall_time(heard):
+    with inference_clock.session() as clock:
+        with inference_clock.measure("dlib_hog", "dlib", 1):
+            time.sleep(0.2)
+    assert clock.inference_ms < 20  # sleeping uses (almost) no CPU
+    ((_, _, wall_s),) = heard
+    assert wall_s >= 0.2
+
+
+def test_the_calling_threads_cpu_work_is_billed_in_full():
+    thread_start = time.thread_time()
+    with inference_clock.session() as clock:
+        with inference_clock.measure():
+            burn_cpu(0.2)
+    used_ms = (time.thread_time() - thread_start) * 1000
+    assert 0.9 * used_ms <= clock.inference_ms <= used_ms
+
+
+def test_other_threads_cpu_work_during_a_call_is_not_billed():
+    """A video's decoder and encoder threads work while the frame loop runs its models."""
+    burnt, read = threading.Event(), threading.Event()
+
+    def work() -> None:
+        burn_cpu(0.3)
+        burnt.set()
+        read.wait()  # alive until its CPU time has been read
+
+    busy = threading.Thread(target=work)
+    with inference_clock.session() as clock:
+        with inference_clock.measure("dlib_hog", "dlib", 1):
+            busy.start()
+            burnt.wait()
+            busy_cpu_ms = inference_clock.thread_cpu_seconds(busy.native_id) * 1000
+    read.set()
+    busy.join()
+    assert busy_cpu_ms >= 300
+    assert clock.inference_ms < 0.1 * busy_cpu_ms
+
+
+def test_a_call_on_an_accelerator_is_billed_its_wall_time(heard):
+    with inference_clock.session() as clock:
+        with inference_clock.measure("inswapper_128", "cuda", 1):
+            time.sleep(0.1)
+    ((_, _, wall_s),) = heard
+    assert clock.inference_ms == pytest.approx(wall_s * 1000)
+    assert clock.inference_ms >= 100
+
+
+def test_a_cpu_sessions_intra_op_pool_is_billed_with_the_calling_thread(tmp_path):
+    """onnxruntime splits a run between the calling thread and its pool's threads: both are
+    billed, and nothing else (the total equals the process's CPU time in an otherwise idle
+    process, and exceeds what the calling thread alone used)."""
+    runtime.clear_sessions(tmp_path)
+    options = runtime.RuntimeOptions(providers=["CPUExecutionProvider"], intra_op_threads=2)
+    session = runtime.get_session(fx.make_matmul_chain(tmp_path / "matmul_chain.onnx"), options)
+    pool = runtime.pool_threads(session)
+    assert len(pool) == 1  # two threads: the caller and one of the pool's
+    assert session.get_session_options().get_session_config_entry("session.intra_op.allow_spinning") == "0"
+    rows = np.random.default_rng(0).standard_normal((256, 512)).astype(np.float32)
+    runtime.run_in_batches(session, {"x": rows}, max_batch=256)  # first run: lazy initialisation
+    process_start, thread_start = time.process_time(), time.thread_time()
+    with inference_clock.session() as clock:
+        for _ in range(20):
+            runtime.run_in_batches(session, {"x": rows}, max_batch=256)
+    process_ms = (time.process_time() - process_start) * 1000
+    thread_ms = (time.thread_time() - thread_start) * 1000
+    assert clock.inference_ms == pytest.approx(process_ms, rel=0.1)
+    assert clock.inference_ms > thread_ms * 1.1
+    runtime.clear_sessions(tmp_path)
+
+
+def test_a_model_with_a_canary_is_billed_on_both_versions_pools(tmp_path):
+    """Either version may run a call (the job's routing picks it)."""
+    runtime.clear_sessions(tmp_path)
+    options = runtime.RuntimeOptions(providers=["CPUExecutionProvider"], intra_op_threads=2)
+    paths = {1: fx.make_matmul_chain(tmp_path / "1.onnx"), 2: fx.make_matmul_chain(tmp_path / "2.onnx")}
+    versioned = VersionedLocalSession("matmul_chain", 1, paths, options)
+    pools = [runtime.pool_threads(session) for session in versioned.sessions.values()]
+    assert all(pools) and not pools[0] & pools[1]
+    assert runtime.pool_threads(versioned) == pools[0] | pools[1]
+    runtime.clear_sessions(tmp_path)
+
+
+def test_a_session_made_elsewhere_has_no_known_pool():
+    class OtherSession:  # e.g. a Triton client session: its model runs in another process
+        pass
+
+    assert runtime.pool_threads(OtherSession()) == frozenset()
