@@ -87,7 +87,14 @@ def thread_cpu_seconds(native_id: int) -> float:
 
 
 def _cpu_seconds(pool_threads: Collection[int]) -> float:
-    return time.thread_time() + sum(thread_cpu_seconds(native_id) for native_id in pool_threads)
+    return time.thread_time() + sum(_pool_thread_seconds(native_id) for native_id in pool_threads)
+
+
+def _pool_thread_seconds(native_id: int) -> float:
+    try:
+        return thread_cpu_seconds(native_id)
+    except OSError:  # the thread has gone (its session was dropped): metering never fails a swap
+        return 0.0
 
 
 @contextmanager
@@ -108,7 +115,7 @@ def measure(
         yield
     finally:
         wall_s = time.perf_counter() - start
-        billed_s = _cpu_seconds(pool_threads) - cpu_start if on_cpu else wall_s
+        billed_s = max(0.0, _cpu_seconds(pool_threads) - cpu_start) if on_cpu else wall_s
         clock = _current.get()
         if clock is not None:
             clock.inference_ms += billed_s * 1000.0

@@ -125,3 +125,13 @@ def test_a_session_made_elsewhere_has_no_known_pool():
         pass
 
     assert runtime.pool_threads(OtherSession()) == frozenset()
+
+
+def test_a_pool_thread_that_has_gone_never_fails_the_call():
+    gone = threading.Thread(target=lambda: None)
+    gone.start()
+    gone.join()
+    with inference_clock.session() as clock:
+        with inference_clock.measure("m", "cpu", pool_threads={gone.native_id}):
+            burn_cpu(0.01)
+    assert clock.inference_ms >= 10
