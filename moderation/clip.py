@@ -54,14 +54,20 @@ class ClipClassifier:
         record_model_load(f"clip:{key.model_name}")
 
     def probabilities(self, image_bgr: np.ndarray) -> dict[str, float]:
+        return self.probabilities_many([image_bgr])[0]
+
+    def probabilities_many(self, images_bgr: list[np.ndarray]) -> list[dict[str, float]]:
+        """Prompt probabilities per image, in one forward pass over all of them."""
         self.calls += 1
-        pixels = self.preprocess(Image.fromarray(np.ascontiguousarray(image_bgr[:, :, ::-1])))[None]
+        pixels = self.torch.stack(
+            [self.preprocess(Image.fromarray(np.ascontiguousarray(image[:, :, ::-1]))) for image in images_bgr]
+        )
         with self.torch.inference_mode():
             image = self.model.encode_image(pixels)
             image = image / image.norm(dim=-1, keepdim=True)
             logits = self.model.logit_scale.exp() * image @ self.text_features.T
-            probs = logits.softmax(dim=-1)[0].tolist()
-        return dict(zip(self.key.prompts, probs, strict=True))
+            probs = logits.softmax(dim=-1).tolist()
+        return [dict(zip(self.key.prompts, row, strict=True)) for row in probs]
 
 
 _classifier: ClipClassifier | None = None
@@ -108,21 +114,37 @@ def get_classifier() -> ClipClassifier | None:
 
 
 def check(image_bgr: np.ndarray, *, role: str) -> Finding:
+    return check_many([image_bgr], roles=[role])[0]
+
+
+def check_many(images_bgr: list[np.ndarray], *, roles: list[str]) -> list[Finding]:
+    """`check` for each image, in one forward pass; each finding carries its share of the time.
+    Disabled or unloadable: one such finding (the verdict needs the line once)."""
     started = time.perf_counter()
     try:
         classifier = get_classifier()
     except Exception:  # configured but broken: hold for a human rather than pass unchecked
-        return Finding(
-            check="clip",
-            role=role,
-            outcome="error",
-            message="CLIP check failed to load",
-            detail={"status": status()},
-            elapsed_ms=(time.perf_counter() - started) * 1000,
-        )
+        return [
+            Finding(
+                check="clip",
+                role=roles[0],
+                outcome="error",
+                message="CLIP check failed to load",
+                detail={"status": status()},
+                elapsed_ms=(time.perf_counter() - started) * 1000,
+            )
+        ]
     if classifier is None:
-        return Finding(check="clip", role=role, outcome="disabled", detail={"status": status()})
-    probs = classifier.probabilities(image_bgr)
+        return [Finding(check="clip", role=roles[0], outcome="disabled", detail={"status": status()})]
+    probabilities = classifier.probabilities_many(images_bgr)
+    elapsed_ms = (time.perf_counter() - started) * 1000 / len(images_bgr)
+    return [
+        _finding(probs, role=role, model=classifier.key.model_name, elapsed_ms=elapsed_ms)
+        for probs, role in zip(probabilities, roles, strict=True)
+    ]
+
+
+def _finding(probs: dict[str, float], *, role: str, model: str, elapsed_ms: float) -> Finding:
     bands = conf.clip_prompts()
     worst = ("pass", 0.0, "")
     for prompt, prob in probs.items():
@@ -144,7 +166,7 @@ def check(image_bgr: np.ndarray, *, role: str) -> Finding:
         detail={
             "prompt": prompt,
             "probabilities": {p: round(v, 4) for p, v in probs.items()},
-            "model": classifier.key.model_name,
+            "model": model,
         },
-        elapsed_ms=(time.perf_counter() - started) * 1000,
+        elapsed_ms=elapsed_ms,
     )

@@ -274,7 +274,7 @@ def _run_checks(
 ) -> list[Finding]:
     """Cheapest first; stop at the first reject (the rest would not change the decision).
 
-    NSFW runs over all images in one batched detector call. OCR, the slowest check, then runs in
+    NSFW runs over all images in one batched detector call, CLIP likewise. OCR, the slowest check, then runs in
     a thread beside face analysis and CLIP: onnxruntime releases the GIL, so on two cores the pair
     costs roughly max(), not sum(). Each side looks at the other between images: a reject on one
     stops the other before its next image (the image in progress finishes).
@@ -300,11 +300,7 @@ def _run_checks(
             if _rejected(findings):
                 faces_rejected.set()
         if not _rejected(findings) and not text_rejected.is_set():
-            for image in images:
-                finding = clip.check(image.pixels, role=image.role)
-                findings.append(finding)
-                if finding.outcome == "disabled":
-                    break  # one "disabled" line per verdict is enough
+            findings += clip.check_many([image.pixels for image in images], roles=[image.role for image in images])
         findings += ocr_future.result()
     return findings
 

@@ -58,3 +58,22 @@ def test_missing_checkpoint_file_is_an_error(settings, tmp_path, astronaut_rgb):
     assert selectors.readiness_report()["clip"].startswith("error")
     finding = clip.check(np.ascontiguousarray(astronaut_rgb[:, :, ::-1]), role="target")
     assert finding.outcome == "error"  # holds the job for review: a broken check never passes content
+
+
+def test_a_jobs_images_are_scored_in_one_forward_pass_with_the_single_image_results(
+    tiny_clip, settings, astronaut_rgb
+):
+    for name, value in tiny_clip.items():
+        setattr(settings, name, value)
+    images = [np.ascontiguousarray(astronaut_rgb[:, :, ::-1]), np.ascontiguousarray(astronaut_rgb[::-1, ::-1, ::-1]),
+              np.full((300, 200, 3), 90, np.uint8)]
+    roles = ["source", "source", "target"]
+    single = [clip.check(image, role=role) for image, role in zip(images, roles, strict=True)]
+    calls = clip.get_classifier().calls
+    batched = clip.check_many(images, roles=roles)
+    assert clip.get_classifier().calls == calls + 1
+    assert [f.role for f in batched] == roles
+    for one, many in zip(single, batched, strict=True):
+        assert many.outcome == one.outcome and many.detail["prompt"] == one.detail["prompt"]
+        for prompt, value in one.detail["probabilities"].items():
+            assert many.detail["probabilities"][prompt] == pytest.approx(value, abs=1e-3)
