@@ -22,8 +22,8 @@ def status_rate(url: str, headers: dict, *, etag: str | None, concurrency: int, 
     output = subprocess.run([*command, url], capture_output=True, text=True, check=True).stdout
     cpu_s = server_cpu_s(server_pid) - cpu_before
     rate = float(re.search(r"Requests/sec:\s+([\d.]+)", output).group(1))
-    p50 = re.search(r"50%\s+(\S+)", output).group(1)
-    p99 = re.search(r"99%\s+(\S+)", output).group(1)
+    p50 = re.search(r"^\s+50%\s+(\S+)", output, re.M).group(1)  # the latency distribution's lines
+    p99 = re.search(r"^\s+99%\s+(\S+)", output, re.M).group(1)
     failed = re.search(r"Non-2xx or 3xx responses: (\d+)", output)
     served = int(re.search(r"(\d+) requests in", output).group(1))
     cpu = f"; server CPU {1000 * cpu_s / served:.2f} ms/request" if server_pid else ""
