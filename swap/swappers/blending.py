@@ -37,7 +37,7 @@ def _texture_gain(lap_w: np.ndarray, lap_r: np.ndarray, a: np.ndarray, mixed: np
     return 1.0 + 4.0 * a * (1.0 - a) * (gain - 1.0)
 
 
-def multiband(warped: np.ndarray, roi: np.ndarray, alpha: np.ndarray, levels: int = 2) -> np.ndarray:
+def multiband(warped: np.ndarray, roi: np.ndarray, alpha: np.ndarray, levels: int) -> np.ndarray:
     """Laplacian-pyramid blend (Burt & Adelson) over `levels` octaves: each band is joined over a
     width that suits it, and its texture energy is kept through the join (`_texture_gain`), so the
     rim has neither a soft halo nor a line. Outside the face `warped` must already equal `roi` (the
