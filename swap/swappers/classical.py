@@ -58,7 +58,7 @@ class ClassicalSettings:
     # open eyes 0.20-0.36, so only a blink-sized difference keeps the target's eyes.
     expression_tolerance: float = 0.05
     eye_tolerance: float = 0.12
-    sharpen: float = 0.35  # most unsharp amount when the warped face is softer than its picture
+    sharpen: float = 0.35  # standard: most unsharp amount when the warped face is softer than its picture
     # Drop this x face size of the source rim (hair, background of turned heads); < 0: off. Off by
     # default: on the bench it cost identity (100 % -> 98.8 % of pairs) for a small visual gain.
     source_shrink: float = -1.0
