@@ -11,7 +11,9 @@ hull of the face, feathered at the rim and cut at the frame edge. Everything out
 is copied back from the target, so only the face can change.
 
 hq: the same with a 2x supersampled Lanczos warp, every source photo blended by pose
-similarity, and a multi-band blend. fast: one photo, global colour match, feathered alpha.
+similarity, the detail spectrum matched to the picture per octave band instead of one sharpen
+or blur (`match_detail`), and a grain-keeping multi-band join at the rim. fast: one photo,
+global colour match, feathered alpha.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from swap import inference_clock
 from swap.swappers.appearance import (
     is_grayscale,
     match_blockiness,
+    match_detail,
     match_grain,
     match_sharpness,
     to_gray3,
@@ -55,7 +58,7 @@ class ClassicalSettings:
     # open eyes 0.20-0.36, so only a blink-sized difference keeps the target's eyes.
     expression_tolerance: float = 0.05
     eye_tolerance: float = 0.12
-    sharpen: float = 0.35  # most unsharp amount when the warped face is softer than its picture
+    sharpen: float = 0.35  # standard: most unsharp amount when the warped face is softer than its picture
     # Drop this x face size of the source rim (hair, background of turned heads); < 0: off. Off by
     # default: on the bench it cost identity (100 % -> 98.8 % of pairs) for a small visual gain.
     source_shrink: float = -1.0
@@ -65,7 +68,9 @@ class ClassicalSettings:
     match_grain: bool = True
     match_blockiness: bool = True
     supersample: int = 2  # hq: warp at this many times the resolution, then area-reduce
-    hq_blend: str = "poisson+multiband"  # hq: "poisson+multiband", "multiband" or "poisson"
+    # hq: the face's detail spectrum matched to its picture over this many octaves (match_detail).
+    detail_octaves: int = 4
+    multiband_levels: int = 1  # hq: pyramid levels joining the Poisson result at the rim (0: feather)
     pose_tau: float = 0.03  # hq: photo weight exp(-(residual - best) / tau)
 
 
@@ -391,7 +396,10 @@ class ClassicalSwapper:
 
         skin = mask & inframe
         warped = transfer_shading(warped, roi, skin, max(2.0, cfg.shading_sigma * face_size))
-        warped = match_sharpness(warped, roi, skin, cfg.sharpen)
+        if hq and cfg.detail_octaves > 0:
+            warped = match_detail(warped, roi, skin, cfg.detail_octaves)
+        else:
+            warped = match_sharpness(warped, roi, skin, cfg.sharpen)
         if cfg.match_grain:
             warped = match_grain(warped, roi, skin)
 
@@ -402,14 +410,11 @@ class ClassicalSwapper:
         alpha *= inframe > 0  # nor outside the frame (the padded rim is not the picture)
         with inference_clock.stage("paste"):
             cloned = poisson(warped, roi, mask, cfg.membrane_limit)
-            if hq and cfg.hq_blend == "poisson+multiband":
+            if hq and cfg.multiband_levels > 0:
                 # The Poisson solve removes what low-frequency mismatch is left at the rim; the
-                # pyramid then joins each frequency band over its own width instead of one feather.
+                # pyramid then joins the fine bands, each over its own width, keeping their grain.
                 filled = np.where(mask[..., None] > 0, cloned, roi.astype(np.float32))
-                blended = multiband(filled, roi, alpha, face_size)
-            elif hq and cfg.hq_blend == "multiband":
-                filled = np.where(mask[..., None] > 0, warped, roi)
-                blended = multiband(filled, roi, alpha, face_size)
+                blended = multiband(filled, roi, alpha, cfg.multiband_levels)
             else:
                 blended = roi.astype(np.float32) + alpha[..., None] * (cloned - roi.astype(np.float32))
             original = out.copy() if cfg.match_blockiness else None

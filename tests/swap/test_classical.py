@@ -162,6 +162,26 @@ def test_the_targets_open_mouth_is_kept_when_expressions_differ(pipeline, other_
     assert same[False] < same[True] - 0.3
 
 
+def test_hq_gives_a_small_source_face_the_crispness_of_its_picture(pipeline, astronaut, other_face):
+    # A source photo at half size: its face is upscaled onto the target and comes out soft.
+    small = cv2.resize(astronaut, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
+    source = pipeline.prepare_source([small])
+    face = pipeline.analyse(other_face, embed=False)[0]
+    inside = cv2.erode(face_mask(other_face.shape, face), np.ones((15, 15), np.uint8)) > 0
+
+    def detail(image: np.ndarray) -> float:
+        grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY).astype(np.float32)
+        return float(np.abs(cv2.Laplacian(grey, cv2.CV_32F))[inside].mean())
+
+    ratio = {
+        mode: detail(pipeline.swap_frame(source, other_face, SwapOptions(mode=mode)).image)
+        / detail(other_face)
+        for mode in ("standard", "hq")
+    }
+    assert ratio["standard"] < 0.85  # one capped sharpen leaves it visibly softer than its picture
+    assert abs(np.log(ratio["hq"])) < abs(np.log(ratio["standard"])) / 2, ratio  # hq: about as crisp
+
+
 def test_several_source_photos_are_used(pipeline, astronaut, other_face):
     one = pipeline.prepare_source([astronaut])
     two = pipeline.prepare_source([astronaut, cv2.flip(astronaut, 1)])

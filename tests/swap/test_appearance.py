@@ -1,0 +1,53 @@
+"""Matching a warped face to its picture: detail spectrum per octave band."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from swap.swappers.appearance import match_detail, sharpness
+
+
+def _texture(seed: int, size: int = 160) -> np.ndarray:
+    """Skin-like grey texture around mid grey, as BGR uint8."""
+    rng = np.random.default_rng(seed)
+    noise = cv2.GaussianBlur(rng.normal(0, 18, (size, size)).astype(np.float32), (0, 0), 0.7)
+    grey = np.clip(128 + noise, 0, 255).astype(np.uint8)
+    return cv2.cvtColor(grey, cv2.COLOR_GRAY2BGR)
+
+
+def _high_pass(image: np.ndarray) -> np.ndarray:
+    grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    return (grey - cv2.GaussianBlur(grey, (0, 0), 2.0)).ravel()
+
+
+MASK = np.full((160, 160), 255, np.uint8)
+
+
+def test_a_soft_face_gets_as_crisp_as_its_picture_and_keeps_its_own_structure():
+    picture = _texture(1)
+    soft_face = cv2.GaussianBlur(_texture(2), (0, 0), 0.8)  # an upscaled source: another texture, soft
+    out = match_detail(soft_face, picture, MASK)
+
+    before = abs(np.log(sharpness(soft_face, MASK) / sharpness(picture, MASK)))
+    after = abs(np.log(sharpness(out, MASK) / sharpness(picture, MASK)))
+    assert before > 0.5 and after < before / 3 and after < 0.3
+    # Its own detail, amplified; nothing of the picture's texture is copied in.
+    assert np.corrcoef(_high_pass(out), _high_pass(soft_face))[0, 1] > 0.9
+    assert abs(np.corrcoef(_high_pass(out), _high_pass(picture))[0, 1]) < 0.1
+
+
+def test_a_crisp_face_is_softened_in_a_soft_picture():
+    picture = cv2.GaussianBlur(_texture(1), (0, 0), 1.0)
+    crisp_face = _texture(2)
+    out = match_detail(crisp_face, picture, MASK)
+
+    before = abs(np.log(sharpness(crisp_face, MASK) / sharpness(picture, MASK)))
+    after = abs(np.log(sharpness(out, MASK) / sharpness(picture, MASK)))
+    assert before > 1.0 and after < before / 3
+
+
+def test_a_face_already_matching_its_picture_is_left_nearly_as_it_is():
+    face = _texture(2)
+    out = match_detail(face, _texture(1), MASK)
+    assert np.abs(out.astype(int) - face).mean() < 2.0
