@@ -50,60 +50,39 @@ class FailOpenRedisCache(RedisCache):
             FailOpenRedisCache._last_warning = now
             logger.warning("cache %s failed, continuing without the cache (Redis down?): %s", operation, exc)
 
-    def get(self, key, default=None, version=None):
+    def _fail_open(self, operation: str, call, fallback):
         try:
-            return super().get(key, default, version)
+            return call()
         except RedisError as exc:
-            self._down("get", exc)
-            return default
+            self._down(operation, exc)
+            return fallback
+
+    def get(self, key, default=None, version=None):
+        return self._fail_open("get", lambda: super(FailOpenRedisCache, self).get(key, default, version), default)
 
     def get_many(self, keys, version=None):
-        try:
-            return super().get_many(keys, version)
-        except RedisError as exc:
-            self._down("get_many", exc)
-            return {}
+        return self._fail_open("get_many", lambda: super(FailOpenRedisCache, self).get_many(keys, version), {})
 
     def set(self, key, value, timeout=None, version=None):
-        try:
-            return super().set(key, value, timeout, version)
-        except RedisError as exc:
-            self._down("set", exc)
+        return self._fail_open("set", lambda: super(FailOpenRedisCache, self).set(key, value, timeout, version), None)
 
     def set_many(self, data, timeout=None, version=None):
-        try:
-            return super().set_many(data, timeout, version)
-        except RedisError as exc:
-            self._down("set_many", exc)
-            return list(data)
+        # Django's contract: the keys that could not be stored.
+        return self._fail_open(
+            "set_many", lambda: super(FailOpenRedisCache, self).set_many(data, timeout, version), list(data)
+        )
 
     def add(self, key, value, timeout=None, version=None):
-        try:
-            return super().add(key, value, timeout, version)
-        except RedisError as exc:
-            self._down("add", exc)
-            return False
+        return self._fail_open("add", lambda: super(FailOpenRedisCache, self).add(key, value, timeout, version), False)
 
     def delete(self, key, version=None):
-        try:
-            return super().delete(key, version)
-        except RedisError as exc:
-            self._down("delete", exc)
-            return False
-
-    def incr(self, key, delta=1, version=None):
-        try:
-            return super().incr(key, delta, version)
-        except RedisError as exc:
-            self._down("incr", exc)
-            return delta
+        return self._fail_open("delete", lambda: super(FailOpenRedisCache, self).delete(key, version), False)
 
     def delete_many(self, keys, version=None):
-        try:
-            return super().delete_many(keys, version)
-        except RedisError as exc:
-            self._down("delete_many", exc)
-            return None
+        return self._fail_open("delete_many", lambda: super(FailOpenRedisCache, self).delete_many(keys, version), None)
+
+    def incr(self, key, delta=1, version=None):
+        return self._fail_open("incr", lambda: super(FailOpenRedisCache, self).incr(key, delta, version), delta)
 
     def sliding_window(self, key: str, *, limit: int, window_s: float, now: float) -> tuple[bool, int, float]:
         """Count one request against `limit` requests in any `window_s` seconds, in one round trip.
@@ -112,15 +91,10 @@ class FailOpenRedisCache(RedisCache):
         next request would be allowed: 0 when allowed). A refused request is not counted. When
         Redis is down the request is allowed (logged), like every other cache operation here.
         """
-        try:
-            client = self._cache.get_client(key, write=True)
-            allowed, count, wait_ms = client.eval(
-                _SLIDING_WINDOW, 1, self.make_and_validate_key(key), int(now * 1000), int(window_s * 1000),
-                limit, f"{now!r}:{secrets.token_hex(4)}",
-            )
-        except RedisError as exc:
-            self._down("sliding_window", exc)
-            return True, 0, 0.0
+        client = self._cache.get_client(key, write=True)
+        script = (_SLIDING_WINDOW, 1, self.make_and_validate_key(key), int(now * 1000), int(window_s * 1000),
+                  limit, f"{now!r}:{secrets.token_hex(4)}")
+        allowed, count, wait_ms = self._fail_open("sliding_window", lambda: client.eval(*script), (1, 0, 0))
         return bool(allowed), int(count), int(wait_ms) / 1000
 
 
