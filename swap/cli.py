@@ -36,7 +36,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run.add_argument("--target", type=Path, required=True, help="photo whose face(s) get replaced")
     run.add_argument("--output", type=Path, required=True, help="result image (.png, .jpg or .webp)")
-    run.add_argument("--swapper", default=None, help="classical (default without models) or inswapper_128")
+    run.add_argument(
+        "--swapper",
+        default=None,
+        help="classical (default without models) or an installed ONNX swapper: inswapper_128, "
+        "hyperswap_1a_256, ghost_1_256…",
+    )
     run.add_argument("--enhancer", default=None, help="enhance the result with this model, e.g. gfpgan_1.4")
     run.add_argument(
         "--mode",

@@ -32,8 +32,15 @@ from swap.types import Face, FaceDetector, SourceIdentity, SwapOptions, SwapResu
 ONNX_DETECTORS = ("yoloface_8n",)
 ONNX_LANDMARKERS = ("2dfan4",)
 ONNX_RECOGNIZERS = ("arcface_w600k_r50",)
-ONNX_SWAPPERS = ("inswapper_128", "inswapper_128_fp16", "hyperswap_1a_256")
-ONNX_OCCLUDERS = ("xseg_1",)
+ONNX_SWAPPERS = (
+    "inswapper_128",
+    "inswapper_128_fp16",
+    "hyperswap_1a_256",
+    "ghost_1_256",
+    "ghost_2_256",
+    "ghost_3_256",
+)
+ONNX_OCCLUDERS = ("xseg_1", "xseg_2", "xseg_3")
 ONNX_PARSERS = ("bisenet_resnet_34",)
 ONNX_ENHANCERS = ("gfpgan_1.4", "codeformer")
 RECOGNIZER_FOR_KIND = {"arcface512": ONNX_RECOGNIZERS, "dlib128": ()}
@@ -144,6 +151,18 @@ class _Backends:
         )
 
     def _installed(self, name: str) -> bool:
+        """`name` is installed (or served), and so is every model its adapter loads with it."""
+        return self._missing(name) is None
+
+    def _missing(self, name: str) -> str | None:
+        """The first of `name` and the models its adapter loads with it that is not installed."""
+        try:
+            required = registry.get_spec(name).requires
+        except KeyError:
+            required = ()
+        return next((n for n in (name, *required) if not self._present(n)), None)
+
+    def _present(self, name: str) -> bool:
         runtime = self.config.runtime
         if runtime is not None and runtime.inference == "triton":  # served, not installed here
             return name in triton_client.served_models(runtime.triton_url)
@@ -153,8 +172,9 @@ class _Backends:
             return False
 
     def _load_onnx(self, name: str, **options) -> object:
-        if not self._installed(name):
-            raise ModelMissing(name, str(self.config.models_dir))
+        missing = self._missing(name)
+        if missing is not None:
+            raise ModelMissing(missing, str(self.config.models_dir))
         return registry.load_adapter(name, self.config.models_dir, self.config.runtime, **options)
 
     def _first_installed(self, candidates: tuple[str, ...], **options) -> object | None:

@@ -97,6 +97,13 @@ def run(args: argparse.Namespace) -> int:
                     continue
                 fetch(spec, models_dir, trust_unverified=args.trust_unverified)
                 print(f"{name}: installed")
+            # The models a named one's adapter loads with it (ghost: its converter), unless present.
+            for name in [] if args.all else _spec(models, args.name).requires:
+                spec = _spec(models, name)
+                if _status(spec, models_dir) in ("installed", "unverified"):
+                    continue
+                fetch(spec, models_dir, trust_unverified=args.trust_unverified)
+                print(f"{name}: installed (needed by {args.name})")
             return 0
         if args.models_action == "install":
             name = args.name or args.path.stem

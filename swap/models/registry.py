@@ -32,6 +32,8 @@ ADAPTERS = {
     "arcface": ("swap.face_recognition.arcface", "ArcfaceRecognizer"),
     "inswapper": ("swap.swappers.inswapper", "InswapperSwapper"),
     "hyperswap": ("swap.swappers.hyperswap", "HyperswapSwapper"),
+    "ghost": ("swap.swappers.ghost", "GhostSwapper"),
+    "crossface": ("swap.swappers.ghost", "CrossfaceConverter"),
     "xseg": ("swap.face_masks.xseg", "XsegOccluder"),
     "bisenet": ("swap.face_masks.bisenet", "BisenetParser"),
     "gfpgan": ("swap.enhancers.gfpgan", "GfpganEnhancer"),
@@ -42,7 +44,7 @@ ADAPTERS = {
 @dataclass(frozen=True)
 class ModelSpec:
     name: str
-    kind: str  # detector | landmarker | recognizer | swapper | enhancer | occluder | parser
+    kind: str  # detector | landmarker | recognizer | swapper | enhancer | occluder | parser | converter
     adapter: str
     file: str
     url: str
@@ -54,6 +56,7 @@ class ModelSpec:
     non_commercial: bool
     notes: str = ""
     version: int = 1  # the version this entry's file and sha256 are (see swap.models.versions)
+    requires: tuple[str, ...] = ()  # models this one's adapter loads with it (ghost: its converter)
 
     @property
     def verified(self) -> bool:
@@ -71,6 +74,7 @@ def load_manifest(path: Path | None = None) -> dict[str, ModelSpec]:
     for entry in data["models"]:
         entry = dict(entry)
         entry["input_size"] = tuple(entry["input_size"])
+        entry["requires"] = tuple(entry.get("requires", ()))
         spec = ModelSpec(**entry)
         models[spec.name] = spec
     return models

@@ -12,6 +12,7 @@ pasted-back pixels and decoded boxes:
 - yoloface: a constant [1, 20, 8400] table, except anchor 0's score = input[0, 0, 0, 0]
   (the top-left pixel's first channel / 255: B when the adapter feeds BGR).
 - 2dfan4: constant landmarks [N, 68, 3] and heatmaps [N, 68, 64, 64] with a chosen peak.
+- hyperswap / ghost: R = source[:, 0], G = target G, B = −target R; crossface: input @ a matrix.
 """
 
 from __future__ import annotations
@@ -271,6 +272,26 @@ def make_bisenet(path: Path, *, batch: str | int = "N") -> Path:
 def make_hyperswap(path: Path, *, batch: str | int = "N") -> Path:
     """hyperswap_1a_256 stand-in: `target` [N, 3, 256, 256], `source` [N, 512] -> `output` with
     ch0 (R) = source[:, 0], ch1 (G) = target G, ch2 (B) = −target R (all in the (x − .5) / .5 scale)."""
+    return _make_swapper_256(path, "hyperswap_stub", batch)
+
+
+def make_ghost(path: Path, *, batch: str | int = "N") -> Path:
+    """ghost_N_256 stand-in: the same tensors and function as make_hyperswap (`target`
+    [N, 3, 256, 256] in (x − .5) / .5, `source` [N, 512], output 0 in the target's scale)."""
+    return _make_swapper_256(path, "ghost_stub", batch)
+
+
+def make_crossface(path: Path, matrix: np.ndarray) -> Path:
+    """crossface_ghost stand-in: `input` [1, 512] -> `output` [1, 512] = input @ matrix."""
+    embedding = helper.make_tensor_value_info("input", TensorProto.FLOAT, [1, 512])
+    output = helper.make_tensor_value_info("output", TensorProto.FLOAT, [1, 512])
+    inits = [numpy_helper.from_array(np.asarray(matrix, np.float32), "matrix")]
+    nodes = [helper.make_node("MatMul", ["input", "matrix"], ["output"])]
+    graph = helper.make_graph(nodes, "crossface_stub", [embedding], [output], initializer=inits)
+    return _save(graph, path)
+
+
+def _make_swapper_256(path: Path, graph_name: str, batch: str | int) -> Path:
     target = helper.make_tensor_value_info("target", TensorProto.FLOAT, [batch, 3, 256, 256])
     source = helper.make_tensor_value_info("source", TensorProto.FLOAT, [batch, 512])
     output = helper.make_tensor_value_info("output", TensorProto.FLOAT, [batch, 3, 256, 256])
@@ -290,5 +311,5 @@ def make_hyperswap(path: Path, *, batch: str | int = "N") -> Path:
         helper.make_node("Add", ["zeros", "s0_4d"], ["red"]),
         helper.make_node("Concat", ["red", "green", "blue"], ["output"], axis=1),
     ]
-    graph = helper.make_graph(nodes, "hyperswap_stub", [target, source], [output], initializer=inits)
+    graph = helper.make_graph(nodes, graph_name, [target, source], [output], initializer=inits)
     return _save(graph, path)

@@ -93,6 +93,35 @@ def test_pipeline_loads_installed_masks_for_an_onnx_swapper(tmp_path, embedding)
     assert "masks" not in no_masks.backends
 
 
+def test_operator_chooses_xseg_2_or_3_and_auto_takes_the_first_installed(tmp_path, embedding):
+    fx.make_inswapper(tmp_path / "inswapper_128.onnx", emap=emap_for(embedding))
+    fx.make_arcface(tmp_path / "arcface_w600k_r50.onnx")
+    fx.make_xseg(tmp_path / "xseg_2.onnx")
+    fx.make_xseg(tmp_path / "xseg_3.onnx")
+    auto = Pipeline(PipelineConfig(models_dir=tmp_path, runtime=CPU))
+    assert auto.backends["masks"] == "xseg_2"
+    chosen = Pipeline(PipelineConfig(models_dir=tmp_path, runtime=CPU, occluder="xseg_3"))
+    assert chosen.backends["masks"] == "xseg_3"
+    occluder = chosen.maskers[0]
+    crops = np.zeros((1, 128, 128, 3), np.uint8)
+    crops[:, :, :64, 0] = 255  # the xseg adapter's BGR channels-last input, as for xseg_1
+    masks = occluder.masks(crops)
+    assert masks[0, 64, 20] == pytest.approx(1.0) and masks[0, 64, 110] == pytest.approx(0.0)
+
+
+def test_manifest_lists_the_xseg_family_with_their_reported_sizes():
+    models = registry.MODELS
+    sizes = {"xseg_1": 70_324_286, "xseg_2": 70_324_286, "xseg_3": 70_327_709}
+    for name, size in sizes.items():
+        spec = models[name]
+        assert (spec.kind, spec.adapter, spec.input_size) == ("occluder", "xseg", (256, 256))
+        assert spec.size_bytes == size and spec.sha256 == "" and "GPL-3.0" in spec.licence
+        assert len([w for w in spec.notes.split() if len(w.strip(";,.")) == 64]) == 1  # reported SHA-256
+    assert models["xseg_2"].url.endswith("/models-3.1.0/xseg_2.onnx")
+    assert models["xseg_3"].url.endswith("/models-3.2.0/xseg_3.onnx")
+    assert models["bisenet_resnet_34"].size_bytes == 93_632_546
+
+
 def test_manifest_lists_the_mask_models_and_hyperswap_with_licences():
     models = registry.MODELS
     assert models["hyperswap_1a_256"].non_commercial and "RAIL" in models["hyperswap_1a_256"].licence

@@ -115,6 +115,19 @@ def test_fetch_refuses_unverified_entries_unless_trusted(manifest, models_dir, c
     assert (models_dir / "loose.onnx").read_bytes() == GOOD
 
 
+def test_fetch_brings_along_the_models_a_model_requires(tmp_path, server, models_dir, capsys):
+    good_sha = hashlib.sha256(GOOD).hexdigest()
+    path = tmp_path / "companions.json"
+    needy = {**entry("needy", f"{server}/loose.onnx", good_sha), "requires": ["good"]}
+    path.write_text(json.dumps({"models": [needy, entry("good", f"{server}/good.onnx", good_sha)]}))
+    assert registry.load_manifest(path)["needy"].requires == ("good",)
+    assert run(path, models_dir, "fetch", "needy") == 0
+    assert sorted(p.name for p in models_dir.iterdir()) == ["good.onnx", "needy.onnx"]
+    assert "good: installed (needed by needy)" in capsys.readouterr().out
+    assert run(path, models_dir, "fetch", "needy") == 0  # the companion is there: not fetched again
+    assert capsys.readouterr().out.strip().splitlines() == ["needy: installed"]
+
+
 def test_fetch_unknown_model(manifest, models_dir, capsys):
     assert run(manifest, models_dir, "fetch", "nope") == 1
     assert "unknown model 'nope'" in capsys.readouterr().err
