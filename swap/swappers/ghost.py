@@ -19,10 +19,8 @@ from swap.models import registry
 from swap.onnx_adapter import OnnxAdapter
 from swap.runtime import RuntimeOptions, input_dtype, run_in_batches
 from swap.serve.local import models_dir_of
-from swap.swappers.hyperswap import postprocess, preprocess
-from swap.swappers.onnx_swapper import OnnxFaceSwapper
+from swap.swappers.hyperswap import HyperswapSwapper
 
-SIZE = 256
 TEMPLATE = "arcface_112_v1"
 CONVERTER = "crossface_ghost"
 
@@ -36,12 +34,13 @@ class CrossfaceConverter(OnnxAdapter):
         """(512,) raw ArcFace embedding → (1, 512) converted embedding, as the model returns it."""
         dtype = input_dtype(self.session, self.input_name)
         e = np.asarray(embedding, np.float32).reshape(1, -1).astype(dtype)
-        (converted,) = run_in_batches(self.session, {self.input_name: e}, max_batch=1)[:1]
+        converted = run_in_batches(self.session, {self.input_name: e}, max_batch=1)[0]
         return converted.reshape(1, -1).astype(np.float32)
 
 
-class GhostSwapper(OnnxFaceSwapper):
-    model_size = SIZE
+class GhostSwapper(HyperswapSwapper):
+    """HyperSwap's crop normalisation and batching; its own template and source embedding."""
+
     template = TEMPLATE
 
     def __init__(
@@ -55,14 +54,6 @@ class GhostSwapper(OnnxFaceSwapper):
         super().__init__(model_path, runtime, name=name, **options)
         # The converter lives in the same models directory (its own manifest entry and version).
         self.converter = registry.load_adapter(CONVERTER, models_dir_of(name, model_path), runtime)
-        self.target_dtype = input_dtype(self.session, "target")
-        self.source_dtype = input_dtype(self.session, "source")
 
     def source_input(self, embedding: np.ndarray) -> np.ndarray:
         return self.converter.convert(embedding)
-
-    def _run(self, source: np.ndarray, crops_bgr: np.ndarray) -> np.ndarray:
-        target = preprocess(crops_bgr).astype(self.target_dtype)
-        src = np.repeat(source, len(crops_bgr), axis=0).astype(self.source_dtype)
-        outputs = run_in_batches(self.session, {"target": target, "source": src}, max_batch=self.max_batch)
-        return postprocess(outputs[0])
