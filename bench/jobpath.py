@@ -48,6 +48,7 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+import psutil
 import requests
 from PIL import Image
 from skimage import data as skdata
@@ -196,6 +197,43 @@ class Stack:
                 return response.json()
 
 
+# --- where the CPU goes ---------------------------------------------------------------------------
+
+ROLES = (  # first match in a process's command line names its role
+    ("--queues moderation", "moderation workers"), ("--queues webhooks", "webhook worker"),
+    ("visage_worker", "GPU-step worker"), ("visage_scheduler", "scheduler"), ("granian", "web (granian)"),
+    ("redis-server", "redis"), ("weed", "S3 (weed)"),
+)
+
+
+def cpu_by_role(stack: Stack) -> dict[str, float]:
+    """CPU seconds (user + system, of each process and its waited-for children) so far, per role:
+    every process of the stack, its embedded servers, and this bench client."""
+    processes = [psutil.Process(stack.process.pid), psutil.Process()]
+    processes += [psutil.Process(server.process.pid) for server in stack.servers]
+    processes += processes[0].children(recursive=True)
+    processes += [p for server in processes[2:4] for p in server.children(recursive=True)]
+    totals: dict[str, float] = {}
+    for process in {p.pid: p for p in processes}.values():
+        try:
+            line, times = " ".join(process.cmdline()), process.cpu_times()
+        except psutil.NoSuchProcess:
+            continue
+        if process.pid == os.getpid():
+            role = "bench client"
+        else:
+            role = next((name for needle, name in ROLES if needle in line), "visage_run supervisor")
+        totals[role] = totals.get(role, 0.0) + times.user + times.system + times.children_user + times.children_system
+    return totals
+
+
+def cpu_report(before: dict[str, float], after: dict[str, float], jobs: int) -> str:
+    spent = {role: after.get(role, 0.0) - before.get(role, 0.0) for role in after}
+    total = sum(spent.values())
+    parts = ", ".join(f"{role} {seconds / jobs * 1000:.0f}" for role, seconds in sorted(spent.items(), key=lambda kv: -kv[1]))
+    return f"CPU per job {total / jobs * 1000:.0f} ms ({parts})"
+
+
 def timings(jobs: list[dict]) -> dict[str, list[float]]:
     out: dict[str, list[float]] = {"total": [], "screening": [], "gpu_queue": [], "gpu_step": []}
     for job in jobs:
@@ -238,7 +276,7 @@ def main() -> None:
             rest = targets[args.naive :]
             for target in rest[:2]:  # warm: the workers load their models on the first job
                 stack.wait(stack.submit(source, target))
-            single = []
+            single, cpu_before = [], cpu_by_role(stack)
             for target in rest[2 : 2 + args.single]:
                 job = stack.wait(stack.submit(source, target))
                 assert job["state"] == "succeeded", job
@@ -247,13 +285,16 @@ def main() -> None:
             print(f"single job (one at a time, {len(single)}): submit → succeeded p50 {statistics.median(t['total']):.2f} s"
                   f" (screening {statistics.median(t['screening']):.2f}, GPU queue {statistics.median(t['gpu_queue']):.2f},"
                   f" GPU step {statistics.median(t['gpu_step']):.2f}); GPU step stages ms: {stage_medians(single)}")
+            print(f"single job {cpu_report(cpu_before, cpu_by_role(stack), len(single))}")
 
             burst_targets = rest[2 + args.single :][: args.jobs]
             stack.requests = 0
+            cpu_before = cpu_by_role(stack)
             with ThreadPoolExecutor(args.concurrency) as pool:
                 ids = list(pool.map(lambda target: stack.submit(source, target), burst_targets))
             with ThreadPoolExecutor(16) as pool:
                 burst = list(pool.map(stack.wait, ids))
+            cpu_after = cpu_by_role(stack)
             states = {s: sum(1 for j in burst if j["state"] == s) for s in {j["state"] for j in burst}}
             done = [j for j in burst if j["state"] == "succeeded"]
             t = timings(done)
@@ -264,6 +305,7 @@ def main() -> None:
                   f" medians: screening {statistics.median(t['screening']):.2f} s, GPU queue"
                   f" {statistics.median(t['gpu_queue']):.2f} s, GPU step {statistics.median(t['gpu_step']):.2f} s")
             print(f"client requests per job in the burst (submit + waits): {stack.requests / len(burst):.2f}")
+            print(f"burst {cpu_report(cpu_before, cpu_after, len(burst))}")
 
             job_id, url = ids[0], f"{stack.url}/api/v1/jobs/{ids[0]}"
             etag = stack.get(job_id).headers.get("ETag")

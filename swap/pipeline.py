@@ -52,8 +52,10 @@ DLIB_DETECTOR, DLIB_LANDMARKER, DLIB_RECOGNIZER, CLASSICAL = (
     "classical",
 )
 NO_ENHANCER = "none"
-# prepare_source analyses every source photo in this mode, whatever mode the job runs.
-SOURCE_ANALYSIS_MODE = "standard"
+# prepare_source analyses every source photo in this mode, whatever mode the job runs: standard's
+# search, except that only the largest face counts (RetryingDetector's `largest_only`: a cheaper
+# first pass that may leave out small faces beside it).
+SOURCE_ANALYSIS_MODE = "source"
 
 
 class BackendMismatch(EngineError):
@@ -369,6 +371,7 @@ class Pipeline(_Backends):
         checksum, and the ONNX runtime. Two pipelines with equal signatures analyse a frame
         identically, so a stored analysis may be reused (swap.face_analysis.signature_digest)."""
         fast = mode == "fast"
+        largest_only = mode == SOURCE_ANALYSIS_MODE
         detector: dict = {"backend": self._backend_identity(self.detector)}
         if hasattr(self.detector, "last_report"):  # dlib HOG behind RetryingDetector: our settings apply
             detector.update(
@@ -377,9 +380,11 @@ class Pipeline(_Backends):
                 score_threshold=self.config.detect_score_threshold,
                 retry_angles=[] if fast else list(self.config.detect_angles),
                 fallback="none" if fast else self.config.detect_fallback,
+                largest_only=largest_only,
             )
         return {
-            "mode": "fast" if fast else "standard",  # analyse treats every other mode as standard
+            # analyse treats every other mode as standard
+            "mode": "fast" if fast else SOURCE_ANALYSIS_MODE if largest_only else "standard",
             "detector": detector,
             "landmarker": None if self._skips_landmarks(mode) else self._backend_identity(self.landmarker),
             "recognizer": {
@@ -414,7 +419,7 @@ class Pipeline(_Backends):
             return self.detector.detect(
                 frame, retries=False, max_side=min(FAST_DETECT_MAX_SIDE, self.config.detect_max_side)
             )
-        return self.detector.detect(frame)
+        return self.detector.detect(frame, largest_only=mode == SOURCE_ANALYSIS_MODE)
 
     def embed_faces(self, frame: np.ndarray, faces: list[Face]) -> None:
         """Give `faces` (of `frame`) this pipeline's embeddings, in one recogniser call."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 import pytest
 
@@ -82,3 +83,45 @@ def test_faces_picked_by_number_are_found_as_the_upload_page_numbered_them(pipel
     result = pipeline.swap_frame(source, tilted, SwapOptions(mode="fast", face_index=0))
     assert result.mode == "fast" and len(result.faces_used) == 1
     assert result.detection["found_by"].startswith("dlib_hog@")
+
+
+def _with_small_face(astronaut: np.ndarray, *, big: bool) -> np.ndarray:
+    """A grey 1000x700 picture with the astronaut's head at ~55 px (found only by HOG's upsampled
+    search) and, if `big`, her whole photo at 512 px beside it."""
+    canvas = np.full((700, 1000, 3), 128, np.uint8)
+    head = cv2.resize(astronaut[20:260, 100:300], (100, 120), interpolation=cv2.INTER_AREA)
+    canvas[500:620, 860:960] = head
+    if big:
+        canvas[:512, :512] = astronaut
+    return canvas
+
+
+def test_largest_only_skips_the_upsampled_search_when_a_big_face_is_found(pipeline, astronaut):
+    detector = pipeline.detector
+    picture = _with_small_face(astronaut, big=True)
+    every = detector.detect(picture)
+    assert len(every) == 2 and detector.last_report.tries == ["dlib_hog"]
+
+    largest = detector.detect(picture, largest_only=True)
+    assert detector.last_report.tries == ["dlib_hog@upsample0"]
+    assert detector.last_report.found_by == "dlib_hog@upsample0"
+    assert len(largest) == 1  # the small face was not searched for
+    overlap = _iou(largest[0].box, max(every, key=lambda f: f.area).box)
+    assert overlap > 0.7  # the same face
+
+
+def test_largest_only_still_finds_a_small_face_alone(pipeline, astronaut):
+    detector = pipeline.detector
+    picture = _with_small_face(astronaut, big=False)
+    faces = detector.detect(picture, largest_only=True)
+    assert len(faces) == 1
+    assert detector.last_report.tries == ["dlib_hog@upsample0", "dlib_hog"]
+    assert detector.last_report.found_by == "dlib_hog"
+
+
+def _iou(a: np.ndarray, b: np.ndarray) -> float:
+    x1, y1 = max(a[0], b[0]), max(a[1], b[1])
+    x2, y2 = min(a[2], b[2]), min(a[3], b[3])
+    inter = max(0.0, x2 - x1) * max(0.0, y2 - y1)
+    areas = [(box[2] - box[0]) * (box[3] - box[1]) for box in (a, b)]
+    return float(inter / (sum(areas) - inter))

@@ -18,7 +18,7 @@ from swap.face_analysis import (
     signature_digest,
 )
 from swap.models import canary
-from swap.pipeline import Pipeline
+from swap.pipeline import SOURCE_ANALYSIS_MODE, Pipeline
 from swap.types import Face, SwapOptions
 
 from . import onnx_fixtures as fx
@@ -67,6 +67,9 @@ def test_the_signature_names_what_decides_the_analysis(pipeline):
     assert signature["recognizer"]["embedding_kind"] == "dlib128"
     # hq and standard analyse alike; fast searches a smaller copy without retries.
     assert digest(pipeline, "hq") == digest(pipeline, "standard") != digest(pipeline, "fast")
+    # A source photo's analysis keeps the largest face only: never reused as a target's.
+    assert pipeline.analysis_signature(SOURCE_ANALYSIS_MODE)["detector"]["largest_only"] is True
+    assert digest(pipeline, SOURCE_ANALYSIS_MODE) not in (digest(pipeline, "standard"), digest(pipeline, "fast"))
 
     other = Pipeline(PipelineConfig(models_dir=pipeline.config.models_dir, detect_max_side=800))
     assert digest(other) != digest(pipeline)

@@ -26,7 +26,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 GPU_QUEUES = list(settings.GPU_QUEUES)
 KEY = re.compile(
     r"^\d+/(?P<job>[0-9a-f-]{36})/(?P<upload>source|target)\.face-analysis/"
-    r"(?P<sha256>[0-9a-f]{64})-(?P<width>\d+)x(?P<height>\d+)-standard-[0-9a-f]{16}\.npz$"
+    r"(?P<sha256>[0-9a-f]{64})-(?P<width>\d+)x(?P<height>\d+)-(?P<mode>standard|source)-[0-9a-f]{16}\.npz$"
 )
 
 
@@ -78,6 +78,7 @@ def test_screening_stores_each_inputs_analysis_under_the_uploads_key(api_a, astr
     assert set(keys) == {"source", "target"}
     assert keys["source"]["sha256"] == job.source.sha256 and keys["target"]["sha256"] == job.target.sha256
     assert (int(keys["source"]["width"]), int(keys["source"]["height"])) == (512, 512)
+    assert (keys["source"]["mode"], keys["target"]["mode"]) == ("source", "standard")  # largest face only
     # The target is analysed at the size the job swaps it: 720p scales 1000×936 down to 769×720.
     assert (int(keys["target"]["width"]), int(keys["target"]["height"])) == (769, 720)
 
