@@ -52,10 +52,12 @@ DLIB_DETECTOR, DLIB_LANDMARKER, DLIB_RECOGNIZER, CLASSICAL = (
     "classical",
 )
 NO_ENHANCER = "none"
-# prepare_source analyses every source photo in this mode, whatever mode the job runs: standard's
-# search, except that only the largest face counts (RetryingDetector's `largest_only`: a cheaper
-# first pass that may leave out small faces beside it).
-SOURCE_ANALYSIS_MODE = "source"
+# Standard's search where only the largest face counts (RetryingDetector's `largest_only`: a cheaper
+# first pass that may leave out small faces beside it): a source photo, and a target whose job
+# swaps its largest face.
+LARGEST_FACE_MODE = "largest"
+# prepare_source analyses every source photo in this mode, whatever mode the job runs.
+SOURCE_ANALYSIS_MODE = LARGEST_FACE_MODE
 
 
 class BackendMismatch(EngineError):
@@ -67,10 +69,20 @@ def target_analysis_mode(options: SwapOptions, plans: dict[str, ModePlan], *, nu
     (Pipeline.mode_capabilities(), or mode_capabilities(config) where no Pipeline is loaded).
 
     Faces picked by number (face_index, assignments) were numbered by the upload page's full
-    detection: fast must not find a different set, so those are analysed in standard."""
+    detection: fast must not find a different set, so those are analysed in standard. A job that
+    swaps only the largest face (faces "one") needs no smaller face: standard and hq analyse it in
+    LARGEST_FACE_MODE."""
     if numbered or options.face_index is not None:
         return "standard"
-    return plans[requested_mode(options.mode, options.enhance)].runs_as
+    runs_as = plans[requested_mode(options.mode, options.enhance)].runs_as
+    if runs_as != "fast" and swaps_largest_only(options):
+        return LARGEST_FACE_MODE
+    return runs_as
+
+
+def swaps_largest_only(options: SwapOptions, *, numbered: bool = False) -> bool:
+    """Only the target's largest face is swapped (faces "one", no face picked by number)."""
+    return options.faces == "one" and options.face_index is None and not numbered
 
 
 @dataclass
@@ -371,7 +383,7 @@ class Pipeline(_Backends):
         checksum, and the ONNX runtime. Two pipelines with equal signatures analyse a frame
         identically, so a stored analysis may be reused (swap.face_analysis.signature_digest)."""
         fast = mode == "fast"
-        largest_only = mode == SOURCE_ANALYSIS_MODE
+        largest_only = mode == LARGEST_FACE_MODE
         detector: dict = {"backend": self._backend_identity(self.detector)}
         if hasattr(self.detector, "last_report"):  # dlib HOG behind RetryingDetector: our settings apply
             detector.update(
@@ -384,7 +396,7 @@ class Pipeline(_Backends):
             )
         return {
             # analyse treats every other mode as standard
-            "mode": "fast" if fast else SOURCE_ANALYSIS_MODE if largest_only else "standard",
+            "mode": "fast" if fast else LARGEST_FACE_MODE if largest_only else "standard",
             "detector": detector,
             "landmarker": None if self._skips_landmarks(mode) else self._backend_identity(self.landmarker),
             "recognizer": {
@@ -419,7 +431,7 @@ class Pipeline(_Backends):
             return self.detector.detect(
                 frame, retries=False, max_side=min(FAST_DETECT_MAX_SIDE, self.config.detect_max_side)
             )
-        return self.detector.detect(frame, largest_only=mode == SOURCE_ANALYSIS_MODE)
+        return self.detector.detect(frame, largest_only=mode == LARGEST_FACE_MODE)
 
     def embed_faces(self, frame: np.ndarray, faces: list[Face]) -> None:
         """Give `faces` (of `frame`) this pipeline's embeddings, in one recogniser call."""

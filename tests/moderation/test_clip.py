@@ -10,9 +10,12 @@ from moderation import clip, selectors
 pytestmark = pytest.mark.django_db
 
 
-def test_tiny_checkpoint_loads_from_settings_and_scores_every_prompt(tiny_clip, settings, astronaut_rgb):
+def test_tiny_checkpoint_loads_from_settings_and_scores_every_prompt(
+    tiny_clip, settings, astronaut_rgb, monkeypatch
+):
     for name, value in tiny_clip.items():
         setattr(settings, name, value)
+    monkeypatch.setattr(clip, "_classifier", None)  # as in a fresh process: another test may have loaded it
     assert clip.status() == "configured"
     finding = clip.check(np.ascontiguousarray(astronaut_rgb[:, :, ::-1]), role="target")
     assert finding.outcome in ("pass", "review", "reject")

@@ -18,7 +18,7 @@ from swap.face_analysis import (
     signature_digest,
 )
 from swap.models import canary
-from swap.pipeline import SOURCE_ANALYSIS_MODE, Pipeline
+from swap.pipeline import LARGEST_FACE_MODE, SOURCE_ANALYSIS_MODE, Pipeline, target_analysis_mode
 from swap.types import Face, SwapOptions
 
 from . import onnx_fixtures as fx
@@ -129,3 +129,14 @@ def test_swapping_on_a_stored_analysis_is_pixel_identical(onnx_pipeline, faces, 
     assert len(again.faces_used) == len(fresh.faces_used) >= 1
     assert np.array_equal(again.image, fresh.image)
     assert again.target_analysis_inference_ms == 0.0  # nothing analysed, nothing embedded again
+
+
+def test_a_target_is_analysed_for_its_largest_face_only_when_only_that_one_is_swapped(pipeline):
+    plans = pipeline.mode_capabilities()
+    assert target_analysis_mode(SwapOptions(faces="one", mode="standard"), plans) == LARGEST_FACE_MODE
+    assert target_analysis_mode(SwapOptions(faces="one", mode="hq"), plans) == LARGEST_FACE_MODE
+    assert target_analysis_mode(SwapOptions(faces="one", mode="fast"), plans) == "fast"
+    assert target_analysis_mode(SwapOptions(faces="many", mode="standard"), plans) == "standard"
+    assert target_analysis_mode(SwapOptions(faces="reference", mode="hq"), plans) == "hq"
+    assert target_analysis_mode(SwapOptions(faces="one", face_index=0), plans) == "standard"
+    assert target_analysis_mode(SwapOptions(faces="one"), plans, numbered=True) == "standard"

@@ -26,7 +26,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 GPU_QUEUES = list(settings.GPU_QUEUES)
 KEY = re.compile(
     r"^\d+/(?P<job>[0-9a-f-]{36})/(?P<upload>source|target)\.face-analysis/"
-    r"(?P<sha256>[0-9a-f]{64})-(?P<width>\d+)x(?P<height>\d+)-(?P<mode>standard|source)-[0-9a-f]{16}\.npz$"
+    r"(?P<sha256>[0-9a-f]{64})-(?P<width>\d+)x(?P<height>\d+)-(?P<mode>standard|largest)-[0-9a-f]{16}\.npz$"
 )
 
 
@@ -78,7 +78,7 @@ def test_screening_stores_each_inputs_analysis_under_the_uploads_key(api_a, astr
     assert set(keys) == {"source", "target"}
     assert keys["source"]["sha256"] == job.source.sha256 and keys["target"]["sha256"] == job.target.sha256
     assert (int(keys["source"]["width"]), int(keys["source"]["height"])) == (512, 512)
-    assert (keys["source"]["mode"], keys["target"]["mode"]) == ("source", "standard")  # largest face only
+    assert (keys["source"]["mode"], keys["target"]["mode"]) == ("largest", "largest")  # faces "one": largest face only
     # The target is analysed at the size the job swaps it: 720p scales 1000×936 down to 769×720.
     assert (int(keys["target"]["width"]), int(keys["target"]["height"])) == (769, 720)
 
@@ -109,6 +109,19 @@ def test_a_cache_hit_skips_detection_and_swaps_pixel_identically(
 
     assert np.array_equal(swapped_pixels[cached], swapped_pixels[computed])
     assert cached_job.engine_notes["face_boxes"] == computed_job.engine_notes["face_boxes"]
+
+
+def test_a_job_swapping_every_face_analyses_its_target_in_full_and_reuses_it(
+    api_a, astronaut_pair, gpu_detections
+):
+    source, target, _ = astronaut_pair
+    job_id = screened(api_a, source, target, faces="many")
+    modes = {KEY.match(key)["upload"]: KEY.match(key)["mode"] for key in analysis_keys(job_id)}
+    assert modes == {"source": "largest", "target": "standard"}  # every face of the target is needed
+    drain(GPU_QUEUES)
+    job = Job.objects.get(id=job_id)
+    assert job.state == "succeeded", job.error_message
+    assert gpu_detections == [] and job.engine_notes["face_analysis"] == "cached"
 
 
 def test_a_changed_analyser_signature_recomputes_instead_of_reusing(

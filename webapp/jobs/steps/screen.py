@@ -11,7 +11,7 @@ from django.conf import settings
 from moderation import identities
 from moderation import services as moderation_services
 from swap.errors import FaceIndexOutOfRange
-from swap.pipeline import SOURCE_ANALYSIS_MODE
+from swap.pipeline import LARGEST_FACE_MODE, SOURCE_ANALYSIS_MODE, swaps_largest_only
 from swap.selection import needs_embeddings
 from swap.types import Face
 from webapp.media import storage
@@ -93,7 +93,11 @@ def _analysed_once(job: Job, uploads: list[Upload], target_faces: list[int]):
 
     The target is analysed in standard mode whatever the job's mode: fast skips the rotated
     retries and searches a 640 px copy, and moderation must not miss a face it finds today. A
-    fast job's GPU step therefore finds no analysis under its own key and makes its own."""
+    fast job's GPU step therefore finds no analysis under its own key and makes its own. A job
+    that swaps only the target's largest face analyses it as the GPU step does (LARGEST_FACE_MODE):
+    a smaller face beside it is neither swapped nor checked."""
+    options = swap_options_for(job)
+    target_mode = LARGEST_FACE_MODE if swaps_largest_only(options, numbered=bool(job.face_sources)) else "standard"
 
     def faces_for(position: int, pixels: np.ndarray) -> list[Face]:
         analyser = identities.get_analyser()
@@ -101,7 +105,7 @@ def _analysed_once(job: Job, uploads: list[Upload], target_faces: list[int]):
         upload = uploads[position]
         is_target = position == len(uploads) - 1
         image = resize_for_resolution(pixels, job.resolution) if is_target else pixels
-        mode = "standard" if is_target else SOURCE_ANALYSIS_MODE
+        mode = target_mode if is_target else SOURCE_ANALYSIS_MODE
         cached = face_analysis.load(upload, image, pipeline=pipeline, mode=mode)
         if cached is not None and face_analysis.fully_embedded(cached.faces, kind):
             if is_target:
@@ -112,7 +116,7 @@ def _analysed_once(job: Job, uploads: list[Upload], target_faces: list[int]):
             image,
             mode=mode,
             role="target" if is_target else "source",
-            target_embeddings=needs_embeddings(swap_options_for(job)),
+            target_embeddings=needs_embeddings(options),
         )
         face_analysis.store(upload, image, analysis, pipeline=pipeline, mode=mode)
         if is_target:
