@@ -36,7 +36,8 @@ def _record_load(name: str) -> None:
     record_model_load(name)
 
 
-def _load(name: str, factory) -> Any:
+def load_once(name: str, factory) -> Any:
+    """`factory()`, called the first time `name` is asked for in this process (a model load)."""
     with _lock:
         if name not in _cache:
             _cache[name] = factory()
@@ -44,7 +45,7 @@ def _load(name: str, factory) -> Any:
         return _cache[name]
 
 
-def _model_path(filename: str) -> str:
+def model_path(filename: str) -> str:
     path = models_folder() / filename
     if not path.is_file():
         raise ModelMissing(filename, str(path.parent))
@@ -52,16 +53,17 @@ def _model_path(filename: str) -> str:
 
 
 def frontal_detector() -> Any:
-    return _load("dlib_hog", dlib.get_frontal_face_detector)
+    return load_once("dlib_hog", dlib.get_frontal_face_detector)
 
 
 def shape_predictor_68() -> Any:
-    return _load("dlib_shape68", lambda: dlib.shape_predictor(_model_path(SHAPE_68)))
+    return load_once("dlib_shape68", lambda: dlib.shape_predictor(model_path(SHAPE_68)))
 
 
 def resnet_recognizer() -> Any:
-    return _load("dlib_resnet", lambda: dlib.face_recognition_model_v1(_model_path(RESNET)))
+    """dlib's own ResNet face descriptor (the reference that the ONNX conversion is tested against)."""
+    return load_once("dlib_resnet_reference", lambda: dlib.face_recognition_model_v1(model_path(RESNET)))
 
 
 def cnn_detector() -> Any:
-    return _load("dlib_cnn", lambda: dlib.cnn_face_detection_model_v1(_model_path(CNN_DETECTOR)))
+    return load_once("dlib_cnn", lambda: dlib.cnn_face_detection_model_v1(model_path(CNN_DETECTOR)))

@@ -243,7 +243,7 @@ class Pipeline(_Backends):
         return DlibShapeLandmarker()
 
     def _dlib_recognizer(self):
-        return DlibResnetRecognizer()
+        return DlibResnetRecognizer(self.config.runtime)
 
     def _classical(self):
         return ClassicalSwapper()
@@ -412,7 +412,8 @@ class Pipeline(_Backends):
         try:
             spec = registry.get_spec(name)
         except KeyError:  # dlib: its model files ship with the installed dlib packages
-            return {"name": name, "dlib": dlib.__version__}
+            # dlib's ResNet runs in onnxruntime (DlibResnetRecognizer.engine): its file and runtime
+            return {"name": name, "dlib": dlib.__version__, **getattr(backend, "engine", {})}
         version = canary.version_for(name, registry.stable_version(name, self.config.models_dir))
         runtime = self.config.runtime
         return {

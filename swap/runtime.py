@@ -7,6 +7,7 @@ that models load once per worker process (`model_load_counts`).
 
 from __future__ import annotations
 
+import hashlib
 import importlib.metadata
 import logging
 import os
@@ -137,7 +138,20 @@ def get_session(path: Path, options: RuntimeOptions | None = None) -> ort.Infere
     """The process-wide session for this model file and options (created on first use)."""
     options = options or RuntimeOptions()
     path = Path(path).resolve()
-    key = (str(path), options.key())
+    return _cached_session((str(path), options.key()), str(path), options, path.stem)
+
+
+def get_model_session(name: str, model: bytes, options: RuntimeOptions | None = None) -> ort.InferenceSession:
+    """The process-wide session for a model built in memory (serialized ONNX `model`), counted as
+    a load of `name`. Cached by `name` and the model's digest, so equal bytes share one session."""
+    options = options or RuntimeOptions()
+    key = (f"memory:{name}:{hashlib.sha256(model).hexdigest()}", options.key())
+    return _cached_session(key, model, options, name)
+
+
+def _cached_session(
+    key: tuple, model: str | bytes, options: RuntimeOptions, name: str
+) -> ort.InferenceSession:
     with _lock:
         session = _sessions.get(key)
         if session is not None:
@@ -156,7 +170,7 @@ def get_session(path: Path, options: RuntimeOptions | None = None) -> ort.Infere
     # made (one session at a time), less Python's own (never the pool's).
     with _creating:
         threads_before = _native_thread_ids()
-        session = ort.InferenceSession(str(path), sess_options=so, providers=_provider_list(options))
+        session = ort.InferenceSession(model, sess_options=so, providers=_provider_list(options))
         pool = _native_thread_ids() - threads_before - {t.native_id for t in threading.enumerate()}
     with _lock:
         # Another thread may have raced us; keep the first session so there is only one.
@@ -165,7 +179,7 @@ def get_session(path: Path, options: RuntimeOptions | None = None) -> ort.Infere
             return existing
         _sessions[key] = session
         _pool_threads[session] = frozenset(pool)
-        _load_counts[path.stem] += 1
+        _load_counts[name] += 1
     return session
 
 

@@ -88,7 +88,9 @@ def test_swap_image_reports_stage_timings_and_inference_time(pipeline, astronaut
     assert result.swapper == "classical" and len(result.faces_used) == 1
     # The source photo's analysis is billed work too: swap_image counts it, swap_frame alone does not.
     identity = pipeline.prepare_source([astronaut])
-    assert identity.inference_ms > 0 and identity.prepare_ms >= identity.inference_ms
+    # (No order between the two: the billed CPU time of onnxruntime's threads working in parallel
+    # may exceed the wall time.)
+    assert identity.inference_ms > 0 and identity.prepare_ms > 0
     frame_only = pipeline.swap_frame(identity, other_face)
     assert set(frame_only.timings_ms) == STAGES
     assert result.timings_ms["source"] > 0
