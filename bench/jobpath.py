@@ -16,19 +16,25 @@ README stack, on this machine.
 
 Every target is a different 1280×720 JPEG (a real photo, shifted): no job reuses another's upload.
 
-Measured 2026-12-01 on the 2-core CI machine, one run each, back to back (before = main at 7bc9565,
-after = analyse once, long-poll/ETag/SSE, moderation workers sized by cores):
-                                      before           after
-  naive CLI                           23.6 jobs/min    27.0 jobs/min
-  single job p50 submit → succeeded   1.71 s           1.01 s   (GPU step 0.80 → 0.23 s)
-  burst of 50                         19.7 jobs/min    60.1 jobs/min (2.2× naive)
-  burst p50 / p99                     82.7 / 149.7 s   24.2 / 46.7 s (screening queue dominates)
-  client requests per job             336 (0.2 s poll) 5.9 (?wait=30 long-poll; SSE: 3)
-  status GET c=16 plain / 304         119 / —          114 / 247 req/s
-Final tree of that session (+ cheaper moderation, 32 gunicorn threads): 21.6 jobs/min naive; single
-job p50 0.89 s (GPU step 0.17 s); burst 64.9 jobs/min (3.0× naive), p50/p99 22.7/43.8 s; 5.8
-requests per job; status GET 129 plain / 302 req/s on the 304 path. With `until=final`: 2.0 requests
-per job (+ the result download), 67.0 jobs/min, single job p50 1.01 s (run-to-run noise ±0.1 s).
+Each phase also prints the CPU seconds per job of every process of the stack (psutil: user +
+system, waited-for children included), by role: where the CPU goes, not just how long jobs wait.
+
+Measured 2026-12-01 on the 2-core CI machine, one run each, alternating, quiet machine (before =
+34c20aa, after = largest-face analysis for sources and one-face targets + dlib's ResNet on
+onnxruntime):
+                                      before            after
+  naive CLI                           28.6 jobs/min     32.6 jobs/min (the naive CLI is noisy: 28-45)
+  single job p50 submit → succeeded   0.71 s            0.28 s   (screening 0.52 → 0.14 s)
+  single job CPU                      882 ms            426 ms   (moderation 500 → 144 ms)
+  burst of 50                         115.8 jobs/min    245.0 jobs/min (7.5× naive)
+  burst p50 / p99                     12.9 / 23.9 s     6.4 / 10.7 s
+  burst CPU per job                   796 ms            453 ms   (GPU-step worker 148, moderation 141,
+                                                                   web 87, S3 54, redis 10)
+  client requests per job             2.00              2.00
+  status GET c=16 plain / 304         1,101 / 1,587     987 / 1,206 req/s (wrk)
+A second pair of runs: before 116.2, after 217.2 jobs/min. Two moderation workers instead of one
+(--moderation-workers 2): 236.5 jobs/min, the GPU-step worker then being the queue (GPU queue
+p50 3.9 s): one per two cores stays the default.
 """
 
 from __future__ import annotations
