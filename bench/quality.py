@@ -22,7 +22,12 @@ The changed region is where the output differs from the target, so no metric rel
 swap's own landmarks. Also times one swap per mode at 720p and 1080p. A contact sheet
 (target | fast | standard | hq) is written to var/bench/quality_contact_sheet.png.
 
+Identity is also compared PAIRED between consecutive modes (the same source, target and
+transform): mean difference of d_src and d_tgt, its 95 % t interval and how many swaps got
+worse / better. `--per-swap FILE.csv` writes every swap's figures, one row a swap and mode.
+
     python bench/quality.py [--faces DIR] [--sources N] [--modes fast,standard,hq] [--no-timing]
+        [--transforms clean,jpeg] [--per-swap var/bench/per_swap.csv]
 
 BENCH_SWAP_ROOT=/path/to/an/older/checkout measures that checkout's engine (the "before"). The
 README's figures are `--sources 6 --all-photos` (315 swaps a mode, about 11 minutes on 2 cores).
@@ -31,6 +36,7 @@ README's figures are `--sources 6 --all-photos` (315 swaps a mode, about 11 minu
 from __future__ import annotations
 
 import argparse
+import csv
 import os
 import re
 import sys
@@ -287,6 +293,48 @@ def multi_photo(pipeline: Pipeline, photos: list[Path], images, analysed, modes:
             print(f"{mode:9} {label:9} " + " ".join(cells))
 
 
+def paired(rows: dict[tuple[str, str], list[dict]], before: str, after: str) -> None:
+    """Per swap (same source, target, transform) `after` minus `before`: mean, 95 % t interval,
+    and how many swaps got worse / better (d_src up / down; d_tgt down / up)."""
+
+    def by_swap(mode: str) -> dict[tuple, dict]:
+        return {
+            (f["source"], f["target"], f["transform"]): f
+            for (m, _), lst in rows.items()
+            if m == mode
+            for f in lst
+            if "source" in f
+        }
+
+    a, b = by_swap(before), by_swap(after)
+    for key, worse_if_up in (("d_src", True), ("d_tgt", False)):
+        diff = np.array([b[s][key] - a[s][key] for s in a.keys() & b.keys() if key in a[s] and key in b[s]])
+        if diff.size < 2:
+            continue
+        half = 1.96 * diff.std(ddof=1) / np.sqrt(diff.size)
+        worse = int((diff > 0).sum() if worse_if_up else (diff < 0).sum())
+        better = int((diff < 0).sum() if worse_if_up else (diff > 0).sum())
+        print(
+            f"paired {key} {after} - {before}: {diff.mean():+.4f} (95 % CI {diff.mean() - half:+.4f} .. "
+            f"{diff.mean() + half:+.4f}), n {diff.size}, worse {worse}, better {better}"
+        )
+
+
+def write_per_swap(path: Path, rows: dict[tuple[str, str], list[dict]], keys: tuple[str, ...]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w", newline="") as f:
+        writer = csv.writer(f)
+        writer.writerow(["mode", "source", "target", "transform", *keys])
+        for (mode, _), lst in rows.items():
+            for fig in lst:
+                if "source" in fig:
+                    writer.writerow(
+                        [mode, fig["source"], fig["target"], fig["transform"]]
+                        + [f"{fig[k]:.6f}" if k in fig else "" for k in keys]
+                    )
+    print(f"per-swap figures: {path}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--faces", type=Path, default=FACES)
@@ -297,6 +345,7 @@ def main() -> None:
     parser.add_argument("--sheet", default="quality_contact_sheet.png")
     parser.add_argument("--multi", action="store_true", help="only the 1-photo vs several-photos figure")
     parser.add_argument("--max-side", type=int, default=800, help="shrink larger photos to this (0 = keep)")
+    parser.add_argument("--per-swap", type=Path, help="write every swap's figures to this CSV")
     parser.add_argument(
         "--all-photos", action="store_true", help="every photo of a person as a target, not one"
     )
@@ -349,7 +398,7 @@ def main() -> None:
                     outputs[mode] = (result.image, used.box)
                     out_face = nearest_face(pipeline.analyse(result.image), used.box)
                     ref = nearest_face(target_faces, used.box)
-                    figures = {"failed": 0.0}
+                    figures = {"failed": 0.0, "source": s.stem, "target": t.stem, "transform": name}
                     if out_face is not None and ref is not None:
                         d_src = dlib_distance(out_face.embedding, identities[s].embedding)
                         d_tgt = dlib_distance(out_face.embedding, ref.embedding)
@@ -398,6 +447,11 @@ def main() -> None:
                 values = [f[k] for f in figs if k in f and np.isfinite(f[k])]
                 cells.append(f"{np.mean(values):13.3f}" if values else f"{'-':>13}")
             print(f"{mode:9} {name:10} {len(figs):3d} " + " ".join(cells))
+
+    for before, after in zip(modes, modes[1:], strict=False):
+        paired(rows, before, after)
+    if args.per_swap:
+        write_per_swap(args.per_swap, rows, keys)
 
     if sheet_rows:
         OUT.mkdir(parents=True, exist_ok=True)

@@ -117,11 +117,12 @@ def _octave_weights(shape: tuple[int, int], octaves: int) -> np.ndarray:
 
 
 def match_detail(
-    warped: np.ndarray, target: np.ndarray, mask: np.ndarray, octaves: int = 4, gain_range=(0.2, 2.5)
+    warped: np.ndarray, target: np.ndarray, mask: np.ndarray, octaves: int = 2, gain_range=(0.2, 2.5)
 ) -> np.ndarray:
-    """Give the face its picture's detail spectrum: each octave of the luminance's spatial
-    frequencies (1/2, 1/4, ... cycles per pixel) gets ONE gain that makes its energy over `mask`
-    the target skin's in that octave; coarser shading is left to `transfer_shading`. An upscaled
+    """Give the face its picture's fine detail spectrum: each of the `octaves` finest octaves of the
+    luminance's spatial frequencies (1/2, 1/4, ... cycles per pixel) gets ONE gain that makes its
+    energy over `mask` the target skin's in that octave; coarser ones (the face's structure, which
+    carries its identity) are left as they are, their contrast and shading to `transfer_shading`. An upscaled
     (soft) source face gets crisp again where the picture is crisp, a crisp one is softened where
     the picture is soft, and the face keeps its own structure (no texture of the target is copied,
     so no identity is taken from it). The octaves are smooth partitions of the spectrum, so the

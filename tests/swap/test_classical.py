@@ -208,3 +208,18 @@ def test_nothing_is_taken_from_outside_the_source_photo():
     warped, valid = ClassicalSwapper()._warp(image, src, dst, tris, (130, 100))
     assert valid[50, 20] == 0 and warped[50, 20].tolist() == [0, 0, 0]  # maps to x = -30: a hole
     assert valid[50, 90] == 255 and warped[50, 90].tolist() == [200, 200, 200]
+
+
+def test_hq_replaces_as_much_of_the_face_as_standard(pipeline, source, other_face):
+    # hq warps at 2x and reduces: a stricter test of which pixels came from the source than
+    # standard's would shrink its face by a pixel all round, leaving more of the target's identity.
+    changed = {
+        mode: np.abs(
+            pipeline.swap_frame(source, other_face, SwapOptions(mode=mode)).image.astype(int) - other_face
+        )
+        .max(axis=2)
+        .astype(bool)
+        for mode in ("standard", "hq")
+    }
+    lost = (changed["standard"] & ~changed["hq"]).sum() / changed["standard"].sum()
+    assert lost < 0.015, lost
