@@ -11,11 +11,13 @@ Classical swapper (no downloaded models):
   detector, per target face the best-matching source photo (pose/expression), target mouth and
   eye openings kept, occlusion-aware mask, frame-edge mask, local lighting match, grain,
   sharpness and JPEG-blockiness match, Poisson blend.
-- hq: standard's steps, plus a 2× supersampled Lanczos warp, every source photo blended by pose
+- hq: standard's steps, plus a 2× supersampled Lanczos warp of a source face that is reduced onto
+  the target (an enlarged one has no finer detail to keep), every source photo blended by pose
   similarity, the face's fine detail (its two finest octaves: texture, not the structure that
-  carries identity) matched to its picture per octave band (one gain per band instead
-  of standard's single capped sharpen or blur: an upscaled source face gets as crisp as its
-  picture, a crisp one as soft), and the Poisson result joined by a one-level multi-band
+  carries identity) matched to its picture per octave band (one gain per band instead of
+  standard's single capped sharpen or blur; an octave finer than an enlarged source's own
+  resolution holds interpolation texture, not the source's detail, and is boosted no more than
+  standard's sharpen, so a small source photo stays as recognisable as in standard), and the Poisson result joined by a one-level multi-band
   (Laplacian pyramid) blend that keeps the grain through the rim instead of one feather; plus
   the enhancer when installed. On ../shared/faces (bench/quality.py, 315 swaps a mode) hq's seam
   energy is 0.99 against standard's 0.96 (1 = no edge added, no grain lost), its sharpness error
@@ -93,7 +95,7 @@ def plan_modes(
         )
         standard = ModePlan("standard", "standard", standard_steps)
         hq_steps = standard_steps + (
-            "2x supersampled Lanczos warp",
+            "2x supersampled Lanczos warp of a reduced source face",
             "all source photos blended by pose similarity",
             "face detail matched to the picture per octave band",
             "multi-band (Laplacian pyramid) blend",

@@ -117,7 +117,14 @@ def _octave_weights(shape: tuple[int, int], octaves: int) -> np.ndarray:
 
 
 def match_detail(
-    warped: np.ndarray, target: np.ndarray, mask: np.ndarray, octaves: int = 2, gain_range=(0.2, 2.5)
+    warped: np.ndarray,
+    target: np.ndarray,
+    mask: np.ndarray,
+    octaves: int = 2,
+    gain_range=(0.2, 2.5),
+    *,
+    upscale: float = 1.0,
+    max_invented: float = 1.35,
 ) -> np.ndarray:
     """Give the face its picture's fine detail spectrum: each of the `octaves` finest octaves of the
     luminance's spatial frequencies (1/2, 1/4, ... cycles per pixel) gets ONE gain that makes its
@@ -126,7 +133,12 @@ def match_detail(
     (soft) source face gets crisp again where the picture is crisp, a crisp one is softened where
     the picture is soft, and the face keeps its own structure (no texture of the target is copied,
     so no identity is taken from it). The octaves are smooth partitions of the spectrum, so the
-    gains barely interact: two refinements settle them."""
+    gains barely interact: two refinements settle them.
+
+    `upscale` is how many picture pixels one source pixel covers. An octave reaching past the
+    source's own resolution (1 / (2 upscale) cycles per pixel) holds interpolation texture, not
+    the source's detail: boosting it to the picture's energy makes the face less like the source,
+    so its gain is capped at `max_invented` (standard's most sharpening)."""
     sel = mask > 0
     if sel.sum() < 64:
         return warped
@@ -144,10 +156,15 @@ def match_detail(
         )
 
     wanted = energies(spectrum_t)
+    # Octave k spans frequencies up to 2^-k cycles per pixel.
+    in_source = 2.0 ** -np.arange(octaves) <= 1.0 / (2.0 * upscale)
+    highest = np.where(in_source, gain_range[1], min(gain_range[1], max_invented))
     gains = np.ones(octaves)
     spectrum = spectrum_w
     for _ in range(2):
-        gains = np.clip(gains * np.sqrt((wanted + 1e-3) / (energies(spectrum) + 1e-3)), *gain_range)
+        gains = np.clip(
+            gains * np.sqrt((wanted + 1e-3) / (energies(spectrum) + 1e-3)), gain_range[0], highest
+        )
         spectrum = spectrum_w * (np.tensordot(gains, weights[:octaves], axes=1) + weights[octaves])
     lab_w[..., 0] = np.fft.irfft2(spectrum, s=shape)
     bgr = cv2.cvtColor(lab_w, cv2.COLOR_LAB2BGR) * 255.0

@@ -10,9 +10,10 @@ mixed cloning would keep the target's gradients and so its identity) inside a sl
 hull of the face, feathered at the rim and cut at the frame edge. Everything outside that mask
 is copied back from the target, so only the face can change.
 
-hq: the same with a 2x supersampled Lanczos warp, every source photo blended by pose
-similarity, the detail spectrum matched to the picture per octave band instead of one sharpen
-or blur (`match_detail`), and a grain-keeping multi-band join at the rim. fast: one photo,
+hq: the same with a 2x supersampled Lanczos warp (of a source face reduced onto the target),
+every source photo blended by pose similarity, the detail spectrum matched to the picture per
+octave band instead of one sharpen or blur (`match_detail`; octaves finer than an enlarged
+source's resolution boosted no more than standard's sharpen), and a grain-keeping multi-band join at the rim. fast: one photo,
 global colour match, feathered alpha.
 """
 
@@ -67,7 +68,7 @@ class ClassicalSettings:
     occlusion: bool = True  # keep what covers the target's face
     match_grain: bool = True
     match_blockiness: bool = True
-    supersample: int = 2  # hq: warp at this many times the resolution, then area-reduce
+    supersample: int = 2  # hq: warp a reduced source at this many times the resolution, then area-reduce
     # hq: the face's detail matched to its picture over this many of the finest octaves (periods of
     # 2, 4, ... px; match_detail). Coarser octaves carry the face's structure, i.e. its identity:
     # matching them too (4 octaves) cost 0.003 in dlib distance to the source on the bench.
@@ -355,9 +356,14 @@ class ClassicalSwapper:
             image, face = photos[index]
             src_pts = extended_points(face.landmarks_68, cfg.forehead)
             not_face = self._source_not_face(image, face, src_pts) if cfg.occlusion else None
-            warped, valid = self._warp(image, src_pts, local, tris, (rw, rh), scale, not_face)
+            # Supersampling keeps a reduced source from aliasing; an enlarged one has no detail
+            # finer than the picture's pixels to keep, and Lanczos would only add ringing.
+            upscale = face_size / (float(np.linalg.norm(src_pts.max(0) - src_pts.min(0))) / np.sqrt(2))
+            warped, valid = self._warp(
+                image, src_pts, local, tris, (rw, rh), scale if upscale < 1 else 1, not_face
+            )
             if primary_valid is None:
-                primary_valid = valid
+                primary_valid, primary_upscale = valid, upscale
             weight = float(np.exp(-(residual - best) / cfg.pose_tau))
             if weight < 0.05:
                 continue
@@ -402,7 +408,9 @@ class ClassicalSwapper:
         skin = mask & inframe
         warped = transfer_shading(warped, roi, skin, max(2.0, cfg.shading_sigma * face_size))
         if hq and cfg.detail_octaves > 0:
-            warped = match_detail(warped, roi, skin, cfg.detail_octaves)
+            warped = match_detail(
+                warped, roi, skin, cfg.detail_octaves, upscale=primary_upscale, max_invented=1 + cfg.sharpen
+            )
         else:
             warped = match_sharpness(warped, roi, skin, cfg.sharpen)
         if cfg.match_grain:

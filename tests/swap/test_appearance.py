@@ -51,3 +51,15 @@ def test_a_face_already_matching_its_picture_is_left_nearly_as_it_is():
     face = _texture(2)
     out = match_detail(face, _texture(1), MASK)
     assert np.abs(out.astype(int) - face).mean() < 2.0
+
+
+def test_octaves_finer_than_an_upscaled_source_are_boosted_no_more_than_max_invented():
+    picture = _texture(1)
+    soft_face = cv2.GaussianBlur(_texture(2), (0, 0), 0.8)
+
+    def boost(upscale: float) -> float:
+        out = match_detail(soft_face, picture, MASK, upscale=upscale, max_invented=1.2)
+        return float(np.std(_high_pass(out)) / np.std(_high_pass(soft_face)))
+
+    assert boost(0.5) > 1.5  # a reduced source has detail in every octave: matched to the picture
+    assert boost(3.0) < 1.25  # an enlarged one has none in these: interpolation texture, barely boosted

@@ -162,8 +162,10 @@ def test_the_targets_open_mouth_is_kept_when_expressions_differ(pipeline, other_
     assert same[False] < same[True] - 0.3
 
 
-def test_hq_gives_a_small_source_face_the_crispness_of_its_picture(pipeline, astronaut, other_face):
-    # A source photo at half size: its face is upscaled onto the target and comes out soft.
+def test_hq_keeps_a_small_source_face_as_recognisable_as_standard(pipeline, astronaut, other_face):
+    # A source photo at half size: its face is upscaled onto the target and comes out soft. Its
+    # finest octaves hold interpolation texture, not the source's detail: boosting them to the
+    # picture's crispness (as hq once did) cost 0.03 in dlib distance to the source.
     small = cv2.resize(astronaut, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
     source = pipeline.prepare_source([small])
     face = pipeline.analyse(other_face, embed=False)[0]
@@ -173,13 +175,18 @@ def test_hq_gives_a_small_source_face_the_crispness_of_its_picture(pipeline, ast
         grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY).astype(np.float32)
         return float(np.abs(cv2.Laplacian(grey, cv2.CV_32F))[inside].mean())
 
-    ratio = {
-        mode: detail(pipeline.swap_frame(source, other_face, SwapOptions(mode=mode)).image)
-        / detail(other_face)
+    out = {
+        mode: pipeline.swap_frame(source, other_face, SwapOptions(mode=mode)).image
         for mode in ("standard", "hq")
     }
+    d_src = {
+        mode: dlib_distance(pipeline.analyse(image)[0].embedding, source.embedding)
+        for mode, image in out.items()
+    }
+    assert d_src["hq"] <= d_src["standard"] + 0.01, d_src
+    ratio = {mode: detail(image) / detail(other_face) for mode, image in out.items()}
     assert ratio["standard"] < 0.85  # one capped sharpen leaves it visibly softer than its picture
-    assert abs(np.log(ratio["hq"])) < abs(np.log(ratio["standard"])) / 2, ratio  # hq: about as crisp
+    assert ratio["hq"] > 0.95 * ratio["standard"], ratio  # and hq is no softer than standard
 
 
 def test_several_source_photos_are_used(pipeline, astronaut, other_face):
