@@ -120,7 +120,7 @@ def naive(source: bytes, targets: list[bytes], workdir: Path) -> float:
 
 
 class Stack:
-    def __init__(self, data_dir: Path, moderation_workers: int | None) -> None:
+    def __init__(self, data_dir: Path, moderation_workers: int | None, blocked_term: str = "") -> None:
         self.data_dir = data_dir
         self.servers = [
             embedded.start_redis(data_dir / "redis", port=embedded.free_port()),
@@ -138,6 +138,12 @@ class Stack:
         env.pop("DATABASE_URL", None)  # the README stack: SQLite under the data dir
         if moderation_workers:
             env["VISAGE_MODERATION_WORKERS"] = str(moderation_workers)
+        if blocked_term:  # the OCR check runs only when the admin's list has a term
+            subprocess.run(
+                [sys.executable, "manage.py", "migrate", "--verbosity", "0"], cwd=REPO, env=env, check=True
+            )
+            create = f"from moderation.models import BlockedTerm; BlockedTerm.objects.get_or_create(term={blocked_term!r})"
+            subprocess.run([sys.executable, "manage.py", "shell", "-c", create], cwd=REPO, env=env, check=True)
         self.log = open(data_dir / "visage_run.log", "w")  # noqa: SIM115 (closed in stop())
         self.process = subprocess.Popen(
             [sys.executable, "manage.py", "visage_run", "--addr", f"127.0.0.1:{port}"],
@@ -268,6 +274,9 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=8, help="submitters in the burst")
     parser.add_argument("--status-seconds", type=int, default=10, help="length of each status GET run (wrk)")
     parser.add_argument("--moderation-workers", type=int, default=None)
+    parser.add_argument(
+        "--blocked-term", default="", help="put one term on the blocked-text list, so OCR runs on every target"
+    )
     args = parser.parse_args()
 
     source, targets = make_pair(args.naive + args.single + args.jobs + 2)
@@ -277,7 +286,7 @@ def main() -> None:
         naive_rate = naive(source, targets[: args.naive], tmp / "naive")
         print(f"naive (one `python -m swap run` per job, {args.naive} jobs): {naive_rate:.1f} jobs/min")
 
-        stack = Stack(tmp / "stack", args.moderation_workers)
+        stack = Stack(tmp / "stack", args.moderation_workers, args.blocked_term)
         try:
             rest = targets[args.naive :]
             for target in rest[:2]:  # warm: the workers load their models on the first job
