@@ -34,7 +34,9 @@ onnxruntime):
   status GET c=16 plain / 304         1,101 / 1,587     987 / 1,206 req/s (wrk)
 A second pair of runs: before 116.2, after 217.2 jobs/min. Two moderation workers instead of one
 (--moderation-workers 2): 236.5 jobs/min, the GPU-step worker then being the queue (GPU queue
-p50 3.9 s): one per two cores stays the default.
+p50 3.9 s): one per two cores stays the default. With one blocked term (--blocked-term forbidden:
+OCR then reads every target): 187.0 jobs/min with OCR on all cores (its sessions spin: 297 ms
+moderation CPU a job), 224.9 jobs/min (single job 0.30 s, 186 ms moderation CPU) with OCR on one thread.
 """
 
 from __future__ import annotations
