@@ -18,6 +18,7 @@ import numpy as np
 from swap import inference_clock
 from swap.errors import FaceIndexOutOfRange, NoFaceFound
 from swap.mark import VisibleMark
+from swap.pipeline import target_analysis_mode
 from swap.types import SourceIdentity, SwapOptions
 from swap.video import io
 from swap.video.overlap import WriteBehind, read_ahead
@@ -80,7 +81,9 @@ def process_clip(
     """
     started = time.perf_counter()
     fps = io.probe(video).fps
-    tracker = FaceTracker(pipeline, tracking or TrackingConfig())
+    # Frames are analysed as a photo target of the same job would be (e.g. the largest face only).
+    mode = target_analysis_mode(options or SwapOptions(), pipeline.mode_capabilities())
+    tracker = FaceTracker(pipeline, tracking or TrackingConfig(), mode=mode)
     width, height = size
     result = ClipResult(frames=0, swapped_frames=0, width=width, height=height, fps=fps)
     stage_ms: dict[str, float] = {}

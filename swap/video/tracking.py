@@ -79,9 +79,10 @@ def _box_from(points: np.ndarray, rel_box: np.ndarray, shape: tuple[int, ...]) -
 class FaceTracker:
     """Per clip (not thread-safe): `faces(frame)` returns the frame's faces, largest first."""
 
-    def __init__(self, pipeline, config: TrackingConfig | None = None) -> None:
+    def __init__(self, pipeline, config: TrackingConfig | None = None, *, mode: str = "standard") -> None:
         self.pipeline = pipeline
         self.config = config or TrackingConfig()
+        self.mode = mode  # the analysis mode of a detection (swap.pipeline.target_analysis_mode)
         self.stats = TrackingStats()
         self.timer = StageTimer()  # detect and landmarks of the frames it detects on
         self._tracks: list[_Track] = []
@@ -114,7 +115,7 @@ class FaceTracker:
     def _detect(self, frame: np.ndarray) -> list[Face]:
         self.stats.detections += 1
         self._since_detect = 0
-        faces = self.pipeline.analyse(frame, embed=False, timer=self.timer)
+        faces = self.pipeline.analyse(frame, embed=False, timer=self.timer, mode=self.mode)
         grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
         self._tracks = [
             _Track(face, _patch(grey, face.box), _rel_box(face))

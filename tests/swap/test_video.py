@@ -11,6 +11,7 @@ from skimage import data as skdata
 
 from swap.config import PipelineConfig
 from swap.pipeline import Pipeline
+from swap.types import SwapOptions
 from swap.video import io, synthetic
 from swap.video.process import NoFaceInVideo, process_clip, swap_video
 from swap.video.segments import plan_segments
@@ -173,3 +174,18 @@ def test_probe_reads_metadata_and_rejects_bad_files(clips, tmp_path):
     synthetic.write_audio_only(audio_only)
     with pytest.raises(io.NoVideoStream):
         io.probe(audio_only)
+
+
+@pytest.mark.parametrize(
+    ("options", "mode"),
+    [(None, "largest"), (SwapOptions(faces="many"), "standard"), (SwapOptions(mode="fast"), "fast")],
+)
+def test_frames_are_analysed_as_a_photo_target_of_the_same_job(
+    pipeline, source, clips, tmp_path, monkeypatch, options, mode
+):
+    path, _, _ = clips["audio"]
+    modes: list[str] = []
+    analyse = pipeline.analyse
+    monkeypatch.setattr(pipeline, "analyse", lambda frame, **kw: modes.append(kw["mode"]) or analyse(frame, **kw))
+    process_clip(pipeline, source, path, tmp_path / "part.mp4", size=(256, 256), options=options, stop=12)
+    assert modes and set(modes) == {mode}
