@@ -11,6 +11,7 @@ from skimage import data
 
 from swap.config import PipelineConfig
 from swap.pipeline import Pipeline
+from swap.runtime import clear_sessions
 
 
 @pytest.fixture(scope="session")
@@ -41,3 +42,11 @@ def pipeline(tmp_path_factory) -> Pipeline:
     # An empty models folder: the dlib + classical defaults, whatever is installed elsewhere.
     models_dir = Path(tmp_path_factory.mktemp("models"))
     return Pipeline(PipelineConfig(models_dir=models_dir))
+
+
+@pytest.fixture
+def fresh_sessions():
+    """No onnxruntime session cached before or after the test (load counts start at zero)."""
+    clear_sessions()
+    yield
+    clear_sessions()

@@ -15,7 +15,6 @@ from swap.config import PipelineConfig
 from swap.errors import ModelMissing
 from swap.models import registry
 from swap.pipeline import ONNX_SWAPPERS, Pipeline
-from swap.runtime import clear_sessions
 from swap.swappers import ghost
 from swap.types import SwapOptions
 
@@ -24,12 +23,7 @@ from .test_onnx_adapters import CPU, face_at, identity, points_64, textured_fram
 
 CONVERTED_0 = 0.4  # the stand-in converter maps the test embedding's first value to this
 
-
-@pytest.fixture(autouse=True)
-def _fresh_sessions():
-    clear_sessions()
-    yield
-    clear_sessions()
+pytestmark = pytest.mark.usefixtures("fresh_sessions")
 
 
 @pytest.fixture

@@ -12,7 +12,7 @@ import pytest
 from swap import align
 from swap.errors import ModelMissing, ModelRefused
 from swap.models import registry
-from swap.runtime import RuntimeOptions, clear_sessions
+from swap.runtime import RuntimeOptions
 from swap.swappers.inswapper import read_emap, source_latent
 from swap.types import Face, SourceIdentity
 from tests.swap import onnx_fixtures as fx
@@ -20,12 +20,7 @@ from tests.swap import onnx_fixtures as fx
 CPU = RuntimeOptions(providers=["CPUExecutionProvider"], intra_op_threads=1)
 LATENT_0 = 0.4  # the stand-in inswapper writes latent[0] into the B channel
 
-
-@pytest.fixture(autouse=True)
-def _fresh_sessions():
-    clear_sessions()
-    yield
-    clear_sessions()
+pytestmark = pytest.mark.usefixtures("fresh_sessions")
 
 
 @pytest.fixture

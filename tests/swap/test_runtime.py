@@ -13,12 +13,7 @@ from tests.swap import onnx_fixtures as fx
 
 CPU = runtime.RuntimeOptions(providers=["CPUExecutionProvider"], intra_op_threads=1)
 
-
-@pytest.fixture(autouse=True)
-def _fresh_sessions():
-    runtime.clear_sessions()
-    yield
-    runtime.clear_sessions()
+pytestmark = pytest.mark.usefixtures("fresh_sessions")
 
 
 def test_default_providers_are_filtered_to_the_available_ones():
