@@ -1,4 +1,8 @@
-"""Admin: manual top-up/adjustment form, refund action, usage report with CSV export."""
+"""Admin: manual top-up/adjustment form, refund action, usage report with CSV export.
+
+No clock is measured here: "GPU seconds" below are billed quantities fed to the ledger (as a
+worker reports them), and ledger dates are pinned, so no run time or date decides an outcome.
+"""
 
 from __future__ import annotations
 
@@ -84,11 +88,11 @@ def test_ledger_admin_is_read_only(staff, funded_user):
     assert LedgerEntry.objects.get(pk=entry.pk).amount == Decimal("1000.00")
 
 
-def captured_job(user, gpu_seconds: str = "36") -> uuid.UUID:
+def captured_job(user, billed_gpu_seconds: str = "36") -> uuid.UUID:
     quote = services.quote_job(user=user, **QUOTE)
     job_id = uuid.uuid4()
     services.hold_place(user=user, job_id=job_id, quote=quote)
-    services.hold_capture(job_id=job_id, usage=usage_for(quote, gpu_seconds=gpu_seconds))
+    services.hold_capture(job_id=job_id, usage=usage_for(quote, gpu_seconds=billed_gpu_seconds))
     return job_id
 
 
@@ -116,13 +120,13 @@ def test_refund_action_asks_for_a_reason_then_refunds_once(staff, admin_user, fu
 
 def test_usage_report_csv(staff, funded_user, user_b, plan):
     services.account_top_up(user=user_b, amount=Decimal("100.00"), actor=None, reason="funding")
-    captured_job(funded_user, gpu_seconds="36")  # 5.40
-    refunded = captured_job(funded_user, gpu_seconds="30")  # 300 × 1.5 × 0.10 s × 0.10 = 4.50
+    captured_job(funded_user, billed_gpu_seconds="36")  # 5.40
+    refunded = captured_job(funded_user, billed_gpu_seconds="30")  # 300 × 1.5 × 0.10 s × 0.10 = 4.50
     services.job_refund(job_id=refunded, actor=None, reason="bad")
     # 6.75 by the formula, but bob was quoted 5.81 (alice's jobs: 0.1075 s/frame fitted, the newer
     # 0.100 weighing more, × 1.2, the minimum margin, as their spread is less; 5.8069 rounded up):
     # he pays the quote, the report counts it as capped.
-    captured_job(user_b, gpu_seconds="45")
+    captured_job(user_b, billed_gpu_seconds="45")
     # The report groups by the month an entry was made: pin them to one, so no clock (a run across
     # midnight at a month's end) decides what the test sees.
     LedgerEntry.objects.update(created_at=datetime(2026, 3, 15, 12, tzinfo=UTC))
