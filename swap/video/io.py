@@ -1,4 +1,4 @@
-"""Video decode/encode with PyAV: probe from metadata, BGR frames by index, H.264 parts, final mux.
+"""Video decode/encode with PyAV: probe by counting packets, BGR frames by index, H.264 parts, final mux.
 
 Frames are BGR uint8 in *display* orientation: the container's rotation (display matrix, set by
 phones) is applied on decode, and outputs carry no rotation. Parts are video-only H.264 files
@@ -42,8 +42,8 @@ class VideoInfo:
     height: int
     rotation: int  # counter-clockwise degrees to turn coded frames upright: 0, 90, 180, -90
     fps: Fraction
-    frames: int  # from the container (exact for MP4/MOV), else duration × fps
-    duration_seconds: float
+    frames: int  # the video packets the demuxer delivers (never the container's own figures)
+    duration_seconds: float  # the packets' timeline: first pts to last pts + its duration
     has_audio: bool
     video_codec: str
     audio_codec: str | None
@@ -66,44 +66,68 @@ def _fps(stream) -> Fraction:
     return Fraction(rate).limit_denominator(1001)
 
 
-def _duration_seconds(container, stream) -> float:
-    if stream.duration is not None and stream.time_base:
-        return float(stream.duration * stream.time_base)
-    if container.duration is not None:
-        return container.duration / av.time_base
-    return 0.0
+def _packet_timeline(source: Source) -> tuple[int, float | None]:
+    """(video packets, seconds from the first pts to the end of the last packet) by demuxing alone.
+
+    Container figures (Matroska's Segment Duration, MP4's mvhd/tkhd, a stream's frame count) are
+    written by whoever made the file and can be edited to anything: a clip that says 10 s but holds
+    100 s would be priced, limited and screened as 10 s. Demuxing reads every packet header without
+    decoding (a few ms for thousands of frames), so the count is what decoding would deliver.
+    """
+    with _open(source) as container:
+        stream = container.streams.video[0]
+        count, first_pts, end_pts = 0, None, None
+        try:
+            for packet in container.demux(stream):
+                if packet.size == 0:  # the demuxer's flush packet at the end
+                    continue
+                count += 1
+                if packet.pts is not None:
+                    first_pts = packet.pts if first_pts is None else min(first_pts, packet.pts)
+                    end = packet.pts + (packet.duration or 0)
+                    end_pts = end if end_pts is None else max(end_pts, end)
+        except av.FFmpegError as exc:
+            raise InvalidVideo(f"The video could not be read to its end ({exc}).") from exc
+        if first_pts is None or end_pts is None or not stream.time_base:
+            return count, None
+        return count, float((end_pts - first_pts) * stream.time_base)
 
 
 def probe(source: Source, *, decode_first: bool = True) -> VideoInfo:
-    """Container metadata; decodes at most one frame (to prove the stream decodes and read its rotation)."""
+    """What the file really holds: packets counted by demuxing (frames, timeline), codec and size;
+    decodes at most one frame (to prove the stream decodes and read its rotation)."""
+    frames, timeline_seconds = None, None
     with _open(source) as container:
         if not container.streams.video:
             raise NoVideoStream("The file has no video stream.")
         stream = container.streams.video[0]
         codec = stream.codec_context.codec.canonical_name  # the format (av1), not the decoder (libdav1d)
         fps = _fps(stream)
-        duration = _duration_seconds(container, stream)
-        frames = stream.frames or int(round(duration * fps))
         audio = container.streams.audio[0] if container.streams.audio else None
+        audio_codec = audio.codec_context.name if audio else None
         width, height, rotation = stream.codec_context.width, stream.codec_context.height, 0
         if decode_first:
             first = _first_frame(container, stream)
             width, height, rotation = first.width, first.height, _rotation(first)
-        if rotation in (90, -90):
-            width, height = height, width
-        if width <= 0 or height <= 0 or frames <= 0:
-            raise InvalidVideo("The video has no frames.")
-        return VideoInfo(
-            width=width,
-            height=height,
-            rotation=rotation,
-            fps=fps,
-            frames=frames,
-            duration_seconds=duration or frames / fps,
-            has_audio=audio is not None,
-            video_codec=codec,
-            audio_codec=audio.codec_context.name if audio else None,
-        )
+    frames, timeline_seconds = _packet_timeline(source)
+    if rotation in (90, -90):
+        width, height = height, width
+    if width <= 0 or height <= 0 or frames <= 0:
+        raise InvalidVideo("The video has no frames.")
+    # A timeline shorter than its frames at the stated rate (timestamps squeezed together) still
+    # counts as frames / fps: the work, the price and the limits follow the frames.
+    duration = max(timeline_seconds or 0.0, frames / fps)
+    return VideoInfo(
+        width=width,
+        height=height,
+        rotation=rotation,
+        fps=fps,
+        frames=frames,
+        duration_seconds=duration,
+        has_audio=audio is not None,
+        video_codec=codec,
+        audio_codec=audio_codec,
+    )
 
 
 def _first_frame(container, stream) -> av.VideoFrame:
@@ -382,12 +406,9 @@ def _chain_one(head, rest):
 
 
 def count_frames(source: Source) -> tuple[int, Fraction, float]:
-    """(decoded frame count, frame rate, duration seconds) by demuxing every video packet."""
-    with _open(source) as container:
-        stream = container.streams.video[0]
-        fps = _fps(stream)
-        count = sum(1 for packet in container.demux(stream) if packet.size and packet.pts is not None)
-        return count, fps, _duration_seconds(container, stream)
+    """(frame count, frame rate, duration seconds) from the packets, without decoding a frame."""
+    info = probe(source, decode_first=False)
+    return info.frames, info.fps, info.duration_seconds
 
 
 def audio_duration(source: Source) -> float | None:
