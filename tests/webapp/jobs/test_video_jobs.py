@@ -121,6 +121,22 @@ def test_truncated_video_is_rejected_at_upload(api_a, source_png, clip):
     _nothing_charged(api_a)
 
 
+def test_a_video_damaged_partway_fails_at_screening_without_retries(api_a, source_png, clip):
+    """It demuxes (so upload accepts it) but a frame in the middle cannot be decoded: bytes that are
+    damaged stay damaged, so the job fails at once with what to do, not 'try again' after retries."""
+    damaged = bytearray(clip)
+    middle = len(damaged) // 2
+    damaged[middle : middle + len(damaged) // 20] = bytes(len(damaged) // 20)
+    response = post_video_job(api_a, source_png, bytes(damaged))
+    assert response.status_code == 201, response.content
+    drain()
+    body = api_a.get(response.json()["urls"]["self"]).json()
+    assert body["state"] == "failed"
+    assert body["error"]["code"] == "corrupt_video"
+    assert "damaged" in body["error"]["message"] and "Export it again" in body["error"]["message"]
+    _nothing_charged(api_a)
+
+
 def test_audio_only_file_is_rejected_at_upload(api_a, source_png, tmp_path):
     path = tmp_path / "sound.m4a"
     synthetic.write_audio_only(path)

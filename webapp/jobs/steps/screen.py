@@ -14,6 +14,7 @@ from swap.errors import FaceIndexOutOfRange
 from swap.pipeline import LARGEST_FACE_MODE, SOURCE_ANALYSIS_MODE, swaps_largest_only
 from swap.selection import needs_embeddings
 from swap.types import Face
+from swap.video.io import InvalidVideo
 from webapp.media import storage
 from webapp.media.choices import MediaKind
 from webapp.telemetry import metrics
@@ -51,9 +52,21 @@ def _screen(job_id: uuid.UUID) -> None:
         return
     target_faces: list[int] = []  # how many faces the target analysis found (photo targets)
     if job.target.kind == MediaKind.VIDEO:
-        outcome = moderation_services.screen_video_inputs(
-            subject_id=job_id, source=source, video=target, extra_sources=extra_sources
-        )
+        try:
+            outcome = moderation_services.screen_video_inputs(
+                subject_id=job_id, source=source, video=target, extra_sources=extra_sources
+            )
+        except InvalidVideo as exc:
+            # The file breaks partway (upload only demuxes it; decoding it all there would cost a
+            # worker's time per submit). Damaged bytes stay damaged: retrying cannot help.
+            services.job_fail(
+                job_id,
+                code="corrupt_video",
+                message=f"The target video is damaged and can't be processed: {exc} "
+                "Export it again from your phone or editor and submit the new file.",
+                from_states=[JobState.SCREENING],
+            )
+            return
     else:
         outcome = moderation_services.screen_inputs(
             subject_id=job_id,
