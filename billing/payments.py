@@ -7,7 +7,11 @@ Exactly once, whatever Stripe resends or reorders:
   `checkout.session.completed` and `checkout.session.async_payment_succeeded` for one session, or
   two deliveries racing, credit once;
 - a refund or dispute that arrives before the payment it reverses is kept (pending) and applied
-  when the payment is credited; a REVERSAL entry is unique per session too.
+  when the payment is credited;
+- refunds are cumulative: Stripe's `amount_refunded` is the total refunded so far, so each
+  `charge.refunded` reverses up to that share of the credits, minus what earlier reversals of the
+  session already took. A REVERSAL entry is unique per (session, cumulative level), so a replay of
+  one level takes nothing twice, and a lower level arriving after a higher one takes nothing.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 from django.db import IntegrityError, transaction
+from django.db.models import Q, Sum
 from django.utils import timezone
 
 from billing import stripe_gateway
@@ -174,21 +179,36 @@ def _reverse(charge: dict[str, Any], *, reason: str, fraction: Decimal, event: d
             )
             return f"{reason}: payment {payment_intent} not credited yet; kept until it is"
         return f"{reason}: no purchase for payment {payment_intent or '?'}"
-    amount = (session.credits * fraction).quantize(Decimal("0.01"), ROUND_HALF_UP)
+    target = (session.credits * fraction).quantize(Decimal("0.01"), ROUND_HALF_UP)
+    already = _reversed_so_far(session)
+    amount = target - already
+    if amount <= 0:
+        return f"{reason}: session {session.stripe_session_id} already reversed ({already} of {target} credits)"
     try:
         with transaction.atomic():
             LedgerEntry.objects.create(
                 account=session.account,
                 kind=EntryKind.REVERSAL,
                 amount=amount,
-                payment_ref=session.stripe_session_id,
-                reason=f"{reason}: {amount} credits taken back",
+                # One entry per cumulative level (the session row is locked above, so levels of one
+                # session are applied one at a time; the key makes a replay of a level a no-op).
+                payment_ref=f"{session.stripe_session_id} to {target}",
+                reason=f"{reason}: {amount} credits taken back ({target} of {session.credits} in all)",
             )
     except IntegrityError:
-        return f"{reason}: session {session.stripe_session_id} already reversed"
+        return f"{reason}: session {session.stripe_session_id} already reversed to {target}"
     now = timezone.now()
     CheckoutSession.objects.filter(pk=session.pk).update(status=CheckoutStatus.REVERSED, reversed_at=now)
     Account.objects.filter(pk=session.account_id).update(
         flagged_at=now, flag_reason=f"{reason} (checkout {session.stripe_session_id})"[:500]
     )
     return f"{reason}: reversed {amount} credits, account {session.account_id} flagged"
+
+
+def _reversed_so_far(session: CheckoutSession) -> Decimal:
+    """Credits already taken back for the session (entries written before reversals were cumulative
+    carry the bare session id)."""
+    sid = session.stripe_session_id
+    return LedgerEntry.objects.filter(
+        Q(payment_ref=sid) | Q(payment_ref__startswith=f"{sid} to "), kind=EntryKind.REVERSAL
+    ).aggregate(total=Sum("amount"))["total"] or Decimal(0)

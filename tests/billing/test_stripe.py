@@ -218,6 +218,34 @@ def test_partial_refund_reverses_its_share(stripe_on, pack, user_a):
     invariants(user_a)
 
 
+@pytest.mark.parametrize("order", [(300, 600, 999), (999, 600, 300), (600, 300, 999, 600)])
+def test_partial_refunds_are_cumulative_in_any_order(stripe_on, pack, user_a, order):
+    """Stripe's amount_refunded is the running total: refunds of 300, 600 and 999 (of 999) end
+    with every credit taken back once, whatever order or repetition the events arrive in."""
+    session = start_checkout(user_a, pack)
+    signed_post(completed(session))
+    taken = []
+    for refunded in order:
+        event = charge_event("charge.refunded", amount_refunded=refunded, refunded=refunded == 999)
+        assert signed_post(event).status_code == 200
+        assert signed_post(event).status_code == 200  # the same event again: a replay
+        taken.append(selectors.account_balance(user=user_a).balance)
+        invariants(user_a)
+    assert taken[-1] == Decimal("0.00")
+    assert taken == sorted(taken, reverse=True)  # never credits anything back
+    assert LedgerEntry.objects.filter(kind=EntryKind.REVERSAL).aggregate(s=Sum("amount"))["s"] == Decimal("100.00")
+
+
+def test_partial_refund_before_the_payment_then_more_refunded(stripe_on, pack, user_a):
+    session = start_checkout(user_a, pack)
+    signed_post(charge_event("charge.refunded", payment_intent="pi_early", amount_refunded=333, refunded=False))
+    signed_post(completed(session, payment_intent="pi_early"))
+    assert selectors.account_balance(user=user_a).balance == Decimal("66.67")
+    signed_post(charge_event("charge.refunded", payment_intent="pi_early", amount_refunded=666, refunded=False))
+    assert selectors.account_balance(user=user_a).balance == Decimal("33.33")
+    invariants(user_a)
+
+
 def test_dispute_arriving_before_the_payment_is_applied_when_the_payment_arrives(stripe_on, pack, user_a):
     session = start_checkout(user_a, pack)
     assert signed_post(charge_event("charge.dispute.created", payment_intent="pi_early")).status_code == 200
