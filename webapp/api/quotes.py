@@ -11,7 +11,7 @@ from __future__ import annotations
 from django.conf import settings
 from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_serializer
 from rest_framework import serializers
-from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
+from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -20,6 +20,7 @@ from rest_framework.views import APIView
 from billing import selectors as billing_selectors
 from billing.choices import MediaKind, Mode, Resolution
 from billing.errors import top_up_path
+from webapp.api.parsers import BoundedJSONParser
 from webapp.jobs import services
 from webapp.media.validation import MediaInfo, inspect_upload
 
@@ -31,7 +32,7 @@ _MONEY = {"max_digits": None, "decimal_places": None, "coerce_to_string": True}
 
 class QuoteCreateView(APIView):
     permission_classes = [IsAuthenticated]
-    parser_classes = [JSONParser, MultiPartParser, FormParser]
+    parser_classes = [BoundedJSONParser, MultiPartParser, FormParser]
 
     @extend_schema_serializer(component_name="QuoteRequest")
     class InputSerializer(serializers.Serializer):
