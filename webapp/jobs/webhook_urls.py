@@ -54,13 +54,37 @@ def ip_literal(host: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | Non
         return None
 
 
+# IPv6 prefixes whose low 32 bits are an IPv4 address a gateway forwards to: NAT64's well-known
+# and local-use prefixes (RFC 6052, RFC 8215) and the deprecated IPv4-compatible form (::a.b.c.d).
+EMBEDDING_PREFIXES = tuple(
+    ipaddress.IPv6Network(prefix) for prefix in ("64:ff9b::/96", "64:ff9b:1::/48", "::/96")
+)
+IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
+
+
+def embedded_ipv4(address: IPAddress) -> list[ipaddress.IPv4Address]:
+    """The IPv4 addresses an IPv6 address also reaches: IPv4-mapped, 6to4, Teredo, NAT64, ::a.b.c.d."""
+    if address.version == 4:
+        return []
+    found = [address.ipv4_mapped, address.sixtofour, *(address.teredo or ())]
+    if any(address in prefix for prefix in EMBEDDING_PREFIXES):
+        found.append(ipaddress.IPv4Address(int(address) & 0xFFFFFFFF))
+    return [ipv4 for ipv4 in found if ipv4 is not None]
+
+
+def is_public_address(address: IPAddress) -> bool:
+    """Global, and so is every IPv4 address it embeds: `[64:ff9b::a9fe:a9fe]` (NAT64) and
+    `[2002:a9fe:a9fe::]` (6to4) count as global IPv6 but reach 169.254.169.254 through a gateway."""
+    return address.is_global and all(ipv4.is_global for ipv4 in embedded_ipv4(address))
+
+
 def check_webhook_url_at_submit(url: str) -> None:
     host = check_webhook_url_shape(url)
     if settings.WEBHOOK_ALLOW_PRIVATE:
         return
     address = ip_literal(host)
     if address is not None:
-        if not address.is_global:
+        if not is_public_address(address):
             raise WebhookRefused(f"Webhooks are never delivered to private or loopback addresses ({address}).")
         return
     if host == "localhost" or host.endswith(PRIVATE_SUFFIXES) or "." not in host:

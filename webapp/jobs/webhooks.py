@@ -24,7 +24,7 @@ from standardwebhooks import Webhook
 
 from .models import Job
 from .payload import job_payload
-from .webhook_urls import WebhookRefused, check_webhook_url_shape
+from .webhook_urls import WebhookRefused, check_webhook_url_shape, is_public_address
 
 __all__ = ["Destination", "WebhookRefused", "check_destination", "deliver", "post", "sign", "signing_secrets"]
 
@@ -70,7 +70,7 @@ def check_destination(url: str) -> Destination:
     addresses = [info[4][0] for info in infos]
     if not settings.WEBHOOK_ALLOW_PRIVATE:
         for address in addresses:
-            if not ipaddress.ip_address(address).is_global:
+            if not is_public_address(ipaddress.ip_address(address.split("%")[0])):
                 raise WebhookRefused(f"Webhook host {parsed.hostname} resolves to a non-public address ({address})")
     target = (parsed.path or "/") + (f"?{parsed.query}" if parsed.query else "")
     return Destination(parsed.scheme, parsed.hostname, port, addresses[0], target)

@@ -74,6 +74,11 @@ PRIVATE_URLS = [
     "http://169.254.169.254/latest/meta-data/", "http://0.0.0.0/", "http://localhost:8000/hook",
     "http://api.localhost/hook", "http://metadata.google.internal/", "http://printer.local/",
     "http://redis:6379/", "http://minio.visage.svc/", "http://LOCALHOST./hook",
+    # 169.254.169.254 through IPv6 gateways: NAT64 (well-known and local-use prefixes), 6to4,
+    # Teredo (client bits inverted), IPv4-compatible; each is "global" IPv6 to the ipaddress module.
+    "http://[64:ff9b::a9fe:a9fe]/", "http://[64:ff9b:1::a9fe:a9fe]/", "http://[2002:a9fe:a9fe::]/",
+    "http://[2001:0:4136:e378:8000:63bf:5601:5601]/", "http://[::169.254.169.254]/",
+    "http://[64:ff9b::10.0.0.1]/", "http://[2002:7f00:1::1]/",
 ]
 
 

@@ -87,6 +87,31 @@ def test_private_destinations_refused_in_production(settings):
             webhooks.check_destination(url)
 
 
+@pytest.mark.parametrize(
+    ("resolved", "refused"),
+    [
+        ("64:ff9b::a9fe:a9fe", True),  # NAT64 to 169.254.169.254
+        ("2002:a9fe:a9fe::1", True),  # 6to4
+        ("::ffff:10.0.0.8", True),  # IPv4-mapped
+        ("2001:0:4136:e378:8000:63bf:5601:5601", True),  # Teredo, client 169.254.169.254
+        ("64:ff9b::808:808", False),  # NAT64 to a public address is fine
+        ("2606:4700:4700::1111", False),
+    ],
+)
+def test_delivery_refuses_names_that_resolve_to_gateway_forms_of_private_addresses(
+    settings, monkeypatch, resolved, refused
+):
+    settings.WEBHOOK_ALLOW_PRIVATE = False
+    monkeypatch.setattr(
+        webhooks.socket, "getaddrinfo", lambda host, port, **kw: [(10, 1, 6, "", (resolved, port, 0, 0))]
+    )
+    if refused:
+        with pytest.raises(webhooks.WebhookRefused, match="non-public"):
+            webhooks.check_destination("https://hooks.example.com/x")
+    else:
+        assert webhooks.check_destination("https://hooks.example.com/x").address == resolved
+
+
 def test_failed_delivery_is_retried_with_the_same_id(api_a, astronaut_pair, settings):
     receiver = Receiver(fail_first=1)
     try:
