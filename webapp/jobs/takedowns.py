@@ -27,8 +27,9 @@ from swap.video import io as video_io
 from webapp.media import provenance, storage
 from webapp.media.validation import sniff_media_type
 
-from . import events, services, sharing
+from . import events, sharing
 from .models import Job
+from .services import stored_files
 
 logger = logging.getLogger(__name__)
 
@@ -116,7 +117,7 @@ def job_take_down(*, job_id: uuid.UUID) -> bool:
         return False
     sharing.share_links_revoke(job=job)
     if job.result_key:
-        services.result_discard(result_key=job.result_key)
+        stored_files.result_discard(result_key=job.result_key)
     moved = Job.objects.filter(id=job_id).update(
         result_visible=False, media_deleted_at=job.media_deleted_at or timezone.now(), version=F("version") + 1
     )
