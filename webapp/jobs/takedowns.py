@@ -21,7 +21,7 @@ from django.conf import settings
 from django.db.models import F
 from django.utils import timezone
 
-from moderation import services as moderation_services
+from moderation import takedowns as moderation_takedowns
 from moderation.models import TakedownReport
 from swap.video import io as video_io
 from webapp.media import provenance, storage
@@ -65,7 +65,7 @@ def takedown_report_submit(
     photo = _face_image(file_data, media_type) if file_data else None
     if photo is None and job is not None:
         photo = _result_face_image(job)
-    return moderation_services.takedown_report_create(
+    return moderation_takedowns.takedown_report_create(
         reporter_name=reporter_name,
         reporter_email=reporter_email,
         relation=relation,
