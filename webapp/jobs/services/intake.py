@@ -181,7 +181,8 @@ def job_create(
 def job_quote(*, user, target: MediaInfo, mode: str, resolution: str):
     """The price of a job on this target: the one function behind the upload page's estimate,
     POST /api/v1/quotes and the job's stored quote, from the same inputs (the target's own size,
-    the probed frame count), so all three agree to the cent."""
+    the probed frame count), so all three agree to the cent. It turns the probed upload into
+    billing's plain figures: billing.services.quote_job never sees webapp.media's MediaInfo."""
     return billing_services.quote_job(
         user=user,
         width=target.width,
