@@ -43,8 +43,9 @@ def main() -> None:
     from skimage import data as skdata
 
     from billing import services as billing_services
-    from webapp.jobs import dispatch, services
+    from webapp.jobs import dispatch
     from webapp.jobs.models import Job
+    from webapp.jobs.services import intake
     from webapp.jobs.worker import VisageWorker
     from webapp.media import storage
     from webapp.media.validation import inspect_upload
@@ -71,8 +72,8 @@ def main() -> None:
     def run(cached: bool) -> dict[str, float]:
         source = upload(astronaut, "PNG", "source")
         target = upload(target_rgb, "JPEG", "target")
-        options = services.JobOptions(resolution="720p")
-        job, _ = services.job_create(user=user, source=source, target=target, options=options)
+        options = intake.JobOptions(resolution="720p")
+        job, _ = intake.job_create(user=user, source=source, target=target, options=options)
         screening.work(burst=True)
         screen_ms = rq_ms(settings.MODERATION_QUEUE, dispatch.screening_task_id(job.id))
         if not cached:

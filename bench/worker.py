@@ -41,8 +41,8 @@ def main() -> None:
 
     from billing import services as billing_services
     from swap.runtime import model_load_counts
-    from webapp.jobs import services
     from webapp.jobs.models import Job
+    from webapp.jobs.services import intake
     from webapp.jobs.worker import VisageWorker
     from webapp.media.validation import inspect_upload
 
@@ -67,7 +67,7 @@ def main() -> None:
         source = inspect_upload(upload(astronaut, "PNG"), field="source", allow_video=False)
         target = inspect_upload(upload(np.ascontiguousarray(astronaut[:, ::-1]), "JPEG"), field="target",
                                 allow_video=False)
-        job, _ = services.job_create(user=user, source=source, target=target, options=services.JobOptions())
+        job, _ = intake.job_create(user=user, source=source, target=target, options=intake.JobOptions())
         submit_ms.append((time.perf_counter() - started) * 1000)
         worker.work(burst=True)
         rq_job = django_rq.get_queue("default").fetch_job(str(job.id))

@@ -15,7 +15,7 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html
 
-from billing import exports, selectors, services
+from billing import exports, reports, selectors, services
 from billing.choices import EntryKind
 from billing.errors import BillingError
 from billing.forms import AccountCreditForm, RefundForm, UsageReportFilterForm
@@ -240,7 +240,7 @@ class LedgerEntryAdmin(ReadOnlyAdmin):
             return HttpResponse(status=403)
         form = UsageReportFilterForm(request.GET or None)
         month = form.cleaned_data.get("month") if form.is_valid() else None
-        rows = selectors.usage_report(month=month)
+        rows = reports.usage_report(month=month)
         if request.GET.get("export") == "csv":
             response = HttpResponse(exports.usage_csv(rows), content_type="text/csv; charset=utf-8")
             suffix = month.strftime("%Y-%m") if month else "all"
@@ -252,7 +252,7 @@ class LedgerEntryAdmin(ReadOnlyAdmin):
             "opts": self.model._meta,
             "form": form,
             "rows": rows,
-            "totals": selectors.usage_totals(rows),
+            "totals": reports.usage_totals(rows),
             "month": month,
             "headers": list(exports.USAGE_COLUMNS.values()),
         }

@@ -7,7 +7,7 @@ import io
 from collections.abc import Iterable
 
 from billing.models import LedgerEntry
-from billing.selectors import UsageRow
+from billing.reports import UsageRow
 
 LEDGER_COLUMNS = ["id", "created_at", "kind", "amount", "job_id", "reason"]
 # The usage report's columns: CSV header (the key) and the admin page's header (the value).

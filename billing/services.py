@@ -167,7 +167,7 @@ def quote_job(
 
     `width`/`height`: the target's own size (the processed size is derived here); `frames`: 1 for
     a photo, the probed count for a video; `kind` defaults to video when frames > 1. The mode is
-    priced as the mode it runs as on this install (selectors.mode_runs_as); the GPU time is the
+    priced as the mode it runs as on this install (selectors.runs_as); the GPU time is the
     speed model fitted to this mode's and media kind's measurements, at a high percentile of their
     spread (billing.calibration), for the processed size and frame count.
     """
@@ -178,7 +178,7 @@ def quote_job(
     kind = kind or (MediaKind.VIDEO if frames > 1 else MediaKind.IMAGE)
     if kind not in MediaKind.values:
         raise ValueError(f"unknown media kind {kind!r}")
-    runs_as = selectors.mode_runs_as(mode)
+    runs_as = selectors.runs_as(mode)
     processed_width, processed_height = processed_size(width, height, resolution)
     plan = selectors.plan_for_user(user=user)
     return _quote(

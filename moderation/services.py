@@ -30,9 +30,9 @@ from swap.types import Face
 from swap.video import io as video_io
 
 from . import clip, conf, hashes, identities, nsfw, ocr, selectors, signals
-from .choices import Decision, ReportStatus, ReviewDecision, Stage
+from .choices import Decision, ReviewDecision, Stage
 from .findings import SEVERITY, Finding
-from .models import CheckResult, ModerationRecord, ProtectedFace, ProtectedIdentity, TakedownReport, Verdict
+from .models import CheckResult, ModerationRecord, ProtectedFace, ProtectedIdentity, Verdict
 
 logger = logging.getLogger(__name__)
 
@@ -476,77 +476,3 @@ def _record(
         verdict.latency_ms,
     )
     return outcome
-
-
-# --- takedown reports ------------------------------------------------------------------
-
-
-def takedown_report_create(
-    *,
-    reporter_name: str,
-    reporter_email: str,
-    relation: str,
-    details: str = "",
-    link: str = "",
-    subject_id: uuid.UUID | None = None,
-    photo: bytes | None = None,
-    file_sha256: str = "",
-    file_provenance: dict | None = None,
-) -> TakedownReport:
-    """Record a report for the moderators' queue. `photo` (the reported image, or a frame of it) is
-    embedded and discarded: only its largest face's embedding is kept, for protecting it later."""
-    kind, vector = "", None
-    if photo is not None:
-        try:
-            embedded = identities.largest_embedding(_decode(photo, "reported"))
-        except InvalidImage:
-            embedded = None
-        if embedded is not None:
-            vector, kind = [float(v) for v in embedded[0]], embedded[1]
-    report = TakedownReport.objects.create(
-        reporter_name=reporter_name,
-        reporter_email=reporter_email,
-        relation=relation,
-        details=details,
-        link=link,
-        subject_id=subject_id,
-        file_sha256=file_sha256 or (hashes.sha256_hex(photo) if photo else ""),
-        file_provenance=file_provenance or {},
-        face_embedding_kind=kind,
-        face_vector=vector,
-    )
-    logger.info("takedown report %s for subject %s (face embedded: %s)", report.pk, subject_id, bool(vector))
-    return report
-
-
-@transaction.atomic
-def takedown_report_protect_face(*, report: TakedownReport, actor, name: str = "") -> ProtectedIdentity:
-    """One action: the reported face becomes a protected identity (its embedding; no photo)."""
-    if not report.face_vector:
-        raise ValidationError("This report has no face embedding (no face was found in what was reported).")
-    identity = report.protected_identity
-    if identity is None:
-        identity = ProtectedIdentity.objects.create(
-            name=name or f"{report.reporter_name} (takedown report #{report.pk})",
-            note=f"From takedown report #{report.pk} ({report.reporter_email}).",
-            created_by=actor,
-        )
-        ProtectedFace.objects.create(
-            identity=identity,
-            embedding_kind=report.face_embedding_kind,
-            vector=report.face_vector,
-            source_sha256=report.file_sha256,
-        )
-    TakedownReport.objects.filter(pk=report.pk).update(
-        protected_identity=identity, status=ReportStatus.RESOLVED, handled_by=actor, handled_at=timezone.now()
-    )
-    report.refresh_from_db()
-    return identity
-
-
-def takedown_report_close(*, report: TakedownReport, actor, status: str, taken_down: bool = False) -> None:
-    fields = {"status": status, "handled_by": actor, "handled_at": timezone.now()}
-    if taken_down:
-        fields["result_taken_down"] = True
-    TakedownReport.objects.filter(pk=report.pk).update(**fields)
-    report.refresh_from_db()

@@ -33,6 +33,7 @@ ONNX swappers (inswapper, hyperswap, ghost):
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 MODES: tuple[str, ...] = ("fast", "standard", "hq")
@@ -68,6 +69,21 @@ def requested_mode(mode: str | None, enhance: bool = False) -> str:
     if enhance and mode == "standard":
         return "hq"
     return mode
+
+
+def mode_ran(asked: str, *, reported: Iterable[object] = (), enhanced: bool | None = None) -> str:
+    """The mode whose work ran, which billing charges (never a dearer one asked for).
+
+    `reported`: what the engine said it ran (SwapResult.mode; a job's engine notes), the first that
+    names a mode wins. Without a report: `asked`, except that hq known to have enhanced nothing
+    (`enhanced` False) did standard's work; `enhanced` None (not known) leaves `asked`.
+    """
+    for mode in reported:
+        if isinstance(mode, str) and mode in MODES:
+            return mode
+    if asked == "hq" and enhanced is False:
+        return "standard"
+    return asked
 
 
 def plan_modes(

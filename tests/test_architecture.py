@@ -32,12 +32,12 @@ def test_a_new_cycle_inside_jobs_fails_the_contracts(tmp_path):
     for package in PACKAGES:
         shutil.copytree(ROOT / package, tmp_path / package, ignore=shutil.ignore_patterns("__pycache__", "static"))
     shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
-    services = tmp_path / "webapp" / "jobs" / "services.py"
+    lifecycle = tmp_path / "webapp" / "jobs" / "services" / "lifecycle.py"
     # services → steps closes a cycle (steps already import services).
-    services.write_text(services.read_text() + "\nfrom webapp.jobs.steps import image  # noqa: E402, F401\n")
+    lifecycle.write_text(lifecycle.read_text() + "\nfrom webapp.jobs.steps import image  # noqa: E402, F401\n")
 
     result = lint_imports(tmp_path)
 
     assert result.returncode != 0
     assert "webapp.jobs: tasks > steps > services" in result.stdout
-    assert "webapp.jobs.services -> webapp.jobs.steps.image" in result.stdout
+    assert "webapp.jobs.services.lifecycle -> webapp.jobs.steps.image" in result.stdout

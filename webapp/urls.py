@@ -3,7 +3,7 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 
 from webapp.api import docs, problems
-from webapp.ops import health, metrics
+from webapp.ops import health, metrics_endpoint
 
 urlpatterns = [
     path("admin/", admin.site.urls),
@@ -15,7 +15,7 @@ urlpatterns = [
     path("healthz", health.healthz, name="healthz"),
     path("readyz", health.healthz, name="readyz"),
     path("livez", health.livez, name="livez"),
-    path("metrics", metrics.metrics_view, name="metrics"),
+    path("metrics", metrics_endpoint.metrics_view, name="metrics"),
     path("django-rq/", include("django_rq.urls")),
     path("", include("webapp.site.urls")),
 ]

@@ -10,8 +10,8 @@ import pytest
 from moderation import services as moderation_services
 from tests.chaos.conftest import assert_ledger_invariants
 from tests.webapp.conftest import drain, post_job
-from webapp.jobs import services
 from webapp.jobs.models import Job
+from webapp.jobs.services import lifecycle, maintenance
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -19,7 +19,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 def sweep_after_grace(settings_fixture) -> dict:
     settings_fixture.ENQUEUE_GRACE_S = 0  # don't wait the production grace period in a test
     settings_fixture.JOB_HEARTBEAT_TIMEOUT_S = 0
-    return services.jobs_sweep_stale()
+    return maintenance.jobs_sweep_stale()
 
 
 def test_redis_down_at_submit_the_job_waits_then_runs(api_a, funded_user, astronaut_pair, own_redis, settings):
@@ -62,7 +62,7 @@ def test_redis_lost_after_screening_the_gpu_run_is_enqueued_again(
     own_redis.start()
     counts = sweep_after_grace(settings)
     assert counts["reenqueued"] == 1
-    assert services.jobs_sweep_stale() == {"requeued": 0, "failed": 0, "rescreened": 0, "reenqueued": 0}
+    assert maintenance.jobs_sweep_stale() == {"requeued": 0, "failed": 0, "rescreened": 0, "reenqueued": 0}
     drain()
     assert Job.objects.get(id=job_id).state == "succeeded"
     assert_ledger_invariants(funded_user)
@@ -98,14 +98,14 @@ def test_redis_lost_after_the_result_is_recorded_nothing_is_charged_twice(
     source, target, _ = astronaut_pair
     job_id = post_job(api_a, source, target).json()["id"]
     drain([settings.MODERATION_QUEUE])
-    real_succeed = services.job_succeed
+    real_succeed = lifecycle.job_succeed
 
     def succeed_then_crash_redis(job_uuid, outcome):
         moved = real_succeed(job_uuid, outcome)
         own_redis.kill()
         return moved
 
-    monkeypatch.setattr(services, "job_succeed", succeed_then_crash_redis)
+    monkeypatch.setattr(lifecycle, "job_succeed", succeed_then_crash_redis)
     with contextlib.suppress(Exception):
         drain(list(settings.GPU_QUEUES))
     monkeypatch.undo()

@@ -7,7 +7,7 @@ import re
 
 from prometheus_client import REGISTRY
 
-from webapp.ops.metrics import StackCollector
+from webapp.ops.metrics_endpoint import StackCollector
 from webapp.telemetry import metrics as _defined  # noqa: F401 - registers every Visage metric
 
 SUFFIXES = {"histogram": ("_bucket", "_count", "_sum"), "counter": ("_total",), "gauge": ("",)}

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from swap.config import PipelineConfig
-from swap.modes import plan_modes, requested_mode
+from swap.modes import mode_ran, plan_modes, requested_mode
 from swap.pipeline import Pipeline
 from swap.types import SwapOptions
 
@@ -118,3 +118,11 @@ def test_the_web_side_gets_the_same_plans_without_loading_models(pipeline, tmp_p
     plans = mode_capabilities(config)
     assert plans["hq"].runs_as == "standard"  # no enhancer, boost already at its largest
     assert plans == Pipeline(config).mode_capabilities()
+
+
+def test_the_mode_that_ran_is_the_engines_report_else_hq_that_enhanced_nothing_is_standard():
+    assert mode_ran("hq", reported=["standard"]) == "standard"
+    assert mode_ran("hq", reported=[None, "fast"], enhanced=True) == "fast"  # the first that names a mode
+    assert mode_ran("hq", reported=["bogus"], enhanced=False) == "standard"
+    assert mode_ran("hq", enhanced=None) == "hq"  # not known: the mode asked for stands
+    assert mode_ran("standard", enhanced=False) == "standard"

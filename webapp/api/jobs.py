@@ -22,9 +22,10 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from billing.choices import Mode, Resolution
-from webapp.jobs import etags, events, selectors, services, sharing
+from webapp.jobs import etags, events, selectors, sharing
 from webapp.jobs.choices import FaceSelection, JobState
 from webapp.jobs.payload import cache_job_payload, cached_job_payload, job_payload
+from webapp.jobs.services import intake, user_actions
 from webapp.jobs.states import TERMINAL_STATES
 from webapp.jobs.webhook_urls import WebhookRefused, check_webhook_url_at_submit
 
@@ -175,7 +176,7 @@ class JobListCreateView(ThrottledView):
         serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
-        options = services.JobOptions(
+        options = intake.JobOptions(
             mode=data["mode"],
             resolution=data["resolution"],
             faces=data["faces"],
@@ -187,12 +188,12 @@ class JobListCreateView(ThrottledView):
         key = request.headers.get("Idempotency-Key", "").strip()[:255]
         # The site's upload page posts here with its session; apps use bearer tokens.
         channel = "site" if isinstance(request.successful_authenticator, SessionAuthentication) else "api"
-        job, created = services.job_submit(
+        job, created = intake.job_submit(
             user=request.user,
             sources=request.FILES.getlist("source"),
             target=request.FILES.get("target"),
             options=options,
-            consent=services.Consent(given=data.get("consent") is True, channel=channel),
+            consent=intake.Consent(given=data.get("consent") is True, channel=channel),
             idempotency_key=key,
         )
         if channel == "site":  # the site's upload page remembers the consent for this session
@@ -353,7 +354,7 @@ class JobDetailView(ThrottledView):
     def patch(self, request, job_id):
         serializer = self.UpdateSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        services.job_set_favourite(job=self._load(request, job_id), favourite=serializer.validated_data["favourite"])
+        user_actions.job_set_favourite(job=self._load(request, job_id), favourite=serializer.validated_data["favourite"])
         job = self._load(request, job_id)  # with its uploads and links, as GET shows it
         return Response(job_payload(job, request=request), headers={"ETag": events.remember(job)})
 
@@ -364,7 +365,7 @@ class JobDetailView(ThrottledView):
     )
     def delete(self, request, job_id):
         job = get_object_or_404(selectors.jobs_for_user(user=request.user), id=job_id)
-        services.job_delete(job=job)
+        user_actions.job_delete(job=job)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
@@ -411,7 +412,7 @@ class JobCancelView(ThrottledView):
     )
     def post(self, request, job_id):
         job = get_object_or_404(selectors.jobs_for_user(user=request.user), id=job_id)
-        job = services.job_cancel(job=job)
+        job = user_actions.job_cancel(job=job)
         return Response(job_payload(job, request=request))
 
 

@@ -3,7 +3,7 @@
 Send the target's size as JSON (`width`, `height`, `frames`, optional `kind`), or the target file
 itself (multipart `target`): the server then measures it exactly as a job submission does (probed
 frame count for a video) and echoes what it measured, so a later JSON quote with those numbers, the
-quote of the submitted job and this one are the same to the cent (webapp.jobs.services.job_quote).
+quote of the submitted job and this one are the same to the cent (webapp.jobs.services.intake.job_quote).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from billing import selectors as billing_selectors
 from billing.choices import MediaKind, Mode, Resolution
 from billing.errors import top_up_path
 from webapp.api.parsers import BoundedJSONParser
-from webapp.jobs import services
+from webapp.jobs.services import intake
 from webapp.media.validation import MediaInfo, inspect_upload
 
 MAX_SIDE_PX = 16_384
@@ -123,7 +123,7 @@ class QuoteCreateView(APIView):
                 height=data["height"],
                 frames=frames,
             )
-        quote = services.job_quote(
+        quote = intake.job_quote(
             user=request.user, target=target, mode=data["mode"], resolution=data["resolution"]
         )
         available = billing_selectors.account_balance(user=request.user).available

@@ -3,8 +3,8 @@
 The review queue is the Job changelist filtered to state `review` ("Awaiting review"): each row
 shows thumbnails (presigned S3 URLs of the uploads, or of the held result when the OUTPUT was
 flagged), the scores and reasons from moderation's verdict, and two actions. Approving calls
-services.job_review_approve (inputs → GPU queue; a held result is published); rejecting calls
-services.job_review_reject (hold released, uploads deleted). Both are recorded (reviewer, time)
+lifecycle.job_review_approve (inputs → GPU queue; a held result is published); rejecting calls
+lifecycle.job_review_reject (hold released, uploads deleted). Both are recorded (reviewer, time)
 on the moderation Verdict. Moderators need `moderation.review_content` (the `moderator` group).
 """
 
@@ -29,9 +29,9 @@ from moderation import services as moderation_services
 from webapp.media import storage
 
 from . import selectors as job_selectors
-from . import services
 from .choices import JobState
 from .models import Job, ShareLink, Upload
+from .services import lifecycle
 
 logger = logging.getLogger(__name__)
 
@@ -171,9 +171,9 @@ class JobAdmin(admin.ModelAdmin):
             self.message_user(request, f"This job is no longer in review (it is {job.state}).", messages.WARNING)
             return redirect(change_url)
         moved = (
-            services.job_review_approve(job.id)
+            lifecycle.job_review_approve(job.id)
             if approved
-            else services.job_review_reject(job.id, message=moderation_services.REVIEW_REJECT_MESSAGE)
+            else lifecycle.job_review_reject(job.id, message=moderation_services.REVIEW_REJECT_MESSAGE)
         )
         if moved:
             moderation_services.verdict_record_review(
@@ -270,7 +270,7 @@ class JobAdmin(admin.ModelAdmin):
     def approve_review(self, request, queryset) -> None:
         approved = 0
         for job_id in queryset.filter(state=JobState.REVIEW).values_list("id", flat=True):
-            if services.job_review_approve(job_id):
+            if lifecycle.job_review_approve(job_id):
                 moderation_services.verdict_record_review(
                     subject_id=job_id, reviewer=request.user, approved=True
                 )
@@ -281,7 +281,7 @@ class JobAdmin(admin.ModelAdmin):
     def reject_review(self, request, queryset) -> None:
         rejected = 0
         for job_id in queryset.filter(state=JobState.REVIEW).values_list("id", flat=True):
-            if services.job_review_reject(job_id, message=moderation_services.REVIEW_REJECT_MESSAGE):
+            if lifecycle.job_review_reject(job_id, message=moderation_services.REVIEW_REJECT_MESSAGE):
                 moderation_services.verdict_record_review(
                     subject_id=job_id, reviewer=request.user, approved=False
                 )

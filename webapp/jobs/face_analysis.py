@@ -9,7 +9,7 @@ reader computes (and stores) its own.
 
 Key: ``<upload s3_key>.face-analysis/<upload sha256>-<width>x<height>-<mode>-<signature digest>.npz``.
 It lives under the job's upload prefix (``<owner>/<job>/``), so every path that deletes a job's
-uploads (services._purge_uploads lists that prefix) deletes its face data with them.
+uploads (services.stored_files.uploads_purge lists that prefix) deletes its face data with them.
 
 The cache never fails a job: an unreadable, missing or unreachable object is a miss, a failed
 write is logged and skipped.

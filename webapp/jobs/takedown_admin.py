@@ -12,7 +12,7 @@ from django.core.exceptions import ValidationError
 from django.urls import reverse
 from django.utils.html import format_html
 
-from moderation import services as moderation_services
+from moderation import takedowns as moderation_takedowns
 from moderation.choices import ReportStatus
 from moderation.models import TakedownReport
 
@@ -58,7 +58,7 @@ class TakedownReportAdmin(admin.ModelAdmin):
         done = 0
         for report in queryset:
             try:
-                moderation_services.takedown_report_protect_face(report=report, actor=request.user)
+                moderation_takedowns.takedown_report_protect_face(report=report, actor=request.user)
                 done += 1
             except ValidationError as exc:
                 messages.warning(request, f"Report #{report.pk}: {' '.join(exc.messages)}")
@@ -70,7 +70,7 @@ class TakedownReportAdmin(admin.ModelAdmin):
         for report in queryset:
             if report.subject_id and Job.objects.filter(id=report.subject_id).exists():
                 takedowns.job_take_down(job_id=report.subject_id)
-                moderation_services.takedown_report_close(
+                moderation_takedowns.takedown_report_close(
                     report=report, actor=request.user, status=ReportStatus.RESOLVED, taken_down=True
                 )
                 done += 1
@@ -81,5 +81,5 @@ class TakedownReportAdmin(admin.ModelAdmin):
     @admin.action(description="Dismiss", permissions=["review"])
     def dismiss(self, request, queryset) -> None:
         for report in queryset:
-            moderation_services.takedown_report_close(report=report, actor=request.user, status=ReportStatus.DISMISSED)
+            moderation_takedowns.takedown_report_close(report=report, actor=request.user, status=ReportStatus.DISMISSED)
         self.message_user(request, f"Dismissed {queryset.count()} report(s).")

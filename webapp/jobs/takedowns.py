@@ -21,14 +21,15 @@ from django.conf import settings
 from django.db.models import F
 from django.utils import timezone
 
-from moderation import services as moderation_services
+from moderation import takedowns as moderation_takedowns
 from moderation.models import TakedownReport
 from swap.video import io as video_io
 from webapp.media import provenance, storage
 from webapp.media.validation import sniff_media_type
 
-from . import events, services, sharing
+from . import events, sharing
 from .models import Job
+from .services import stored_files
 
 logger = logging.getLogger(__name__)
 
@@ -64,7 +65,7 @@ def takedown_report_submit(
     photo = _face_image(file_data, media_type) if file_data else None
     if photo is None and job is not None:
         photo = _result_face_image(job)
-    return moderation_services.takedown_report_create(
+    return moderation_takedowns.takedown_report_create(
         reporter_name=reporter_name,
         reporter_email=reporter_email,
         relation=relation,
@@ -116,7 +117,7 @@ def job_take_down(*, job_id: uuid.UUID) -> bool:
         return False
     sharing.share_links_revoke(job=job)
     if job.result_key:
-        services.result_discard(result_key=job.result_key)
+        stored_files.result_discard(result_key=job.result_key)
     moved = Job.objects.filter(id=job_id).update(
         result_visible=False, media_deleted_at=job.media_deleted_at or timezone.now(), version=F("version") + 1
     )

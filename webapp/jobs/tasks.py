@@ -15,9 +15,10 @@ from rq.exceptions import AbandonedJobError
 from webapp.media.choices import MediaKind
 from webapp.telemetry import context
 
-from . import engine, services, webhooks
+from . import engine, webhooks
 from .choices import JobState
 from .models import Job
+from .services import lifecycle, maintenance
 from .steps import image, screen, segments, video
 from .steps.common import fault_injection_pause, run_guarded
 
@@ -32,7 +33,7 @@ def screen_job(job_id: str) -> None:
 
 def run_job(job_id: str) -> None:
     job_uuid = uuid.UUID(job_id)
-    if not services.job_start(job_uuid):
+    if not lifecycle.job_start(job_uuid):
         logger.info("job %s is not queued any more; nothing to do", job_id)
         return
     job = Job.objects.select_related("source", "target").get(id=job_uuid)
@@ -63,11 +64,11 @@ def deliver_webhook(job_id: str) -> None:
 def on_run_failure(job, connection, exc_type, exc_value, traceback) -> None:
     """RQ gave up on a run (retries spent, timeout, worker lost): the job must not stay queued or running."""
     if exc_type is AbandonedJobError:
-        services.jobs_sweep_stale()  # requeue-or-fail by our own attempt count
+        maintenance.jobs_sweep_stale()  # requeue-or-fail by our own attempt count
         return
     if job.retries_left:
         return  # RQ will run it again
-    services.job_fail(
+    lifecycle.job_fail(
         uuid.UUID(job.args[0]),
         code="internal_error",
         message="The job could not be completed after several attempts.",
@@ -85,7 +86,7 @@ def on_video_task_failure(job, connection, exc_type, exc_value, traceback) -> No
 def on_screening_failure(job, connection, exc_type, exc_value, traceback) -> None:
     if job.retries_left:
         return  # a transient fault (database lock, S3 hiccup): RQ runs the screening again
-    services.job_fail(
+    lifecycle.job_fail(
         uuid.UUID(job.args[0]),
         code="screening_error",
         message="Content screening failed. Please try again.",

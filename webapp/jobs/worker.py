@@ -4,7 +4,7 @@ RQ's default worker forks a work-horse per job; a CUDA context does not survive 
 models would load per job. SimpleWorker runs jobs in this process instead. While a task that
 belongs to a job runs (its id in `meta["heartbeat_job_id"]`, set by dispatch), a heartbeat thread
 keeps `Job.heartbeat_at` fresh; a sweeper thread requeues or fails jobs whose worker died
-(services.jobs_sweep_stale), so a SIGKILL never leaves a job stuck in `running`.
+(maintenance.jobs_sweep_stale), so a SIGKILL never leaves a job stuck in `running`.
 
 Graceful drain: on SIGTERM, RQ's warm shutdown takes no new job and lets the running
 one finish. If a job's GPU run is still going after WORKER_DRAIN_TIMEOUT_S, it is put back on its
@@ -29,8 +29,9 @@ from rq import SimpleWorker
 
 from webapp.telemetry import context, metrics, tracing
 
-from . import dispatch, services
+from . import dispatch
 from .choices import JobState
+from .services import lifecycle, maintenance
 
 logger = logging.getLogger(__name__)
 
@@ -61,7 +62,7 @@ class Heartbeat:
         interval = min(HEARTBEAT_INTERVAL_S, max(0.5, settings.JOB_HEARTBEAT_TIMEOUT_S / 4))
         try:
             while not self._stop.wait(interval):
-                services.job_heartbeat(self.job_id)
+                lifecycle.job_heartbeat(self.job_id)
         finally:
             connection.close()
 
@@ -84,7 +85,7 @@ class Sweeper:
     def _run(self) -> None:
         while not self._stop.is_set():
             try:
-                counts = services.jobs_sweep_stale()
+                counts = maintenance.jobs_sweep_stale()
                 if any(counts.values()):
                     logger.warning("swept stale jobs: %s", counts)
             except Exception:  # the sweeper must outlive a database or Redis blip
@@ -214,4 +215,4 @@ def requeue_running_task(task) -> bool:
     heartbeat_job_id = task.meta.get("heartbeat_job_id")
     if not heartbeat_job_id or not dispatch.is_run_task(task.id):
         return False
-    return services.job_enqueue_gpu(uuid.UUID(heartbeat_job_id), from_states=[JobState.RUNNING])
+    return lifecycle.job_enqueue_gpu(uuid.UUID(heartbeat_job_id), from_states=[JobState.RUNNING])

@@ -17,12 +17,12 @@ class OpsConfig(AppConfig):
         signals.screened.connect(_count_moderation_decision, dispatch_uid="visage-moderation-metrics")
         if settings.TRACING:
             try:
-                from . import tracing  # noqa: PLC0415 - the optional `tracing` extra: imported only when on
+                from . import tracing_setup  # noqa: PLC0415 - the optional `tracing` extra: imported only when on
             except ImportError as exc:
                 raise ImproperlyConfigured(
                     f"VISAGE_TRACING needs the tracing extra (pip install '.[tracing]'): {exc}"
                 ) from exc
-            tracing.configure()
+            tracing_setup.configure()
 
 
 def _count_moderation_decision(sender, *, stage: str, decision: str, check: str, **kwargs) -> None:

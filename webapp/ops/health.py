@@ -1,4 +1,4 @@
-"""Liveness (/livez) and readiness (/healthz, also at /readyz); Prometheus metrics are in metrics.py."""
+"""Liveness (/livez) and readiness (/healthz, also at /readyz); Prometheus metrics are in metrics_endpoint.py."""
 
 from __future__ import annotations
 

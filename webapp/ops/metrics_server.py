@@ -11,7 +11,7 @@ from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 
 from prometheus_client import make_wsgi_app
 
-from .metrics import scrape_registry
+from .metrics_endpoint import scrape_registry
 
 
 class _QuietHandler(WSGIRequestHandler):

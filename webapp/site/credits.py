@@ -12,6 +12,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from billing import payments, stripe_gateway
+from billing import reports as billing_reports
 from billing import selectors as billing_selectors
 from billing.errors import BillingError
 from billing.models import CheckoutSession, CreditPack
@@ -21,9 +22,9 @@ HISTORY_PAGE_SIZE = 50
 
 def history_page(request: HttpRequest):
     """The page of the user's history asked for by `?page=` (a bad number gives the nearest page)."""
-    paginator = Paginator(billing_selectors.history_keys(user=request.user), HISTORY_PAGE_SIZE)
+    paginator = Paginator(billing_reports.history_keys(user=request.user), HISTORY_PAGE_SIZE)
     page = paginator.get_page(request.GET.get("page"))
-    return page, billing_selectors.history_rows(list(page.object_list))
+    return page, billing_reports.history_rows(list(page.object_list))
 
 
 def money_context(request: HttpRequest) -> dict:

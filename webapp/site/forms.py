@@ -1,4 +1,4 @@
-"""Site forms: sign-up, the no-JS job options, API token names. Files are checked by webapp.jobs.services.job_submit."""
+"""Site forms: sign-up, the no-JS job options, API token names. Files are checked by webapp.jobs.services.intake.job_submit."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ class SignupForm(UserCreationForm):
 
 
 class JobOptionsForm(forms.Form):
-    """The options part of the upload form (the files go through webapp.jobs.services.job_submit)."""
+    """The options part of the upload form (the files go through webapp.jobs.services.intake.job_submit)."""
 
     mode = forms.ChoiceField(choices=Mode.choices, initial=Mode.STANDARD)
     resolution = forms.ChoiceField(choices=Resolution.choices, initial=Resolution.P720)
@@ -36,7 +36,7 @@ class JobOptionsForm(forms.Form):
         return data
 
     def face_options(self) -> dict:
-        """The face part of services.JobOptions, each number only with the choice it belongs to."""
+        """The face part of services.intake.JobOptions, each number only with the choice it belongs to."""
         data = self.cleaned_data
         return {
             "faces": data["faces"],

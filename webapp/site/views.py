@@ -35,9 +35,10 @@ from webapp.accounts import selectors as account_selectors
 from webapp.accounts import services as account_services
 from webapp.accounts.forms import LoginForm
 from webapp.accounts.models import ApiToken
-from webapp.jobs import events, examples, selectors, services, sharing, takedowns
+from webapp.jobs import events, examples, selectors, sharing, takedowns
 from webapp.jobs.errors import JobError, JobNotCancelable
 from webapp.jobs.models import Job
+from webapp.jobs.services import intake, user_actions
 from webapp.media import storage
 from webapp.media.storage import StorageError
 from webapp.media.validation import IMAGE_TYPES, UploadRejected
@@ -376,14 +377,14 @@ def upload(request: HttpRequest) -> HttpResponse:
             errors.update({field: " ".join(msgs) for field, msgs in form.errors.items()})
         else:
             data = form.cleaned_data
-            options = services.JobOptions(mode=data["mode"], resolution=data["resolution"], **form.face_options())
+            options = intake.JobOptions(mode=data["mode"], resolution=data["resolution"], **form.face_options())
             try:
-                job, _ = services.job_submit(
+                job, _ = intake.job_submit(
                     user=request.user,
                     sources=request.FILES.getlist("source"),
                     target=request.FILES.get("target"),
                     options=options,
-                    consent=services.Consent(given=data["consent"], channel="site"),
+                    consent=intake.Consent(given=data["consent"], channel="site"),
                 )
                 request.session[CONSENT_SESSION_KEY] = settings.CONSENT_VERSION
                 messages.success(request, "Your swap is on its way. This page updates by itself.")
@@ -430,8 +431,8 @@ def job_detail(request: HttpRequest, job_id: uuid.UUID) -> HttpResponse:
             "events_after": events_after,
             "share_enabled": settings.SHARE_LINKS_ENABLED,
             "share_refused": sharing.not_shareable_reason(job) if settings.SHARE_LINKS_ENABLED else "",
-            "run_again": services.originals_available(job),
-            "run_again_refused": services.ORIGINALS_DELETED_MESSAGE,
+            "run_again": user_actions.originals_available(job),
+            "run_again_refused": user_actions.ORIGINALS_DELETED_MESSAGE,
             "modes": Mode.choices,
             "resolutions": Resolution.choices,
             "consent_text": settings.CONSENT_TEXT,
@@ -473,7 +474,7 @@ def job_status(request: HttpRequest, job_id: uuid.UUID) -> JsonResponse:
 def job_cancel(request: HttpRequest, job_id: uuid.UUID) -> HttpResponse:
     job = _own_job(request, job_id)
     try:
-        services.job_cancel(job=job)
+        user_actions.job_cancel(job=job)
         messages.success(request, "Canceled. Nothing was charged; the credits set aside are available again.")
     except JobNotCancelable as exc:
         messages.error(request, exc.message)
@@ -484,7 +485,7 @@ def job_cancel(request: HttpRequest, job_id: uuid.UUID) -> HttpResponse:
 @require_POST
 def job_delete(request: HttpRequest, job_id: uuid.UUID) -> HttpResponse:
     job = _own_job(request, job_id)
-    services.job_delete(job=job)
+    user_actions.job_delete(job=job)
     messages.success(request, "Deleted the swap and everything stored for it.")
     return redirect("dashboard")
 
@@ -493,7 +494,7 @@ def job_delete(request: HttpRequest, job_id: uuid.UUID) -> HttpResponse:
 @require_POST
 def job_favourite(request: HttpRequest, job_id: uuid.UUID) -> HttpResponse:
     """The star on a gallery card or the job page: a plain form, back to where it was pressed."""
-    job = services.job_set_favourite(job=_own_job(request, job_id), favourite=request.POST.get("favourite") == "1")
+    job = user_actions.job_set_favourite(job=_own_job(request, job_id), favourite=request.POST.get("favourite") == "1")
     back = request.POST.get("next", "")
     if not url_has_allowed_host_and_scheme(back, allowed_hosts={request.get_host()}, require_https=request.is_secure()):
         back = reverse("job-detail", args=[job.id])
@@ -532,10 +533,10 @@ def job_run_again(request: HttpRequest, job_id: uuid.UUID) -> HttpResponse:
     # A job that put different people into different faces keeps that pairing (it says which faces).
     face_sources = tuple((pair["face"], pair["source"]) for pair in job.face_sources or [])
     faces = {"faces": "one", "face_sources": face_sources} if face_sources else form.face_options()
-    options = services.JobOptions(mode=data["mode"], resolution=data["resolution"], **faces)
+    options = intake.JobOptions(mode=data["mode"], resolution=data["resolution"], **faces)
     try:
-        new_job, _ = services.job_run_again(
-            user=request.user, job=job, options=options, consent=services.Consent(given=data["consent"], channel="site")
+        new_job, _ = user_actions.job_run_again(
+            user=request.user, job=job, options=options, consent=intake.Consent(given=data["consent"], channel="site")
         )
     except (JobError, UploadRejected) as exc:
         messages.error(request, exc.message)

@@ -1,7 +1,7 @@
 """Every Prometheus metric Visage records, in one place.
 
 prometheus-client multiprocess mode: web server worker processes and RQ workers each write their samples
-under PROMETHEUS_MULTIPROC_DIR, and a scrape (webapp.ops.metrics) merges them, so `/metrics`
+under PROMETHEUS_MULTIPROC_DIR, and a scrape (webapp.ops.metrics_endpoint) merges them, so `/metrics`
 reports the whole stack on one machine. The directory must be set before prometheus_client is
 imported (visage_run and the test settings do that).
 

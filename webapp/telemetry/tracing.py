@@ -2,7 +2,7 @@
 come from `metrics.timed_stage`; a task's span continues the trace of the request that enqueued
 it through the RQ meta (`traceparent`), so one trace runs from the API call to the result.
 
-Everything here is a no-op unless webapp.ops.tracing.configure() installed a tracer provider (the
+Everything here is a no-op unless webapp.ops.tracing_setup.configure() installed a tracer provider (the
 opentelemetry packages are the optional `tracing` extra).
 """
 

@@ -17,9 +17,10 @@ from rest_framework.test import APIClient
 
 from tests.webapp.api.test_jobs_api import assert_problem
 from tests.webapp.conftest import post_job
-from webapp.jobs import events, services
+from webapp.jobs import events
 from webapp.jobs.choices import JobState
 from webapp.jobs.models import Job
+from webapp.jobs.services import lifecycle
 from webapp.jobs.states import transition
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -41,7 +42,7 @@ def new_job(client, astronaut_pair) -> str:
 def to_running(job_id: str) -> None:
     assert transition(job_id, from_states=[JobState.CREATED], to_state=JobState.SCREENING)
     assert transition(job_id, from_states=[JobState.SCREENING], to_state=JobState.QUEUED)
-    assert services.job_start(job_id)
+    assert lifecycle.job_start(job_id)
 
 
 def sse(client, **headers):
@@ -81,10 +82,10 @@ def job_events(response, count: int) -> list[dict]:
 def test_one_job_events_arrive_in_order_with_rising_versions(api_a, astronaut_pair):
     job_id = new_job(api_a, astronaut_pair)
     to_running(job_id)
-    services.job_progress(job_id, 40)
-    services.job_progress(job_id, 40)  # the same figure again: no new event
-    services.job_progress(job_id, 80)
-    assert services.job_fail(job_id, code="engine_error", message="boom")
+    lifecycle.job_progress(job_id, 40)
+    lifecycle.job_progress(job_id, 40)  # the same figure again: no new event
+    lifecycle.job_progress(job_id, 80)
+    assert lifecycle.job_fail(job_id, code="engine_error", message="boom")
     assert api_a.delete(f"/api/v1/jobs/{job_id}").status_code == 204
 
     response = sse(api_a, **{"Last-Event-ID": "0"})
@@ -113,8 +114,8 @@ def test_resuming_with_last_event_id_misses_nothing(api_a, astronaut_pair):
     (screening,) = job_events(response, 1)
     response.close()  # the client goes away; the job moves on meanwhile
     assert transition(job_id, from_states=[JobState.SCREENING], to_state=JobState.QUEUED)
-    assert services.job_start(job_id)
-    services.job_progress(job_id, 50)
+    assert lifecycle.job_start(job_id)
+    lifecycle.job_progress(job_id, 50)
 
     resumed = sse(api_a, **{"Last-Event-ID": screening["id"]})
     missed = job_events(resumed, 3)
@@ -143,7 +144,7 @@ def test_users_never_see_each_others_jobs(api_a, api_b, user_b, client, astronau
     a_job = new_job(api_a, astronaut_pair)
     b_job = new_job(api_b, astronaut_pair)
     to_running(a_job)
-    services.job_progress(a_job, 30)
+    lifecycle.job_progress(a_job, 30)
     assert transition(b_job, from_states=[JobState.CREATED], to_state=JobState.SCREENING)
 
     client.force_login(user_b)  # the site's session works as well as a token
@@ -205,7 +206,7 @@ def test_a_redis_outage_never_fails_a_transition(api_a, astronaut_pair, monkeypa
     dead = redis.Redis(host="127.0.0.1", port=1, socket_connect_timeout=1, decode_responses=True)
     monkeypatch.setattr(events, "_client", lambda kind: dead)
     assert transition(job_id, from_states=[JobState.CREATED], to_state=JobState.SCREENING)
-    services.job_progress(job_id, 10)  # not running: nothing to publish, nothing fails
+    lifecycle.job_progress(job_id, 10)  # not running: nothing to publish, nothing fails
     assert Job.objects.get(id=job_id).state == JobState.SCREENING
     assert "could not publish" in caplog.text
     # Reads fall back to the database; a long-poll answers at once instead of failing.
@@ -286,7 +287,7 @@ def test_job_list_has_an_etag_that_follows_its_jobs(api_a, astronaut_pair):
     job_id = new_job(api_a, astronaut_pair)
     etag = api_a.get("/api/v1/jobs")["ETag"]
     assert api_a.get("/api/v1/jobs", headers={"If-None-Match": etag}).status_code == 304
-    services.job_progress(job_id, 10)  # not running: no change
+    lifecycle.job_progress(job_id, 10)  # not running: no change
     assert api_a.get("/api/v1/jobs", headers={"If-None-Match": etag}).status_code == 304
     assert transition(job_id, from_states=[JobState.CREATED], to_state=JobState.SCREENING)
     changed = api_a.get("/api/v1/jobs", headers={"If-None-Match": etag})
@@ -324,7 +325,7 @@ def test_long_poll_returns_on_a_change_made_by_another_thread(api_a, astronaut_p
     job_id = new_job(api_a, astronaut_pair)
     to_running(job_id)
     etag = api_a.get(f"/api/v1/jobs/{job_id}")["ETag"]
-    thread = _change_once_waiting(monkeypatch, lambda: services.job_progress(job_id, 60))
+    thread = _change_once_waiting(monkeypatch, lambda: lifecycle.job_progress(job_id, 60))
     headers = {"If-None-Match": etag} if conditional else {}
     response = api_a.get(f"/api/v1/jobs/{job_id}?wait=30", headers=headers)
     thread.join()
@@ -364,9 +365,9 @@ def test_long_poll_until_final_sleeps_through_progress(api_a, astronaut_pair, mo
     def run():
         try:
             assert reads.acquire(timeout=60)
-            services.job_progress(job_id, 60)
+            lifecycle.job_progress(job_id, 60)
             assert reads.acquire(timeout=60)  # the request went back to waiting after the progress
-            assert services.job_fail(job_id, code="engine_error", message="boom")
+            assert lifecycle.job_fail(job_id, code="engine_error", message="boom")
         finally:
             connection.close()
 
@@ -385,7 +386,7 @@ def test_until_needs_wait_and_final(api_a, astronaut_pair, query):
 
 def test_long_poll_on_a_finished_job_answers_at_once(api_a, astronaut_pair, monkeypatch):
     job_id = new_job(api_a, astronaut_pair)
-    assert services.job_fail(job_id, code="engine_error", message="boom")
+    assert lifecycle.job_fail(job_id, code="engine_error", message="boom")
     monkeypatch.setattr(events, "read", lambda **kwargs: pytest.fail("a finished job must not wait"))
     first = api_a.get(f"/api/v1/jobs/{job_id}?wait=30")
     assert first.status_code == 200 and first.json()["state"] == "failed"

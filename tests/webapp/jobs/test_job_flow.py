@@ -221,13 +221,13 @@ def test_cancel_while_running_leaves_no_result_and_no_charge(api_a, astronaut_pa
 
     from billing.models import LedgerEntry
     from moderation import services as moderation_services
-    from webapp.jobs import services
+    from webapp.jobs.services import user_actions
     from webapp.media import storage
 
     real_screen_output = moderation_services.screen_output
 
     def cancel_then_screen(*, subject_id, data):
-        services.job_cancel(job=Job.objects.get(id=subject_id))
+        user_actions.job_cancel(job=Job.objects.get(id=subject_id))
         return real_screen_output(subject_id=subject_id, data=data)
 
     monkeypatch.setattr(moderation_services, "screen_output", cancel_then_screen)

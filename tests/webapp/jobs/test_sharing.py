@@ -10,9 +10,10 @@ from django.utils import timezone
 
 from moderation.models import TakedownReport
 from tests.webapp.site.conftest import stored_result_job
-from webapp.jobs import services, sharing, takedowns
+from webapp.jobs import sharing, takedowns
 from webapp.jobs.errors import JobNotShareable, ShareLinksDisabled
 from webapp.jobs.models import Job, ShareLink
+from webapp.jobs.services import maintenance, user_actions
 
 pytestmark = pytest.mark.django_db
 
@@ -121,8 +122,8 @@ def test_taking_down_purging_or_deleting_the_result_revokes_its_links(sharing_on
 
     takedowns.job_take_down(job_id=taken.id)
     Job.objects.filter(id=purged.id).update(completed_at=timezone.now() - timedelta(days=30))
-    assert services.results_purge_expired() == 1
-    services.job_delete(job=deleted)
+    assert maintenance.results_purge_expired() == 1
+    user_actions.job_delete(job=deleted)
 
     for job_id in (taken.id, purged.id):
         assert not ShareLink.objects.filter(job_id=job_id, revoked_at__isnull=True).exists()

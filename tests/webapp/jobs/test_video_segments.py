@@ -18,8 +18,9 @@ from swap.video import synthetic
 from tests.webapp.conftest import VIDEO_SPEC as SPEC
 from tests.webapp.conftest import drain
 from tests.webapp.jobs.test_video_jobs import _download, post_video_job
-from webapp.jobs import dispatch, services
+from webapp.jobs import dispatch
 from webapp.jobs.models import Job
+from webapp.jobs.services import maintenance
 from webapp.jobs.steps import segments
 from webapp.jobs.worker import VisageWorker
 from webapp.media import storage
@@ -108,7 +109,7 @@ def test_a_failed_segment_is_retried_alone(api_a, source_png, clip, segment_runs
     assert scheduled == [dispatch.video_task_id(job.id, 1, f"segment-{flaky_index}")]
     # While the retry waits out its backoff the sweeper must not start a new attempt either.
     _make_heartbeat_stale(job_id)
-    assert services.jobs_sweep_stale()["requeued"] == 0
+    assert maintenance.jobs_sweep_stale()["requeued"] == 0
     queue.enqueue_job(queue.fetch_job(scheduled[0]))  # don't wait for the backoff
     queue.scheduled_job_registry.remove(scheduled[0])
 
@@ -129,7 +130,7 @@ def test_sweeper_leaves_a_job_whose_segments_wait_in_the_queue(
     assert dispatch.children_pending(job.id, job.attempts, job.queue)
 
     _make_heartbeat_stale(job_id)  # no segment has run for longer than the heartbeat timeout
-    assert services.jobs_sweep_stale() == {"requeued": 0, "failed": 0, "rescreened": 0, "reenqueued": 0}
+    assert maintenance.jobs_sweep_stale() == {"requeued": 0, "failed": 0, "rescreened": 0, "reenqueued": 0}
     job = Job.objects.get(id=job_id)
     assert (job.state, job.attempts) == ("running", 1)
 
@@ -154,7 +155,7 @@ def test_sweeper_requeues_a_job_whose_segment_worker_died(api_a, source_png, cli
     _make_heartbeat_stale(job_id)
     assert not dispatch.children_pending(job_id, 1, Job.objects.get(id=job_id).queue)
 
-    assert services.jobs_sweep_stale() == {"requeued": 1, "failed": 0, "rescreened": 0, "reenqueued": 0}
+    assert maintenance.jobs_sweep_stale() == {"requeued": 1, "failed": 0, "rescreened": 0, "reenqueued": 0}
     assert Job.objects.get(id=job_id).state == "queued"
 
     drain()

@@ -16,8 +16,8 @@ from django.utils import timezone
 
 from billing.models import LedgerEntry
 from tests.webapp.conftest import drain, post_job
-from webapp.jobs import services
 from webapp.jobs.models import Job
+from webapp.jobs.services import maintenance
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -82,7 +82,7 @@ def test_sigkilled_worker_job_is_requeued_and_succeeds_once(api_a, astronaut_pai
     )
     assert Job.objects.get(id=job_id).heartbeat_at == last_beat  # nobody beats for the killed worker
     assert Job.objects.get(id=job_id).state == "running"  # RQ alone has not noticed yet
-    assert services.jobs_sweep_stale() == {"requeued": 1, "failed": 0, "rescreened": 0, "reenqueued": 0}
+    assert maintenance.jobs_sweep_stale() == {"requeued": 1, "failed": 0, "rescreened": 0, "reenqueued": 0}
     assert Job.objects.get(id=job_id).state == "queued"
 
     drain()
@@ -99,8 +99,8 @@ def test_job_whose_attempts_are_spent_fails_and_releases(api_a, astronaut_pair, 
     # As if the last allowed attempt's worker died a minute ago.
     stale = timezone.now() - timedelta(seconds=settings.JOB_HEARTBEAT_TIMEOUT_S + 60)
     Job.objects.filter(id=job_id).update(state="running", attempts=settings.JOB_MAX_ATTEMPTS, heartbeat_at=stale)
-    assert services.jobs_sweep_stale()["failed"] == 1
+    assert maintenance.jobs_sweep_stale()["failed"] == 1
     job = Job.objects.get(id=job_id)
     assert job.state == "failed" and job.error_code == "worker_lost"
     assert float(api_a.get("/api/v1/me").json()["held"]) == 0
-    assert services.jobs_sweep_stale() == {"requeued": 0, "failed": 0, "rescreened": 0, "reenqueued": 0}  # nothing moves twice
+    assert maintenance.jobs_sweep_stale() == {"requeued": 0, "failed": 0, "rescreened": 0, "reenqueued": 0}  # nothing moves twice

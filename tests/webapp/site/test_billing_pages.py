@@ -14,8 +14,8 @@ from django.test import Client
 from billing import services as billing_services
 from billing.models import CreditPack, LedgerEntry
 from tests.webapp.conftest import drain, post_job
-from webapp.jobs import services
 from webapp.jobs.models import Job
+from webapp.jobs.services import lifecycle
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -69,7 +69,7 @@ def test_job_page_wording_in_every_state(client_a, api_a, astronaut_pair):
 def test_failed_job_says_nothing_was_charged(client_a, api_a, astronaut_pair):
     source, target, _ = astronaut_pair
     job = post_job(api_a, source, target).json()
-    services.job_fail(uuid.UUID(job["id"]), code="engine_error", message="The face swap failed unexpectedly.")
+    lifecycle.job_fail(uuid.UUID(job["id"]), code="engine_error", message="The face swap failed unexpectedly.")
     title, sentence = cost_sentence(client_a, job["id"])
     assert title == "Not charged" and sentence.startswith("Nothing was charged")
     assert api_a.get(f"/api/v1/jobs/{job['id']}").json()["credits"] == sentence

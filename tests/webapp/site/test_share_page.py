@@ -15,8 +15,9 @@ from playwright.sync_api import expect
 
 from moderation.models import TakedownReport
 from tests.webapp.site.conftest import log_in, stored_result_job
-from webapp.jobs import services, sharing, takedowns
+from webapp.jobs import sharing, takedowns
 from webapp.jobs.models import ShareLink
+from webapp.jobs.services import user_actions
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -76,7 +77,7 @@ def test_every_link_that_does_not_open_gets_the_same_plain_404(sharing_on, funde
                ("reported", reported)]}
     ShareLink.objects.filter(job=expired).update(expires_at=timezone.now() - timedelta(minutes=1))
     sharing.share_links_revoke(job=revoked)
-    services.job_delete(job=deleted)
+    user_actions.job_delete(job=deleted)
     takedowns.job_take_down(job_id=taken_down.id)
     TakedownReport.objects.create(reporter_name="Pat", reporter_email="p@example.com", subject_id=reported.id)
     tokens["unknown"] = sharing.token_for("never-issued")

@@ -17,10 +17,10 @@ def spans():
     from opentelemetry.instrumentation.django import DjangoInstrumentor
     from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-    from webapp.ops import tracing as ops_tracing
+    from webapp.ops import tracing_setup
 
     exporter = InMemorySpanExporter()
-    ops_tracing.configure(exporter, processor="simple")
+    tracing_setup.configure(exporter, processor="simple")
     try:
         yield exporter
     finally:

@@ -25,6 +25,7 @@ import numpy as np
 
 from billing import services as billing_services
 from billing.choices import MediaKind, Mode, SampleOrigin
+from swap.modes import mode_ran
 from swap.video import io as video_io
 from swap.video.process import process_clip
 from swap.video.synthetic import ClipSpec, write_clip
@@ -49,16 +50,6 @@ def _job_like(mode: str) -> SimpleNamespace:
     return SimpleNamespace(
         mode=mode, faces="one", face_index=None, reference_face_index=None, face_sources=[]
     )
-
-
-def mode_ran(mode: str, result) -> str:
-    """What the engine says it ran, else: hq that enhanced nothing is standard work."""
-    reported = getattr(result, "mode", None) or getattr(result, "mode_ran", None)
-    if isinstance(reported, str) and reported in Mode.values:
-        return reported
-    if mode == Mode.HQ and not getattr(result, "enhancer", None):
-        return Mode.STANDARD
-    return mode
 
 
 def _target(face_bgr: np.ndarray, size: tuple[int, int]) -> np.ndarray:
@@ -90,7 +81,7 @@ def measure(pipeline, *, videos: bool = True) -> dict[str, str]:
             target = _target(face_bgr, size)
             results = [pipeline.swap_image([face_bgr], target, options) for _ in range(REPEATS)]
             result = results[-1]
-            ran = mode_ran(mode, result)
+            ran = mode_ran(mode, reported=[result.mode], enhanced=bool(result.enhancer))
             runs_as[mode] = ran
             if result.enhancer_skipped_reason:
                 notes[mode] = result.enhancer_skipped_reason

@@ -25,10 +25,10 @@ from swap.types import SwapOptions
 from webapp.media import provenance, storage
 from webapp.media.thumbnails import THUMBNAIL_MEDIA_TYPE, preview_jpeg, thumbnail_webp
 
-from .. import services
 from ..choices import JobState
 from ..engine import model_versions
 from ..models import Job, Upload, after_key_for, before_key_for, thumbnail_key_for
+from ..services import lifecycle
 from ..states import current
 
 logger = logging.getLogger(__name__)
@@ -71,14 +71,14 @@ def run_guarded(
     except InferenceUnavailable:
         # Triton down or a model not ready (VISAGE_INFERENCE=triton): transient, like S3 below.
         if whole_job:
-            services.job_requeue_after_transient_fault(job_id)
+            lifecycle.job_requeue_after_transient_fault(job_id)
         raise
     except EngineError as exc:
         fail_running(job_id, code=exc.code, message=str(exc))
         cleanup()
     except storage.StorageError:
         if whole_job:
-            services.job_requeue_after_transient_fault(job_id)
+            lifecycle.job_requeue_after_transient_fault(job_id)
         raise  # RQ retries with backoff (dispatch.GPU_RETRY / SEGMENT_RETRY)
     except Exception:
         if not whole_job:
@@ -88,7 +88,7 @@ def run_guarded(
 
 
 def fail_running(job_id: uuid.UUID, *, code: str, message: str) -> None:
-    services.job_fail(job_id, code=code, message=message, from_states=[JobState.RUNNING])
+    lifecycle.job_fail(job_id, code=code, message=message, from_states=[JobState.RUNNING])
 
 
 def fault_injection_pause() -> None:

@@ -20,9 +20,10 @@ from webapp.media import storage
 from webapp.media.aigc import encode_labelled, visible_mark
 from webapp.telemetry import metrics
 
-from .. import face_analysis, services
+from .. import face_analysis
 from ..engine import get_pipeline, model_versions
 from ..models import Job
+from ..services import lifecycle
 from .common import (
     check_running,
     resize_for_resolution,
@@ -42,12 +43,12 @@ def run(job: Job, *, started: float) -> None:
         sources = source_images(job)
         target_bytes = storage.get_bytes(settings.S3_UPLOADS_BUCKET, job.target.s3_key)
     check_running(job.id, job.attempts)
-    services.job_progress(job.id, 20)
+    lifecycle.job_progress(job.id, 20)
     outcome = swap_image(job, sources, target_bytes, started)
-    services.job_succeed(job.id, outcome)  # False (result discarded) when canceled meanwhile
+    lifecycle.job_succeed(job.id, outcome)  # False (result discarded) when canceled meanwhile
 
 
-def swap_image(job: Job, sources: list, target_bytes: bytes, started: float) -> services.JobOutcome:
+def swap_image(job: Job, sources: list, target_bytes: bytes, started: float) -> lifecycle.JobOutcome:
     pipeline = get_pipeline()
     target = decode_image(target_bytes, which="target", max_pixels=settings.MAX_IMAGE_PIXELS)
     target = resize_for_resolution(target, job.resolution)
@@ -72,7 +73,7 @@ def swap_image(job: Job, sources: list, target_bytes: bytes, started: float) -> 
     # The job is billed for its face analysis once, whichever worker made it.
     result.inference_ms += analyses.cached_inference_ms()
     analyses.store_computed(identities, result)
-    services.job_progress(job.id, 80)
+    lifecycle.job_progress(job.id, 80)
 
     extension, media_type = RESULT_FORMATS.get(job.target.media_type, ("jpg", "image/jpeg"))
     fmt = "jpeg" if extension == "jpg" else extension
@@ -95,7 +96,7 @@ def swap_image(job: Job, sources: list, target_bytes: bytes, started: float) -> 
         "faces_swapped": len(result.faces_used),
         "source_photos": len(sources),
         "model_versions": model_versions(),
-        # Billing charges the mode that ran (services.mode_that_ran), never a dearer one asked for.
+        # Billing charges the mode that ran (lifecycle.job_mode_ran), never a dearer one asked for.
         "mode_requested": result.mode_requested,
         "mode_ran": result.mode,
         "mode_steps": list(result.mode_steps),
@@ -109,7 +110,7 @@ def swap_image(job: Job, sources: list, target_bytes: bytes, started: float) -> 
         notes["mode_note"] = result.mode_note
     if result.enhancer_skipped_reason:
         notes["enhancer_skipped"] = result.enhancer_skipped_reason
-    return services.JobOutcome(
+    return lifecycle.JobOutcome(
         result_key=key,
         result_media_type=media_type,
         result_bytes=len(encoded),

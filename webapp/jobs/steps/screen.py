@@ -19,16 +19,17 @@ from webapp.media import storage
 from webapp.media.choices import MediaKind
 from webapp.telemetry import metrics
 
-from .. import face_analysis, services
+from .. import face_analysis
 from ..choices import JobState
 from ..models import Job, Upload
+from ..services import lifecycle
 from .common import resize_for_resolution, source_uploads, swap_options_for
 
 logger = logging.getLogger(__name__)
 
 
 def run(job_id: uuid.UUID) -> None:
-    if not services.job_screen_start(job_id):
+    if not lifecycle.job_screen_start(job_id):
         logger.info("job %s is not waiting for screening; nothing to do", job_id)
         return
     with metrics.timed_stage("screening"):
@@ -43,7 +44,7 @@ def _screen(job_id: uuid.UUID) -> None:
         extra_sources = [storage.get_bytes(settings.S3_UPLOADS_BUCKET, upload.s3_key) for upload in sources[1:]]
         target = storage.get_bytes(settings.S3_UPLOADS_BUCKET, job.target.s3_key)
     except storage.ObjectMissing:
-        services.job_fail(
+        lifecycle.job_fail(
             job_id,
             code="upload_missing",
             message="The uploaded files are no longer available.",
@@ -77,13 +78,13 @@ def _screen(job_id: uuid.UUID) -> None:
         )
     if outcome.decision == "allow" and (missing := _missing_face(job, target_faces)) is not None:
         # A face picked by number that the target does not have: said now, before any GPU time.
-        services.job_fail(job_id, code=missing.code, message=str(missing), from_states=[JobState.SCREENING])
+        lifecycle.job_fail(job_id, code=missing.code, message=str(missing), from_states=[JobState.SCREENING])
     elif outcome.decision == "allow":
-        services.job_enqueue_gpu(job_id, from_states=[JobState.SCREENING])
+        lifecycle.job_enqueue_gpu(job_id, from_states=[JobState.SCREENING])
     elif outcome.decision == "review":
-        services.job_hold_for_review(job_id, from_states=[JobState.SCREENING], message=outcome.message)
+        lifecycle.job_hold_for_review(job_id, from_states=[JobState.SCREENING], message=outcome.message)
     else:
-        services.job_reject(job_id, from_states=[JobState.SCREENING], message=outcome.message, code=outcome.code)
+        lifecycle.job_reject(job_id, from_states=[JobState.SCREENING], message=outcome.message, code=outcome.code)
 
 
 def _missing_face(job: Job, target_faces: list[int]) -> FaceIndexOutOfRange | None:

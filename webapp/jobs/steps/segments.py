@@ -27,9 +27,9 @@ from swap.video.process import NoFaceInVideo
 from swap.video.segments import plan_segments
 from webapp.media import storage
 
-from .. import services
 from ..choices import JobState
 from ..models import Job
+from ..services import lifecycle, stored_files
 from .common import JobCanceled, check_running, run_guarded
 from .video import (
     PLAN_TTL_S,
@@ -100,7 +100,7 @@ def run_segment(job_id: uuid.UUID, attempt: int, index: int) -> None:
     job = _load(job_id, attempt)
     if job is None:
         return
-    services.job_heartbeat(job_id)  # at once: the worker's heartbeat thread beats later
+    lifecycle.job_heartbeat(job_id)  # at once: the worker's heartbeat thread beats later
     run_guarded(job_id, lambda: _swap_segment(job, attempt, index), whole_job=False,
                 cleanup=lambda: delete_parts(job))
 
@@ -140,7 +140,7 @@ def segment_gave_up(job_id: uuid.UUID) -> None:
     job = Job.objects.filter(id=job_id).first()
     if job is None:
         return
-    services.job_fail(
+    lifecycle.job_fail(
         job_id,
         code="internal_error",
         message="Part of the video could not be processed after several attempts.",
@@ -154,7 +154,7 @@ def finish_video_job(job_id: uuid.UUID, attempt: int) -> None:
     job = _load(job_id, attempt)
     if job is None:
         return
-    services.job_heartbeat(job_id)
+    lifecycle.job_heartbeat(job_id)
     redis = redis_for(job)
     segments = int(redis.hget(plan_key(job, attempt, "plan"), "segments") or 0)
     raw = redis.hgetall(plan_key(job, attempt, "stats"))
@@ -182,7 +182,7 @@ def _join(job: Job, attempt: int, stats: list[SegmentStats]) -> None:
         try:
             check_running(job.id, attempt)
         except JobCanceled:
-            services.result_discard(result_key=outcome.result_key)
+            stored_files.result_discard(result_key=outcome.result_key)
             raise
-        services.job_succeed(job.id, outcome)
+        lifecycle.job_succeed(job.id, outcome)
     delete_parts(job)

@@ -32,9 +32,10 @@ from webapp.media import storage
 from webapp.media.aigc import video_metadata, visible_mark
 from webapp.telemetry import metrics, tracing
 
-from .. import dispatch, services
+from .. import dispatch
 from ..engine import get_pipeline, model_versions
 from ..models import Job
+from ..services import lifecycle, stored_files
 from .common import JobCanceled, check_running, result_claim, source_images, store_result, swap_options_for
 
 logger = logging.getLogger(__name__)
@@ -82,7 +83,7 @@ def kept_frames(info: video_io.VideoInfo) -> frozenset[int]:
 
 def report_progress(job: Job, done: int, total: int) -> None:
     # 5 % is "started"; the last 5 % are the join, upload and output screening.
-    services.job_progress(job.id, 5 + int(90 * min(done, total) / max(1, total)))
+    lifecycle.job_progress(job.id, 5 + int(90 * min(done, total) / max(1, total)))
 
 
 def redis_for(job: Job):
@@ -166,9 +167,9 @@ def run(job: Job, *, started: float) -> None:
         try:
             check_running(job.id, job.attempts)
         except JobCanceled:
-            services.result_discard(result_key=outcome.result_key)
+            stored_files.result_discard(result_key=outcome.result_key)
             raise
-        services.job_succeed(job.id, outcome)
+        lifecycle.job_succeed(job.id, outcome)
 
 
 def _require_a_face(path: Path, size: tuple[int, int]) -> None:
@@ -202,7 +203,7 @@ def finish(
     wall_seconds: float,
     *,
     kept: list[tuple[int, np.ndarray]],
-) -> services.JobOutcome:
+) -> lifecycle.JobOutcome:
     """Join the parts, mux the original audio once, store the labelled result, screen it.
 
     `kept`: the unmarked frames the segments kept (kept_frames), in index order: output moderation
@@ -218,7 +219,7 @@ def finish(
             metadata=video_metadata(job.id),
         )
     join_ms = (time.perf_counter() - joining) * 1000
-    services.job_heartbeat(job.id)
+    lifecycle.job_heartbeat(job.id)
     swapper = get_pipeline().swapper.name
     claim = result_claim(job, extension="mp4", engine={"swapper": swapper})
     signed = media_provenance.sign_file(output, media_type=RESULT_MEDIA_TYPE, claim=claim)
@@ -227,7 +228,7 @@ def finish(
         if signed != output
         else {"manifest_present": False, "disabled": True}
     )
-    services.job_heartbeat(job.id)
+    lifecycle.job_heartbeat(job.id)
     data = signed.read_bytes()
     size = processed_video_size(info, job.resolution)
     index, poster = min(kept, key=lambda item: abs(item[0] - info.frames // 2))
@@ -258,7 +259,7 @@ def finish(
         "fps": float(info.fps),
         "model_versions": model_versions(),
     }
-    return services.JobOutcome(
+    return lifecycle.JobOutcome(
         result_key=key,
         result_media_type=RESULT_MEDIA_TYPE,
         result_bytes=len(data),

@@ -1,0 +1,274 @@
+"""A create request from the API or the site becomes a job: consent, the uploaded files, the quote,
+the stored originals, the job row, the credit hold, then screening (enqueued after commit).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import uuid
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from billing import services as billing_services
+from webapp.media import storage
+from webapp.media.choices import MediaKind
+from webapp.media.validation import MediaInfo, inspect_upload
+
+from .. import dispatch, events
+from ..choices import UploadRole
+from ..errors import ConsentRequired, IdempotencyKeyMismatch, InvalidOption
+from ..models import Job, Upload
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class JobOptions:
+    mode: str = "standard"
+    resolution: str = "720p"
+    faces: str = "one"
+    face_index: int | None = None
+    reference_face_index: int | None = None
+    webhook_url: str = ""
+    face_sources: tuple[tuple[int, int], ...] = ()  # (target face index, source photo index) pairs
+
+
+@dataclass(frozen=True)
+class Consent:
+    """The uploader's statement that they have the right to use the source face(s), as given."""
+
+    given: bool
+    channel: str  # "api" or "site"
+    version: str = ""  # of the wording shown; the configured one when empty
+    text: str = ""
+
+
+def consent_required_message() -> str:
+    return (
+        "Confirm that you have the right to use the face(s) you upload "
+        f"(send consent=true; it means: “{settings.CONSENT_TEXT}”)."
+    )
+
+
+def request_fingerprint(
+    *, source: MediaInfo, target: MediaInfo, options: JobOptions, extra_sources: Sequence[MediaInfo] = ()
+) -> str:
+    """What makes two create requests 'the same' for Idempotency-Key purposes."""
+    parts = [
+        source.sha256,
+        target.sha256,
+        *(extra.sha256 for extra in extra_sources),
+        *(f"{k}={v}" for k, v in sorted(options.__dict__.items())),
+    ]
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()
+
+
+# --- submit ----------------------------------------------------------------------------------------
+
+
+def job_submit(
+    *,
+    user,
+    sources: Sequence,
+    target,
+    options: JobOptions,
+    consent: Consent | None,
+    idempotency_key: str = "",
+) -> tuple[Job, bool]:
+    """A create request from the API or the site: check consent and the uploaded files, then create.
+
+    `sources`: the uploaded source photos in order (several photos of one face, or one photo per
+    person with `options.face_sources`); `target`: the uploaded photo or video (None when missing).
+    Raises ConsentRequired (nothing is stored without consent), UploadRejected or InvalidOption
+    naming the field at fault.
+    """
+    if consent is None or not consent.given:
+        raise ConsentRequired(consent_required_message(), field="consent")
+    sources = list(sources) or [None]
+    if len(sources) > settings.MAX_SOURCE_PHOTOS:
+        raise InvalidOption(
+            f"Send at most {settings.MAX_SOURCE_PHOTOS} photos of the face, not {len(sources)}.",
+            field="source",
+        )
+    if options.face_sources:
+        highest = max(source for _, source in options.face_sources)
+        if highest >= len(sources):
+            raise InvalidOption(
+                f"It names source photo {highest}, but {len(sources)} were sent (numbered from 0 in upload order).",
+                field="face_sources",
+            )
+    source, *extra_sources = [inspect_upload(f, field="source", allow_video=False) for f in sources]
+    target_info = inspect_upload(target, field="target", allow_video=settings.VIDEO_ENABLED)
+    if options.face_sources and target_info.kind != MediaKind.IMAGE:
+        raise InvalidOption("face_sources works with photo targets only.", field="face_sources")
+    return job_create(
+        user=user,
+        source=source,
+        target=target_info,
+        options=options,
+        idempotency_key=idempotency_key,
+        extra_sources=extra_sources,
+        consent=consent,
+    )
+
+
+def job_create(
+    *,
+    user,
+    source: MediaInfo,
+    target: MediaInfo,
+    options: JobOptions,
+    idempotency_key: str = "",
+    extra_sources: Sequence[MediaInfo] = (),
+    consent: Consent | None = None,
+) -> tuple[Job, bool]:
+    """Store the originals, record the job (with the uploader's consent), hold its quoted credits,
+    then screen it.
+
+    `extra_sources`: more photos (of the same face, or of other people with face_sources).
+    Returns (job, created). A repeated Idempotency-Key with the same request returns the first job.
+    """
+    fingerprint = request_fingerprint(
+        source=source, target=target, options=options, extra_sources=extra_sources
+    )
+    if idempotency_key:
+        existing = Job.objects.filter(owner=user, idempotency_key=idempotency_key).first()
+        if existing is not None:
+            return _replay(existing, fingerprint), False
+
+    quote = job_quote(user=user, target=target, mode=options.mode, resolution=options.resolution)
+    job_id = uuid.uuid4()
+    files = {"source": source, "target": target}
+    files.update({f"source-{i}": extra for i, extra in enumerate(extra_sources, 2)})
+    keys = {name: f"{user.pk}/{job_id}/{name}" for name in files}
+    try:
+        for name, info in files.items():
+            storage.put_bytes(settings.S3_UPLOADS_BUCKET, keys[name], info.data, info.media_type)
+        with transaction.atomic():
+            job = _record_job(
+                job_id,
+                user=user,
+                files=files,
+                keys=keys,
+                options=options,
+                quote=quote,
+                idempotency_key=idempotency_key,
+                fingerprint=fingerprint,
+                consent=consent,
+            )
+            billing_services.hold_place(user=user, job_id=job_id, quote=quote)
+            events.job_changed(job_id)  # the dashboard learns of jobs made elsewhere (the API, a tab)
+            # robust: Redis down must not undo a committed job; the sweeper enqueues it later.
+            transaction.on_commit(lambda: dispatch.enqueue_screening(job_id), robust=True)
+    except IntegrityError:
+        # Two requests with one Idempotency-Key raced; the other one won.
+        _delete_objects(keys.values())
+        existing = Job.objects.filter(owner=user, idempotency_key=idempotency_key).first()
+        if idempotency_key and existing is not None:
+            return _replay(existing, fingerprint), False
+        raise
+    except BaseException:
+        _delete_objects(keys.values())
+        raise
+    return job, True
+
+
+def job_quote(*, user, target: MediaInfo, mode: str, resolution: str):
+    """The price of a job on this target: the one function behind the upload page's estimate,
+    POST /api/v1/quotes and the job's stored quote, from the same inputs (the target's own size,
+    the probed frame count), so all three agree to the cent. It turns the probed upload into
+    billing's plain figures: billing.services.quote_job never sees webapp.media's MediaInfo."""
+    return billing_services.quote_job(
+        user=user,
+        width=target.width,
+        height=target.height,
+        frames=target.frames,
+        mode=mode,
+        resolution=resolution,
+        kind=target.kind,
+    )
+
+
+def _record_job(
+    job_id: uuid.UUID,
+    *,
+    user,
+    files: dict[str, MediaInfo],
+    keys: dict[str, str],
+    options: JobOptions,
+    quote,
+    idempotency_key: str,
+    fingerprint: str,
+    consent: Consent | None = None,
+) -> Job:
+    uploads = {
+        name: Upload.objects.create(
+            owner=user,
+            role=UploadRole.TARGET if name == "target" else UploadRole.SOURCE,
+            s3_key=keys[name],
+            sha256=info.sha256,
+            media_type=info.media_type,
+            kind=info.kind,
+            width=info.width,
+            height=info.height,
+            frames=info.frames,
+            fps=info.fps,
+            duration_seconds=info.duration_seconds,
+            has_audio=info.has_audio,
+            size_bytes=info.size_bytes,
+            original_name=info.name,
+        )
+        for name, info in files.items()
+    }
+    job = Job.objects.create(
+        id=job_id,
+        owner=user,
+        source=uploads["source"],
+        target=uploads["target"],
+        mode=options.mode,
+        resolution=options.resolution,
+        faces=options.faces,
+        face_index=options.face_index,
+        reference_face_index=options.reference_face_index,
+        face_sources=[{"face": face, "source": source} for face, source in options.face_sources],
+        webhook_url=options.webhook_url,
+        queue=quote.queue,
+        quote=quote.as_dict(),
+        idempotency_key=idempotency_key,
+        request_hash=fingerprint,
+        **_consent_fields(consent),
+    )
+    job.extra_sources.set([upload for name, upload in uploads.items() if name.startswith("source-")])
+    return job
+
+
+def _consent_fields(consent: Consent | None) -> dict:
+    if consent is None or not consent.given:
+        return {}
+    return {
+        "consent_at": timezone.now(),
+        "consent_version": consent.version or settings.CONSENT_VERSION,
+        "consent_text": consent.text or settings.CONSENT_TEXT,
+        "consent_channel": consent.channel,
+    }
+
+
+def _replay(existing: Job, fingerprint: str) -> Job:
+    if existing.request_hash != fingerprint:
+        raise IdempotencyKeyMismatch(
+            "This Idempotency-Key was already used with a different request; use a new key for a new job."
+        )
+    return existing
+
+
+def _delete_objects(keys: Iterable[str]) -> None:
+    for key in keys:
+        try:
+            storage.delete(settings.S3_UPLOADS_BUCKET, key)
+        except storage.StorageError:
+            logger.exception("could not delete orphaned upload %s", key)
