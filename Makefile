@@ -37,9 +37,10 @@ serve-triton: $(STAMP) triton-venv
 bench-triton: $(STAMP) triton-venv
 	$(PY) bench/triton.py --venv $(TRITON_VENV)
 
+# --durations=25: the slowest tests, in every local run and CI log, so a slow one is seen when it lands.
 test: $(STAMP)
 	$(VENV)/bin/lint-imports
-	$(PY) -m pytest
+	$(PY) -m pytest --durations=25
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .

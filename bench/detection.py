@@ -21,8 +21,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from swap.config import PipelineConfig  # noqa: E402
-from swap.pipeline import build_detector  # noqa: E402
+from swap.config import PipelineConfig
+from swap.pipeline import build_detector
 
 FACES = Path(__file__).resolve().parents[2] / "shared" / "faces"
 

@@ -21,8 +21,8 @@ from skimage import data
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from swap.config import PipelineConfig  # noqa: E402
-from swap.pipeline import Pipeline  # noqa: E402
+from swap.config import PipelineConfig
+from swap.pipeline import Pipeline
 
 FACES = Path(__file__).resolve().parents[2] / "shared" / "faces"
 STAGES = ("detect", "landmarks", "embed", "swap", "enhance", "paste", "total")

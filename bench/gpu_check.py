@@ -78,11 +78,11 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import onnxruntime as ort  # noqa: E402
+import onnxruntime as ort
 
-from bench.onnx_throughput import build_stand_in  # noqa: E402
-from swap import align  # noqa: E402
-from swap.runtime import (  # noqa: E402
+from bench.onnx_throughput import build_stand_in
+from swap import align
+from swap.runtime import (
     RuntimeOptions,
     available_providers,
     clear_sessions,
@@ -90,9 +90,9 @@ from swap.runtime import (  # noqa: E402
     onnxruntime_install_problem,
     warm_up,
 )
-from swap.swappers.inswapper import InswapperSwapper  # noqa: E402
-from swap.types import Face, SourceIdentity, SwapOptions  # noqa: E402
-from tests.swap import onnx_fixtures as fx  # noqa: E402
+from swap.swappers.inswapper import InswapperSwapper
+from swap.types import Face, SourceIdentity, SwapOptions
+from tests.swap import onnx_fixtures as fx
 
 CUDA = "CUDAExecutionProvider"
 TRT = "TensorrtExecutionProvider"
@@ -251,7 +251,7 @@ def astronaut_frame() -> np.ndarray:
         tile = data.astronaut()[..., ::-1]
         reps = (-(-FRAME_H // tile.shape[0]), -(-FRAME_W // tile.shape[1]), 1)
         return np.ascontiguousarray(np.tile(tile, reps)[:FRAME_H, :FRAME_W])
-    except Exception:  # noqa: BLE001
+    except Exception:  # noqa: BLE001 - no skimage or no data: any texture will do
         return np.random.default_rng(11).integers(0, 256, (FRAME_H, FRAME_W, 3), dtype=np.uint8)
 
 
@@ -288,7 +288,7 @@ def cuda_libraries_load(tmp: Path) -> bool:
         missing = [line.split()[0] for line in out.splitlines() if "not found" in line]
         print(f"  ldd {provider_lib.name}: missing {missing or 'nothing'}")
     try:
-        import torch  # noqa: F401
+        import torch
 
         clear_sessions()
         ok = get_session(probe, options).get_providers()[0] == CUDA
@@ -359,7 +359,7 @@ def check_stand_in(report: Report, args, gpu: RuntimeOptions, cpu: RuntimeOption
             try:
                 bound = median_iobinding_s(session, stand_in_feeds(batch), gpu_runs, gpu.device_id) * 1000
                 line += f"  | IO binding {batch / bound * 1000:9.1f} faces/s, {bound:.2f} ms"
-            except Exception as exc:  # noqa: BLE001
+            except Exception as exc:  # noqa: BLE001 - IO binding is optional: say why, measure without it
                 line += f"  | IO binding failed: {exc!r}"
                 use_binding = False
         print(line, flush=True)

@@ -146,7 +146,7 @@ class Stack:
             )
             create = f"from moderation.models import BlockedTerm; BlockedTerm.objects.get_or_create(term={blocked_term!r})"
             subprocess.run([sys.executable, "manage.py", "shell", "-c", create], cwd=REPO, env=env, check=True)
-        self.log = open(data_dir / "visage_run.log", "w")  # noqa: SIM115 (closed in stop())
+        self.log = open(data_dir / "visage_run.log", "w")  # noqa: SIM115 - the server outlives this call: closed in stop()
         self.process = subprocess.Popen(
             [sys.executable, "manage.py", "visage_run", "--addr", f"127.0.0.1:{port}"],
             cwd=REPO, env=env, stdout=self.log, stderr=subprocess.STDOUT,

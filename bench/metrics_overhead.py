@@ -84,7 +84,7 @@ def middleware_overhead(count: int) -> None:
     off = [m for m in ours if m != "webapp.ops.http_metrics.HttpMetricsMiddleware"]
     variants = {"metrics off": off, "our middleware": ours}
     try:
-        import django_prometheus  # noqa: F401
+        import django_prometheus  # noqa: F401 - only whether it is installed
 
         variants["django-prometheus"] = [
             "django_prometheus.middleware.PrometheusBeforeMiddleware",

@@ -31,14 +31,14 @@ os.environ.setdefault("VISAGE_DATA_DIR", str(_tmp))
 os.environ.setdefault("DATABASE_URL", f"sqlite:///{_tmp / 'bench.sqlite3'}")
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "webapp.settings")
 
-import django  # noqa: E402
+import django  # noqa: E402 - after the environment that configures it
 
 django.setup()
 
-from django.core.management import call_command  # noqa: E402
+from django.core.management import call_command  # noqa: E402 - after django.setup()
 
-from moderation import clip, hashes, identities, nsfw, ocr, services  # noqa: E402
-from moderation.models import BlockedTerm, ModerationRecord  # noqa: E402
+from moderation import clip, hashes, identities, nsfw, ocr, services  # noqa: E402 - after django.setup()
+from moderation.models import BlockedTerm, ModerationRecord  # noqa: E402 - after django.setup()
 
 FACES = Path(__file__).resolve().parents[2] / "shared" / "faces"
 

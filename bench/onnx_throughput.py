@@ -28,10 +28,10 @@ from onnx import TensorProto, helper, numpy_helper
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from swap import align  # noqa: E402
-from swap.runtime import RuntimeOptions, get_session, warm_up  # noqa: E402
-from swap.swappers.inswapper import InswapperSwapper  # noqa: E402
-from swap.types import Face, SourceIdentity  # noqa: E402
+from swap import align
+from swap.runtime import RuntimeOptions, get_session, warm_up
+from swap.swappers.inswapper import InswapperSwapper
+from swap.types import Face, SourceIdentity
 
 
 def _conv(name, x, cin, cout, k, stride, rng, inits, nodes, macs, hw_out):

@@ -50,13 +50,13 @@ import numpy as np
 ROOT = Path(os.environ.get("BENCH_SWAP_ROOT") or Path(__file__).resolve().parents[1])
 sys.path.insert(0, str(ROOT))
 
-from skimage.metrics import structural_similarity  # noqa: E402
+from skimage.metrics import structural_similarity  # noqa: E402 - after ROOT is on sys.path
 
-from swap.config import PipelineConfig  # noqa: E402
-from swap.errors import EngineError  # noqa: E402
-from swap.face_recognition.dlib_resnet import dlib_distance  # noqa: E402
-from swap.pipeline import Pipeline  # noqa: E402
-from swap.types import SwapOptions  # noqa: E402
+from swap.config import PipelineConfig  # noqa: E402 - after ROOT is on sys.path
+from swap.errors import EngineError  # noqa: E402 - after ROOT is on sys.path
+from swap.face_recognition.dlib_resnet import dlib_distance  # noqa: E402 - after ROOT is on sys.path
+from swap.pipeline import Pipeline  # noqa: E402 - after ROOT is on sys.path
+from swap.types import SwapOptions  # noqa: E402 - after ROOT is on sys.path
 
 FACES = Path(__file__).resolve().parents[2] / "shared" / "faces"
 OUT = Path("var/bench")

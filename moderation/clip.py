@@ -123,7 +123,7 @@ def check_many(images_bgr: list[np.ndarray], *, roles: list[str]) -> list[Findin
     started = time.perf_counter()
     try:
         classifier = get_classifier()
-    except Exception:  # configured but broken: hold for a human rather than pass unchecked
+    except Exception:  # noqa: BLE001 - configured but broken: hold for a human rather than pass unchecked
         return [
             Finding(
                 check="clip",

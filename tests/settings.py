@@ -36,13 +36,13 @@ if not os.environ.get("S3_ENDPOINT"):
     atexit.register(_s3.stop)
     os.environ["S3_ENDPOINT"] = _s3.url
 
-from webapp.settings import *  # noqa: E402, F403
+from webapp.settings import *  # noqa: E402, F403 - the project's settings, once the servers above set the environment
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # fast user creation in tests
 
 # Worker subprocesses in tests must see the test database: keep SQLite's test DB in a file.
 # On PostgreSQL, one test database per run, so parallel runs on one server don't collide.
-if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":  # noqa: F405
-    DATABASES["default"]["TEST"] = {"NAME": str(_data_dir / "test.sqlite3")}  # noqa: F405
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":  # noqa: F405 - from the project's settings
+    DATABASES["default"]["TEST"] = {"NAME": str(_data_dir / "test.sqlite3")}  # noqa: F405 - from the project's settings
 else:
-    DATABASES["default"]["TEST"] = {"NAME": f"test_visage_{os.getpid()}"}  # noqa: F405
+    DATABASES["default"]["TEST"] = {"NAME": f"test_visage_{os.getpid()}"}  # noqa: F405 - from the project's settings

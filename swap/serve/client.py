@@ -105,7 +105,7 @@ class _Connection:
             kwargs["client_timeout"] = TIMEOUT_S
         try:
             result = self.client().infer(model, inputs, outputs=requested, **kwargs)
-        except Exception as exc:  # noqa: BLE001 - translated into our own errors below
+        except Exception as exc:  # translated into our own errors below
             raise _translate(exc, self.url, model) from exc
         return [result.as_numpy(name) for name in outputs]
 

@@ -8,7 +8,6 @@ import json
 import time
 import uuid
 from decimal import Decimal
-from urllib.parse import parse_qs
 
 import pytest
 import stripe
@@ -18,39 +17,12 @@ from rest_framework.test import APIClient
 from billing import selectors, stripe_gateway
 from billing.choices import BALANCE_CREDIT_KINDS, BALANCE_DEBIT_KINDS, EntryKind
 from billing.models import Account, CheckoutSession, CreditPack, LedgerEntry, StripeEvent
+from tests.helpers.fake_stripe import FakeStripeHttp
 
 pytestmark = pytest.mark.django_db
 
 WEBHOOK_SECRET = "whsec_test_secret_for_visage"
 URL = "/api/v1/billing/stripe/webhook"
-
-
-class FakeStripeHttp(stripe.HTTPClient):
-    """Answers the SDK's HTTP requests as api.stripe.com would for Checkout Session creation."""
-
-    name = "fake"
-
-    def __init__(self):
-        super().__init__()
-        self.requests: list[tuple[str, str, dict]] = []
-
-    def request(self, method, url, headers, post_data=None, *, _usage=None):
-        form = {k: v[0] for k, v in parse_qs(post_data or "").items()}
-        self.requests.append((method, url, form))
-        session_id = f"cs_test_{uuid.uuid4().hex[:16]}"
-        body = {
-            "id": session_id,
-            "object": "checkout.session",
-            "mode": form.get("mode"),
-            "url": f"https://checkout.stripe.com/c/pay/{session_id}",
-            "payment_status": "unpaid",
-            "amount_total": int(form["line_items[0][price_data][unit_amount]"]),
-            "currency": form["line_items[0][price_data][currency]"],
-        }
-        return json.dumps(body), 200, {"request-id": "req_test"}
-
-    def close(self):
-        pass
 
 
 @pytest.fixture

@@ -15,7 +15,8 @@ import pytest
 from django.conf import settings
 from rq import Worker
 
-from tests.webapp.jobs.test_worker_crash import database_url_for_subprocess, wait_until
+from tests.helpers.waiting import wait_until
+from tests.helpers.worker_process import database_url_for_subprocess
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

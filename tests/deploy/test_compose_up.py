@@ -30,11 +30,11 @@ import pytest
 import requests
 from PIL import Image
 
-from tests.deploy.test_container import (
+from tests.helpers.images import encode
+from tests.helpers.podman import (
     POLLS,
     REPO,
     TAG,
-    encode,
     free_port,
     make_images,
     podman,

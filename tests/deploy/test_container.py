@@ -10,9 +10,6 @@ from __future__ import annotations
 
 import io
 import os
-import shlex
-import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -25,48 +22,17 @@ import pytest
 import requests
 from PIL import Image
 
+from tests.helpers.images import encode
+from tests.helpers.podman import POLLS, REPO, free_port, make_images, podman, unavailable, wait_until_healthy
 from webapp.media import provenance
 
 # A cold build of the two images (wheelhouse, base, worker with torch) takes 15-20 min on 2 shared
 # cores: far over the suite's 600 s per-test timeout.
 pytestmark = [pytest.mark.container, pytest.mark.timeout(3600)]
 
-REPO = Path(__file__).resolve().parents[2]
-TAG = "container-test"
-PODMAN = shlex.split(os.environ.get("PODMAN", "podman"))
 POSTGRES_ADMIN_URL = os.environ.get("VISAGE_CONTAINER_POSTGRES", "postgresql://postgres@127.0.0.1:5432/postgres")
 DATABASE = "visage_container"
 METRICS_KEY = f"metrics-{uuid.uuid4().hex}"
-POLLS = 600  # job status polls, 1 s apart: bounds a stuck run, not a speed expectation
-
-
-def unavailable(reason: str):
-    if os.environ.get("CI") == "true":
-        pytest.fail(f"{reason} (required under CI=true)")
-    pytest.skip(reason)
-
-
-def podman(*args: str, check: bool = True, capture: bool = True) -> subprocess.CompletedProcess:
-    return subprocess.run([*PODMAN, *args], check=check, capture_output=capture, text=True)
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def make_images(*targets: str) -> dict[str, str]:
-    """`make images` for these targets (the container tests' tag): {target: image name}."""
-    if shutil.which(PODMAN[0]) is None:
-        unavailable("podman is not installed (deploy/podman-host-setup.sh installs it on Debian)")
-    started = time.monotonic()
-    subprocess.run(
-        ["make", "images", f"IMAGE_TARGETS={' '.join(targets)}", f"IMAGE_TAG={TAG}", f"PODMAN={' '.join(PODMAN)}"],
-        cwd=REPO, check=True,
-    )
-    print(f"make images ({', '.join(targets)}): {time.monotonic() - started:.0f} s")
-    return {target: f"localhost/visage-{target}:{TAG}" for target in targets}
 
 
 @pytest.fixture(scope="module")
@@ -166,19 +132,6 @@ def stack(images, environment):
             podman("rm", "-f", "-t", "5", name, check=False)
 
 
-def wait_until_healthy(base_url: str, container: str) -> None:
-    for _ in range(120):
-        try:
-            if requests.get(f"{base_url}/healthz", timeout=60).status_code == 200:
-                return
-        except (requests.ConnectionError, requests.Timeout):
-            pass
-        state = podman("inspect", "-f", "{{.State.Status}}", container, check=False).stdout.strip()
-        assert state == "running", f"{container} exited: {podman('logs', container, check=False).stderr[-3000:]}"
-        time.sleep(1)
-    pytest.fail(f"{container} never answered /healthz")
-
-
 @pytest.fixture(scope="module")
 def api_token(stack, images) -> str:
     """An operator's step: a user with credits, made with manage.py inside the web image."""
@@ -193,12 +146,6 @@ def api_token(stack, images) -> str:
     response = requests.post(f"{stack['url']}/api/v1/auth/token", json={"username": "ct", "password": password}, timeout=30)
     assert response.status_code in (200, 201), response.text
     return response.json()["token"]
-
-
-def encode(rgb: np.ndarray, fmt: str) -> bytes:
-    buffer = io.BytesIO()
-    Image.fromarray(rgb).save(buffer, format=fmt)
-    return buffer.getvalue()
 
 
 def test_web_image_carries_no_torch(images):

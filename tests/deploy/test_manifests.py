@@ -4,20 +4,15 @@ schemas (kubernetes-validate, offline), and keeps the invariants an operator rel
 from __future__ import annotations
 
 import argparse
-import os
-import shutil
-import subprocess
-from pathlib import Path
 from urllib.parse import urlsplit
 
 import django_rq
 import pytest
-import yaml
 from django.conf import settings
 
 from swap.serve import launcher
+from tests.helpers.kustomize import K8S, by_kind, render
 
-K8S = Path(__file__).resolve().parents[2] / "deploy" / "k8s"
 OVERLAYS = ["dev", "prod", "prod-triton"]
 KUBERNETES_VERSION = "1.34.0"
 WORKLOAD_KINDS = {"Deployment", "StatefulSet", "Job", "CronJob"}
@@ -29,29 +24,9 @@ VISAGE_IMAGES = (
 )
 
 
-def _kubectl() -> str:
-    path = shutil.which("kubectl")
-    if path is None:
-        if os.environ.get("CI") == "true":
-            pytest.fail("kubectl is required under CI=true to render deploy/k8s")
-        pytest.skip("kubectl not installed: cannot render deploy/k8s (install the kubectl client)")
-    return path
-
-
-def render(overlay: str) -> list[dict]:
-    output = subprocess.run(
-        [_kubectl(), "kustomize", str(K8S / "overlays" / overlay)], check=True, capture_output=True, text=True
-    ).stdout
-    return [doc for doc in yaml.safe_load_all(output) if doc]
-
-
 @pytest.fixture(scope="module", params=OVERLAYS)
 def manifests(request) -> list[dict]:
     return render(request.param)
-
-
-def by_kind(docs: list[dict], kind: str) -> dict[str, dict]:
-    return {d["metadata"]["name"]: d for d in docs if d["kind"] == kind}
 
 
 def pod_spec(doc: dict) -> dict:

@@ -20,7 +20,7 @@ import pytest
 
 from swap.runtime import clear_sessions
 from swap.serve import client, launcher
-from tests.deploy.test_container import free_port, make_images, podman
+from tests.helpers.podman import free_port, make_images, podman
 from tests.swap.test_onnx_adapters import face_at, identity, textured_frame
 from tests.swap.test_triton import EMBEDDING, _models, both
 

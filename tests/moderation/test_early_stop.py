@@ -10,9 +10,7 @@ import pytest
 
 from moderation import identities, ocr, services
 from moderation.models import BlockedTerm, CheckResult
-from tests.webapp.conftest import encode
-
-from .test_ocr import banner
+from tests.helpers.images import banner, encode
 
 pytestmark = pytest.mark.django_db
 

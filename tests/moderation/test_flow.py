@@ -12,10 +12,9 @@ from skimage import data as skdata
 
 from moderation import identities, nsfw, services
 from moderation.models import ModerationRecord, ProtectedIdentity, Verdict
+from tests.helpers.images import banner, encode
 from tests.moderation.conftest import gpu_queued, gpu_touched
-from tests.webapp.conftest import drain, encode, post_job
-
-from .test_ocr import banner
+from tests.webapp.conftest import drain, post_job
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -7,19 +7,7 @@ import pytest
 from PIL import Image, ImageDraw, ImageFont
 
 from moderation import ocr
-
-FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf"
-
-
-def banner(rgb: np.ndarray, text: str | None) -> np.ndarray:
-    """The image with a white banner at the bottom, carrying `text` (None: banner only). BGR."""
-    image = Image.fromarray(rgb).convert("RGB")
-    draw = ImageDraw.Draw(image)
-    width, height = image.size
-    draw.rectangle([0, height - 90, width, height], fill="white")
-    if text:
-        draw.text((20, height - 75), text, fill="black", font=ImageFont.truetype(FONT, 44))
-    return np.ascontiguousarray(np.asarray(image)[:, :, ::-1])
+from tests.helpers.images import FONT, banner
 
 
 def test_matching_is_width_and_case_insensitive_on_whole_words():

@@ -2,30 +2,22 @@
 
 from __future__ import annotations
 
-import io
-
 import cv2
 import django_rq
 import numpy as np
 import pytest
 from django.conf import settings
-from PIL import Image
 from rest_framework.test import APIClient
 from skimage import data as skdata
 
 from swap.video import synthetic
 from swap.video.synthetic import ClipSpec
+from tests.helpers.images import encode
 from webapp.accounts import services as account_services
 from webapp.jobs.worker import VisageWorker
 from webapp.media import storage
 
 ALL_QUEUES = [settings.MODERATION_QUEUE, *settings.GPU_QUEUES, settings.WEBHOOK_QUEUE]
-
-
-def encode(rgb: np.ndarray, fmt: str = "PNG", **kwargs) -> bytes:
-    buffer = io.BytesIO()
-    Image.fromarray(rgb).save(buffer, format=fmt, **kwargs)
-    return buffer.getvalue()
 
 
 def two_face_target(astronaut_rgb) -> bytes:

@@ -63,5 +63,5 @@ class GpuSampler:
         while not self._stop.wait(self.interval_s):
             try:
                 self.sample()
-            except Exception:  # noqa: BLE001 - a driver hiccup must not kill the worker
+            except Exception:  # a driver hiccup must not kill the worker
                 logger.warning("GPU sample failed", exc_info=True)

@@ -86,7 +86,7 @@ class StackCollector:
             for (queues, state), count in sorted(counts.items()):
                 workers.add_metric([queues, state], count)
             up.add_metric(["redis"], 1)
-        except Exception:  # noqa: BLE001
+        except Exception:
             logger.warning("metrics: Redis unreachable", exc_info=True)
             up.add_metric(["redis"], 0)
         yield depth
@@ -116,7 +116,7 @@ class StackCollector:
             )
             review_age.add_metric([], (datetime.now(UTC) - oldest).total_seconds() if oldest else 0.0)
             up.add_metric(["database"], 1)
-        except Exception:  # noqa: BLE001
+        except Exception:
             logger.warning("metrics: database unreachable", exc_info=True)
             up.add_metric(["database"], 0)
         yield active
@@ -127,7 +127,7 @@ class StackCollector:
         try:
             storage.client().bucket_exists(settings.S3_RESULTS_BUCKET)
             return 1
-        except Exception:  # noqa: BLE001
+        except Exception:
             logger.warning("metrics: S3 unreachable", exc_info=True)
             return 0
 

@@ -15,7 +15,7 @@ from .metrics_endpoint import scrape_registry
 
 
 class _QuietHandler(WSGIRequestHandler):
-    def log_message(self, format, *args):  # noqa: A002 - scrapes every 15 s would flood the log
+    def log_message(self, format, *args):  # noqa: A002 - the base class's name; silent: scrapes every 15 s would flood the log
         pass
 
 

@@ -13,7 +13,7 @@ import pytest
 from django.test import Client
 from rest_framework.test import APIClient
 
-from tests.webapp.api.test_jobs_api import assert_problem
+from tests.helpers.problems import assert_problem
 from tests.webapp.conftest import api_client_for
 
 pytestmark = pytest.mark.django_db(transaction=True)

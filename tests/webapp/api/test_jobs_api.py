@@ -11,28 +11,14 @@ import pytest
 from django.conf import settings
 from rest_framework.test import APIClient
 
-from tests.webapp.conftest import encode, post_job
-from webapp.jobs.models import Job, Upload
+from tests.helpers.images import encode
+from tests.helpers.problems import assert_problem
+from tests.helpers.uploads import nothing_stored
+from tests.webapp.conftest import post_job
+from webapp.jobs.models import Job
 from webapp.media import storage
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-def assert_problem(response, status: int, code: str, field: str | None = None) -> dict:
-    assert response.status_code == status, response.content
-    assert response["Content-Type"] == "application/problem+json"
-    body = response.json()
-    assert body["status"] == status
-    assert body["code"] == code
-    assert body["type"].endswith("/errors/" + code.replace("_", "-"))
-    assert body["title"] and body["detail"]
-    if field:
-        assert field in body["errors"], body
-    return body
-
-
-def nothing_stored() -> bool:
-    return storage.list_keys(settings.S3_UPLOADS_BUCKET) == [] and Job.objects.count() == Upload.objects.count() == 0
 
 
 def png_declaring(width: int, height: int) -> bytes:

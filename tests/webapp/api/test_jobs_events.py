@@ -7,7 +7,6 @@ request's own XREAD to start.
 
 from __future__ import annotations
 
-import json
 import threading
 
 import pytest
@@ -15,7 +14,8 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from rest_framework.test import APIClient
 
-from tests.webapp.api.test_jobs_api import assert_problem
+from tests.helpers.problems import assert_problem
+from tests.helpers.sse import job_events, parse
 from tests.webapp.conftest import post_job
 from webapp.jobs import events
 from webapp.jobs.choices import JobState
@@ -50,30 +50,6 @@ def sse(client, **headers):
     assert response.status_code == 200, getattr(response, "content", b"")
     assert response["Content-Type"].startswith("text/event-stream")
     return response
-
-
-def parse(chunk: bytes) -> dict:
-    """One SSE block: its fields (data as JSON), or {"comment": ...} for a comment-only block."""
-    block: dict = {}
-    for line in chunk.decode().splitlines():
-        if line.startswith(":"):
-            block.setdefault("comment", line[1:].strip())
-        elif line:
-            name, _, value = line.partition(": ")
-            block[name] = json.loads(value) if name == "data" else value
-    return block
-
-
-def job_events(response, count: int) -> list[dict]:
-    """The next `count` `event: job` blocks of an open stream (keep-alives skipped)."""
-    found = []
-    for chunk in response.streaming_content:
-        block = parse(chunk)
-        if block.get("event") == "job":
-            found.append(block)
-            if len(found) == count:
-                return found
-    raise AssertionError(f"the stream ended after {len(found)} of {count} events: {found}")
 
 
 # --- events -----------------------------------------------------------------------------------------

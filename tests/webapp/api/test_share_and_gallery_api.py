@@ -9,7 +9,7 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.test import APIClient
 
-from tests.webapp.api.test_jobs_api import assert_problem
+from tests.helpers.problems import assert_problem
 from tests.webapp.site.conftest import stored_result_job
 from webapp.jobs.models import Job, ShareLink
 

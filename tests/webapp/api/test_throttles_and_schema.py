@@ -11,8 +11,9 @@ from django.core.cache import cache
 from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.test import APIClient
 
-from tests.webapp.api.test_jobs_api import assert_problem
-from tests.webapp.conftest import api_client_for, encode
+from tests.helpers.images import encode
+from tests.helpers.problems import assert_problem
+from tests.webapp.conftest import api_client_for
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

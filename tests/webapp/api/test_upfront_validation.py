@@ -12,8 +12,10 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from PIL import Image
 
-from tests.webapp.api.test_jobs_api import assert_problem, nothing_stored
-from tests.webapp.conftest import encode, post_job
+from tests.helpers.images import encode
+from tests.helpers.problems import assert_problem
+from tests.helpers.uploads import nothing_stored
+from tests.webapp.conftest import post_job
 from webapp.jobs.webhook_urls import WebhookRefused, check_webhook_url_at_submit
 from webapp.jobs.webhooks import check_destination
 

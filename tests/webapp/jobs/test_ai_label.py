@@ -7,7 +7,8 @@ import pytest
 from django.conf import settings
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from tests.webapp.conftest import drain, encode, post_job
+from tests.helpers.images import encode
+from tests.webapp.conftest import drain, post_job
 from webapp.jobs.models import Job
 from webapp.media import aigc, storage
 

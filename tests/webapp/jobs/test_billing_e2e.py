@@ -23,7 +23,8 @@ from billing import selectors as billing_selectors
 from billing.models import Charge, GpuSample, LedgerEntry
 from swap.video import synthetic
 from swap.video.synthetic import ClipSpec
-from tests.webapp.conftest import drain, encode
+from tests.helpers.images import encode
+from tests.webapp.conftest import drain
 from webapp.jobs.engine import get_pipeline
 from webapp.jobs.models import Job
 from webapp.jobs.steps import calibrate

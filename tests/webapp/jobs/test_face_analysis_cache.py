@@ -15,7 +15,8 @@ import numpy as np
 import pytest
 from django.conf import settings
 
-from tests.webapp.conftest import drain, encode, post_job
+from tests.helpers.images import encode
+from tests.webapp.conftest import drain, post_job
 from webapp.jobs.engine import get_pipeline
 from webapp.jobs.models import Job
 from webapp.jobs.steps import image as image_step

@@ -47,7 +47,7 @@ def test_astronaut_swap_succeeds_and_result_downloads(api_a, astronaut_pair):
 def test_no_face_in_target_fails_clearly_and_charges_nothing(api_a, astronaut_pair):
     from skimage import data as skdata
 
-    from tests.webapp.conftest import encode
+    from tests.helpers.images import encode
 
     source, _, _ = astronaut_pair
     response = post_job(api_a, source, encode(skdata.coffee(), "JPEG"))
@@ -167,7 +167,7 @@ def test_several_source_photos_are_averaged_screened_and_purged(api_a, astronaut
     from django.conf import settings
     from django.core.files.uploadedfile import SimpleUploadedFile
 
-    from tests.webapp.conftest import encode
+    from tests.helpers.images import encode
     from webapp.media import storage
 
     source, target, _ = astronaut_pair
@@ -191,7 +191,7 @@ def test_too_many_or_faceless_source_photos(api_a, astronaut_pair, settings):
     from django.core.files.uploadedfile import SimpleUploadedFile
     from skimage import data as skdata
 
-    from tests.webapp.conftest import encode
+    from tests.helpers.images import encode
 
     source, target, _ = astronaut_pair
     settings.MAX_SOURCE_PHOTOS = 2
@@ -246,7 +246,7 @@ def test_different_people_into_different_faces(api_a, astronaut_pair, astronaut_
 
     from django.core.files.uploadedfile import SimpleUploadedFile
 
-    from tests.webapp.conftest import encode
+    from tests.helpers.images import encode
 
     source, _, _ = astronaut_pair
     other = encode(astronaut_rgb[:, ::-1].copy(), "PNG")

@@ -24,7 +24,8 @@ from moderation.models import ModerationRecord
 from swap.image_io import decode_image
 from swap.mark import VisibleMark
 from swap.video import io as video_io
-from tests.webapp.conftest import drain, encode, post_job
+from tests.helpers.images import encode
+from tests.webapp.conftest import drain, post_job
 from webapp.jobs import sharing, takedowns
 from webapp.jobs.models import Job, result_keys
 from webapp.media import provenance, storage

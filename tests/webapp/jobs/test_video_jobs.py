@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import io as stdlib_io
-from pathlib import Path
 
 import pytest
 import requests
-from django.core.files.uploadedfile import SimpleUploadedFile
 
 from swap.video import io as video_io
 from swap.video import synthetic
 from swap.video.synthetic import ClipSpec
+from tests.helpers.video_jobs import download_result, post_video_job
 from tests.webapp.conftest import VIDEO_SPEC as SPEC
 from tests.webapp.conftest import drain
 from webapp.jobs.models import Job
@@ -27,27 +26,10 @@ def video_enabled(settings):
     return settings
 
 
-def post_video_job(client, source: bytes, target: bytes, *, filename: str = "clip.mp4", **fields):
-    files = {
-        "source": SimpleUploadedFile("source.png", source),
-        "target": SimpleUploadedFile(filename, target),
-        "consent": "true",
-    }
-    return client.post("/api/v1/jobs", {**files, **fields}, format="multipart")
-
-
 def _nothing_charged(client) -> None:
     me = client.get("/api/v1/me").json()
     assert float(me["held"]) == 0
     assert float(me["available"]) == 1000
-
-
-def _download(body: dict, tmp_path: Path) -> Path:
-    response = requests.get(body["result_url"], timeout=10)
-    assert response.status_code == 200
-    path = tmp_path / "result.mp4"
-    path.write_bytes(response.content)
-    return path
 
 
 def test_video_job_succeeds_with_same_frames_and_audio(api_a, source_png, clip, tmp_path):
@@ -64,7 +46,7 @@ def test_video_job_succeeds_with_same_frames_and_audio(api_a, source_png, clip, 
     body = api_a.get(f"/api/v1/jobs/{job['id']}").json()
     assert body["state"] == "succeeded", body["error"]
     assert body["progress"] == 100
-    result = _download(body, tmp_path)
+    result = download_result(body, tmp_path)
     info = video_io.probe(result)
     assert (info.width, info.height, info.fps) == (256, 256, SPEC.fps)
     assert video_io.count_frames(result)[0] == SPEC.frames
@@ -99,7 +81,7 @@ def test_long_video_runs_as_segments_and_joins_seamlessly(api_a, source_png, cli
     row = Job.objects.get(id=job_id)
     assert row.engine_notes["segments"] == 3
     assert row.frames_processed == SPEC.frames
-    result = _download(body, tmp_path)
+    result = download_result(body, tmp_path)
     counters = [synthetic.read_counter(frame) for frame in video_io.read_frames(result)]
     assert counters == list(range(SPEC.frames))  # nothing repeated, nothing dropped
     assert video_io.audio_duration(result) == pytest.approx(

@@ -15,9 +15,9 @@ from rq.job import JobStatus
 from billing.models import LedgerEntry
 from swap.video import io as video_io
 from swap.video import synthetic
+from tests.helpers.video_jobs import download_result, post_video_job
 from tests.webapp.conftest import VIDEO_SPEC as SPEC
 from tests.webapp.conftest import drain
-from tests.webapp.jobs.test_video_jobs import _download, post_video_job
 from webapp.jobs import dispatch
 from webapp.jobs.models import Job
 from webapp.jobs.services import maintenance
@@ -73,7 +73,7 @@ def _make_heartbeat_stale(job_id) -> None:
 def _assert_result(api, job_id, tmp_path) -> Job:
     body = api.get(f"/api/v1/jobs/{job_id}").json()
     assert body["state"] == "succeeded", body["error"]
-    counters = [synthetic.read_counter(frame) for frame in video_io.read_frames(_download(body, tmp_path))]
+    counters = [synthetic.read_counter(frame) for frame in video_io.read_frames(download_result(body, tmp_path))]
     assert counters == list(range(SPEC.frames))  # nothing repeated, nothing dropped
     job = Job.objects.get(id=job_id)
     assert job.frames_processed == SPEC.frames

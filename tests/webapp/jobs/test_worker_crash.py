@@ -4,56 +4,19 @@ from __future__ import annotations
 
 import os
 import signal
-import subprocess
-import sys
-import time
 from datetime import timedelta
 
 import pytest
-from django.conf import settings
-from django.db import connection
 from django.utils import timezone
 
 from billing.models import LedgerEntry
+from tests.helpers.waiting import wait_for_state, wait_until
+from tests.helpers.worker_process import start_worker
 from tests.webapp.conftest import drain, post_job
 from webapp.jobs.models import Job
 from webapp.jobs.services import maintenance
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-def database_url_for_subprocess() -> str:
-    db = connection.settings_dict
-    if db["ENGINE"].endswith("sqlite3"):
-        return f"sqlite:///{db['NAME']}"
-    user = db.get("USER") or "postgres"
-    return f"postgres://{user}@{db.get('HOST') or '127.0.0.1'}:{db.get('PORT') or 5432}/{db['NAME']}"
-
-
-def start_worker(**extra_env) -> subprocess.Popen:
-    env = dict(os.environ, DJANGO_SETTINGS_MODULE="webapp.settings", DATABASE_URL=database_url_for_subprocess(),
-               **extra_env)
-    return subprocess.Popen(
-        [sys.executable, str(settings.BASE_DIR / "manage.py"), "visage_worker", "--queues", "vip,default,batch"],
-        env=env, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )
-
-
-def wait_until(condition, *, timeout_s: float, what: str):
-    """Poll `condition` until it returns something truthy (returned), or fail after the deadline."""
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        result = condition()
-        if result:
-            return result
-        time.sleep(0.1)
-    raise AssertionError(f"timed out after {timeout_s:.0f} s waiting for: {what}")
-
-
-def wait_for_state(job_id, state: str, timeout_s: float) -> Job:
-    return wait_until(
-        lambda: Job.objects.filter(id=job_id, state=state).first(), timeout_s=timeout_s, what=f"job {state}"
-    )
 
 
 def test_sigkilled_worker_job_is_requeued_and_succeeds_once(api_a, astronaut_pair, settings):

@@ -11,8 +11,9 @@ import django_rq
 import pytest
 
 from billing.models import LedgerEntry
+from tests.helpers.waiting import wait_for_state, wait_until
+from tests.helpers.worker_process import start_worker
 from tests.webapp.conftest import drain, post_job
-from tests.webapp.jobs.test_worker_crash import start_worker, wait_for_state, wait_until
 from webapp.jobs import dispatch
 from webapp.jobs.models import Job
 

@@ -16,7 +16,8 @@ import requests
 from django.conf import settings
 
 from tests.deploy.conftest import prometheus_binary
-from tests.webapp.jobs.test_worker_crash import database_url_for_subprocess, wait_until
+from tests.helpers.waiting import wait_until
+from tests.helpers.worker_process import database_url_for_subprocess
 from webapp.jobs.models import Job
 from webapp.ops.embedded import free_port
 from webapp.telemetry.metrics import JOB_BUCKETS_S

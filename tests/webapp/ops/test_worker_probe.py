@@ -10,7 +10,8 @@ import time
 import pytest
 from django.core.management import CommandError, call_command
 
-from tests.webapp.jobs.test_worker_crash import start_worker, wait_until
+from tests.helpers.waiting import wait_until
+from tests.helpers.worker_process import start_worker
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

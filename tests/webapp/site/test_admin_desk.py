@@ -12,7 +12,7 @@ from webapp.jobs.models import Job
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-def test_desk_keyboard_and_note(page, live_server, api_a, astronaut_pair, nsfw_models, settings, moderator, artifacts):  # noqa: F811
+def test_desk_keyboard_and_note(page, live_server, api_a, astronaut_pair, nsfw_models, settings, moderator, artifacts):  # noqa: F811 - the fixtures imported above
     settings.VISAGE_NSFW_MODEL = str(nsfw_models["review"])
     source, target, _ = astronaut_pair
     ids = [post_job(api_a, source, target).json()["id"] for _ in range(2)]

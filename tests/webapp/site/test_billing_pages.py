@@ -113,7 +113,7 @@ def test_credits_page_without_stripe_says_payments_are_not_configured(client_a, 
 
 def test_credits_page_sends_the_buyer_to_stripe_checkout(client_a, settings, monkeypatch):
     from billing import stripe_gateway
-    from tests.billing.test_stripe import FakeStripeHttp
+    from tests.helpers.fake_stripe import FakeStripeHttp
 
     settings.STRIPE_SECRET_KEY = "sk_test_visage"
     monkeypatch.setattr(stripe_gateway, "http_client", FakeStripeHttp())

@@ -8,7 +8,8 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from tests.webapp.conftest import api_client_for, encode, two_face_target
+from tests.helpers.images import encode
+from tests.webapp.conftest import api_client_for, two_face_target
 from tests.webapp.site.conftest import log_in
 from webapp.jobs.models import Job
 

@@ -8,7 +8,7 @@ import re
 import pytest
 from django.test import Client
 
-from tests.webapp.api.test_jobs_events import job_events
+from tests.helpers.sse import job_events
 from tests.webapp.conftest import api_client_for, post_job
 from webapp.jobs.choices import JobState
 from webapp.jobs.states import transition

@@ -8,7 +8,8 @@ import pytest
 from playwright.sync_api import expect
 from skimage import data as skdata
 
-from tests.webapp.conftest import api_client_for, drain, encode, post_job
+from tests.helpers.images import encode
+from tests.webapp.conftest import api_client_for, drain, post_job
 from tests.webapp.site.conftest import log_in
 from webapp.jobs.models import Job
 

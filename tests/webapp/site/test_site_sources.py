@@ -7,7 +7,8 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from tests.webapp.conftest import api_client_for, encode
+from tests.helpers.images import encode
+from tests.webapp.conftest import api_client_for
 from tests.webapp.site.conftest import log_in
 from webapp.jobs.models import Job
 

@@ -10,7 +10,7 @@ import pytest
 from playwright.sync_api import expect
 from skimage import data as skdata
 
-from tests.webapp.conftest import encode
+from tests.helpers.images import encode
 from tests.webapp.site.conftest import log_in
 from webapp.jobs.models import Job
 

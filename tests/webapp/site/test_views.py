@@ -13,7 +13,7 @@ from django.test import Client
 from skimage import data as skdata
 
 from billing import selectors as billing_selectors
-from tests.webapp.conftest import encode
+from tests.helpers.images import encode
 from webapp.jobs.models import Job
 
 pytestmark = pytest.mark.django_db(transaction=True)
