@@ -25,12 +25,13 @@ from skimage import data
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from swap import dlib_models, inference_clock  # noqa: E402
-from swap.config import PipelineConfig  # noqa: E402
-from swap.face_recognition.dlib_onnx import convert_file  # noqa: E402
+from swap import dlib_models  # noqa: E402
+from swap.config import PipelineConfig, RuntimeOptions  # noqa: E402
 from swap.face_recognition.dlib_resnet import DlibResnetRecognizer, _shape  # noqa: E402
+from swap.inference import clock as inference_clock  # noqa: E402
+from swap.inference.sessions import get_model_session  # noqa: E402
+from swap.models.dlib_onnx import convert_file  # noqa: E402
 from swap.pipeline import Pipeline  # noqa: E402
-from swap.runtime import RuntimeOptions, get_model_session  # noqa: E402
 
 
 def four_faces(face: np.ndarray) -> np.ndarray:

@@ -29,7 +29,9 @@ from onnx import TensorProto, helper, numpy_helper
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from swap import align  # noqa: E402
-from swap.runtime import RuntimeOptions, get_session, warm_up  # noqa: E402
+from swap.config import RuntimeOptions  # noqa: E402
+from swap.inference.runs import warm_up  # noqa: E402
+from swap.inference.sessions import get_session  # noqa: E402
 from swap.swappers.inswapper import InswapperSwapper  # noqa: E402
 from swap.types import Face, SourceIdentity  # noqa: E402
 

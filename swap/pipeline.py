@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import dlib
 import numpy as np
 
-from swap import inference_clock, selection
+from swap import selection
 from swap.config import AUTO, PipelineConfig
 from swap.errors import EngineError, FaceIndexOutOfRange, ModelMissing, NoFaceFound
 from swap.face_detection.dlib_cnn import DlibCnnDetector
@@ -22,9 +22,10 @@ from swap.face_detection.dlib_hog import DlibHogDetector
 from swap.face_detection.retry import RetryingDetector
 from swap.face_landmarks.dlib_shape import DlibShapeLandmarker
 from swap.face_recognition.dlib_resnet import DlibResnetRecognizer
+from swap.inference import clock as inference_clock
+from swap.inference import triton_client
 from swap.models import canary, registry
 from swap.modes import FAST_DETECT_MAX_SIDE, ModePlan, plan_modes, requested_mode
-from swap.serve import client as triton_client
 from swap.swappers.classical import ClassicalSwapper
 from swap.types import Face, FaceDetector, SourceIdentity, SwapOptions, SwapResult
 

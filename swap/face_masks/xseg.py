@@ -14,8 +14,9 @@ import cv2
 import numpy as np
 
 from swap.align import soften_mask
+from swap.config import RuntimeOptions
+from swap.inference.runs import run_in_batches
 from swap.onnx_adapter import OnnxAdapter
-from swap.runtime import RuntimeOptions, run_in_batches
 
 SIZE = 256
 

@@ -13,8 +13,8 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from swap.config import RuntimeOptions
 from swap.errors import ModelMissing, ModelRefused
-from swap.runtime import RuntimeOptions
 
 MANIFEST_PATH = Path(__file__).with_name("manifest.json")
 # VISAGE_MODELS_MANIFEST points at another manifest (mirrors, tests); VISAGE_MODELS_BASE_URL
@@ -214,7 +214,7 @@ def refuse_non_commercial(spec: ModelSpec) -> None:
 def load_adapter(
     name: str, models_dir: Path, runtime: RuntimeOptions | None = None, **adapter_options
 ) -> object:
-    """Build the adapter for `name` (one ONNX session per process, shared via swap.runtime).
+    """Build the adapter for `name` (one ONNX session per process, shared via swap.inference.sessions).
 
     `adapter_options` go to the adapter's constructor (e.g. max_batch=16, mask_blur=0.3).
     """

@@ -18,9 +18,10 @@ from pathlib import Path
 import numpy as np
 
 from swap.align import box_mask, paste_back_many, warp_faces
+from swap.config import RuntimeOptions
 from swap.errors import EngineError
+from swap.inference.runs import clock_stage
 from swap.onnx_adapter import OnnxAdapter
-from swap.runtime import RuntimeOptions, clock_stage
 from swap.types import EmbeddingKind, Face, SourceIdentity
 
 

@@ -14,12 +14,11 @@ from swap import align
 from swap.config import PipelineConfig
 from swap.errors import ModelMissing
 from swap.models import registry
+from swap.models import standins as fx
 from swap.pipeline import ONNX_SWAPPERS, Pipeline
 from swap.swappers import ghost
 from swap.types import SwapOptions
-
-from . import onnx_fixtures as fx
-from .test_onnx_adapters import CPU, face_at, identity, points_64, textured_frame
+from tests.swap.test_onnx_adapters import CPU, face_at, identity, points_64, textured_frame
 
 CONVERTED_0 = 0.4  # the stand-in converter maps the test embedding's first value to this
 
