@@ -1,4 +1,5 @@
-"""The model registry: what models exist (manifest.json), where they live, and their adapters.
+"""The model registry: what models exist (manifest.json), which ones "auto" prefers, where they
+live, and their adapters.
 
 `load_adapter` turns a model name into an object implementing the matching Protocol from
 `swap.types` (FaceDetector, FaceLandmarker, FaceRecognizer, FaceSwapper, FaceEnhancer).
@@ -81,6 +82,23 @@ def load_manifest(path: Path | None = None) -> dict[str, ModelSpec]:
 
 
 MODELS: dict[str, ModelSpec] = load_manifest(MANIFEST_PATH)
+
+
+def load_auto_order(path: Path | None = None) -> dict[str, tuple[str, ...]]:
+    """The manifest's "auto" preference: per kind, the models a pipeline's "auto" tries, best first."""
+    path = Path(path or os.environ.get(MANIFEST_ENV) or MANIFEST_PATH)
+    return {kind: tuple(names) for kind, names in json.loads(path.read_text()).get("auto", {}).items()}
+
+
+AUTO_ORDER: dict[str, tuple[str, ...]] = load_auto_order(MANIFEST_PATH)
+
+
+def auto_order(kind: str) -> tuple[str, ...]:
+    """The models "auto" tries for `kind` (detector, landmarker, recognizer, swapper, occluder,
+    parser, enhancer), best first: the active manifest's order, or the packaged one's when the
+    active manifest has none (an operator's older copy keeps choosing as before)."""
+    order = load_auto_order() or AUTO_ORDER if os.environ.get(MANIFEST_ENV) else AUTO_ORDER
+    return order.get(kind, ())
 
 
 def manifest(path: Path | None = None) -> dict[str, ModelSpec]:

@@ -22,8 +22,8 @@ from swap.inference import triton_client
 from swap.inference.sessions import clear_sessions
 from swap.serve import launcher
 from tests.deploy.test_container import free_port, make_images, podman
-from tests.swap.test_onnx_adapters import face_at, identity, textured_frame
 from tests.swap.serve.test_triton import EMBEDDING, _models, both
+from tests.swap.test_onnx_adapters import face_at, identity, textured_frame
 
 # A cold build adds PyTriton to the GPU worker's dependency layers (CUDA wheels): minutes on 2 cores.
 pytestmark = [pytest.mark.container, pytest.mark.timeout(3600)]
