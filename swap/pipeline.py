@@ -27,7 +27,7 @@ from swap.inference import triton_client
 from swap.models import canary, registry
 from swap.modes import FAST_DETECT_MAX_SIDE, ModePlan, plan_modes, requested_mode
 from swap.swappers.classical import ClassicalSwapper
-from swap.types import Face, FaceDetector, SourceIdentity, SwapOptions, SwapResult
+from swap.types import Face, FaceDetector, FaceMasker, SourceIdentity, SwapOptions, SwapResult
 
 # "auto" tries the ONNX models the manifest lists for a stage, best first, when installed
 # (registry.auto_order, the "auto" table of swap/models/manifest.json), else these defaults.
@@ -266,12 +266,12 @@ class Pipeline(_Backends):
             requested, registry.auto_order("recognizer"), DLIB_RECOGNIZER, self._dlib_recognizer
         )
 
-    def _build_maskers(self) -> list[object]:
+    def _build_maskers(self) -> list[FaceMasker]:
         """Occlusion (XSeg) and region (BiSeNet) masks for an ONNX swapper, when installed: the
         swapper combines them with its box mask as FaceFusion does (element-wise minimum)."""
         if not hasattr(self.swapper, "maskers"):
             return []
-        maskers = []
+        maskers: list[FaceMasker] = []
         for requested, candidates in (
             (self.config.occluder, registry.auto_order("occluder")),
             (self.config.face_parser, registry.auto_order("parser")),

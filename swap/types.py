@@ -123,3 +123,18 @@ class FaceEnhancer(Protocol):
     name: str
 
     def enhance(self, frame: np.ndarray, faces: list[Face], blend: float) -> np.ndarray: ...
+
+
+# Which crop a content mask reads: the target's before the swap, or the swapped one.
+MaskedCrop = Literal["target", "swapped"]
+
+
+class FaceMasker(Protocol):
+    """A content mask (occlusion, face-parser regions) an ONNX swapper combines with its box mask."""
+
+    name: str
+    on: MaskedCrop
+
+    def masks(self, crops_bgr: np.ndarray) -> np.ndarray:
+        """(N, S, S) float32 in [0, 1] for aligned crops (N, S, S, 3) BGR uint8."""
+        ...

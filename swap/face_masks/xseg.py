@@ -17,12 +17,13 @@ from swap.align import soften_mask
 from swap.config import RuntimeOptions
 from swap.inference.runs import run_in_batches
 from swap.onnx_adapter import OnnxAdapter
+from swap.types import MaskedCrop
 
 SIZE = 256
 
 
 class XsegOccluder(OnnxAdapter):
-    on = "target"  # computed on the crop before the swap
+    on: MaskedCrop = "target"  # computed on the crop before the swap
 
     def __init__(
         self,

@@ -2,7 +2,7 @@
 live, and their adapters.
 
 `load_adapter` turns a model name into an object implementing the matching Protocol from
-`swap.types` (FaceDetector, FaceLandmarker, FaceRecognizer, FaceSwapper, FaceEnhancer).
+`swap.types` (FaceDetector, FaceLandmarker, FaceRecognizer, FaceSwapper, FaceEnhancer, FaceMasker).
 """
 
 from __future__ import annotations
