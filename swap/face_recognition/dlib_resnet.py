@@ -2,7 +2,7 @@
 
 dlib cuts the face chips (get_face_chips: the same alignment as its compute_face_descriptor);
 the network itself runs in onnxruntime, converted from dlib's model file
-(swap.face_recognition.dlib_onnx): the same descriptors to float rounding, on all cores and
+(swap.models.dlib_onnx): the same descriptors to float rounding, on all cores and
 all faces of a frame in one run, where dlib's build runs it on one thread.
 """
 
