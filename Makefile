@@ -12,7 +12,7 @@ $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[all,test]'
-	@$(PY) -c "from swap.runtime import onnxruntime_install_problem as p; m = p(); print(m) if m else None"
+	@$(PY) -c "from swap.inference.sessions import onnxruntime_install_problem as p; m = p(); print(m) if m else None"
 	touch $(STAMP)
 
 # `make run INFERENCE=triton`: Triton (own venv) serves the models; workers are its clients.

@@ -25,12 +25,13 @@ from skimage import data
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from swap import dlib_models, inference_clock
-from swap.config import PipelineConfig
-from swap.face_recognition.dlib_onnx import convert_file
+from swap import dlib_models
+from swap.config import PipelineConfig, RuntimeOptions
 from swap.face_recognition.dlib_resnet import DlibResnetRecognizer, _shape
+from swap.inference import clock as inference_clock
+from swap.inference.sessions import get_model_session
+from swap.models.dlib_onnx import convert_file
 from swap.pipeline import Pipeline
-from swap.runtime import RuntimeOptions, get_model_session
 
 
 def four_faces(face: np.ndarray) -> np.ndarray:

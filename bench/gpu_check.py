@@ -4,8 +4,8 @@
 
 Checks, each printed PASS / FAIL / WARN / SKIP, then a summary:
   1. environment: onnxruntime version, file and installed distributions, the CPU-shadows-GPU
-     problem (`swap.runtime.onnxruntime_install_problem`), providers, CUDA / TensorRT, nvidia-smi;
-  2. a session built by `swap.runtime.get_session` with [CUDA, CPU] reports CUDA first, and
+     problem (`swap.inference.sessions.onnxruntime_install_problem`), providers, CUDA / TensorRT, nvidia-smi;
+  2. a session built by `swap.inference.sessions.get_session` with [CUDA, CPU] reports CUDA first, and
      its output on the realistic-size inswapper stand-in (bench/onnx_throughput.py, width 1024,
      ~165 GMAC/face) matches the CPU session's (fp32 graph; CUDA may use TF32 convolutions,
      hence a tolerance of 5e-2 max / 1e-3 mean abs on the [0, 1] output);
@@ -14,7 +14,7 @@ Checks, each printed PASS / FAIL / WARN / SKIP, then a summary:
      and, on CUDA only, IO binding with the inputs already on the device; CPU at batch 1 and 4
      (also 16 and 64 without --quick); the speed-up at each batch;
   4. the real adapter path: `InswapperSwapper` with the tiny generated inswapper
-     (tests/swap/onnx_fixtures.py) swapping 1 and 8 faces (synthetic landmarks) of a 1080p frame
+     (swap/models/standins.py) swapping 1 and 8 faces (synthetic landmarks) of a 1080p frame
      tiled from skimage's astronaut equals the CPU result (<= 1 grey level), and `Pipeline`
      (generated yoloface/2dfan4/arcface/inswapper on CUDA) meters `inference_ms` > 0;
   5. GPU memory (nvidia-smi memory.used) before/after creating sessions and after
@@ -82,17 +82,12 @@ import onnxruntime as ort
 
 from bench.onnx_throughput import build_stand_in
 from swap import align
-from swap.runtime import (
-    RuntimeOptions,
-    available_providers,
-    clear_sessions,
-    get_session,
-    onnxruntime_install_problem,
-    warm_up,
-)
+from swap.config import RuntimeOptions, available_providers
+from swap.inference.runs import warm_up
+from swap.inference.sessions import clear_sessions, get_session, onnxruntime_install_problem
+from swap.models import standins as fx
 from swap.swappers.inswapper import InswapperSwapper
 from swap.types import Face, SourceIdentity, SwapOptions
-from tests.swap import onnx_fixtures as fx
 
 CUDA = "CUDAExecutionProvider"
 TRT = "TensorrtExecutionProvider"

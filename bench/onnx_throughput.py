@@ -29,7 +29,9 @@ from onnx import TensorProto, helper, numpy_helper
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from swap import align
-from swap.runtime import RuntimeOptions, get_session, warm_up
+from swap.config import RuntimeOptions
+from swap.inference.runs import warm_up
+from swap.inference.sessions import get_session
 from swap.swappers.inswapper import InswapperSwapper
 from swap.types import Face, SourceIdentity
 

@@ -36,8 +36,9 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from swap import align  # noqa: E402
-from swap.runtime import RuntimeOptions  # noqa: E402
-from swap.serve import client, launcher  # noqa: E402
+from swap.config import RuntimeOptions  # noqa: E402
+from swap.inference import triton_client  # noqa: E402
+from swap.serve import launcher  # noqa: E402
 from swap.types import Face, SourceIdentity  # noqa: E402
 
 CONCURRENCY = (1, 4, 16)
@@ -158,8 +159,8 @@ def triton_metrics(url: str, model: str) -> dict[str, float]:
 
 
 def batch_histogram(url: str) -> dict[int, int]:
-    client.clear()
-    entry = client.served_models(url)["inswapper_128"]["batch_sizes"]
+    triton_client.clear()
+    entry = triton_client.served_models(url)["inswapper_128"]["batch_sizes"]
     return {int(k): v for k, v in entry.get("1", {}).items()}
 
 

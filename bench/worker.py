@@ -40,7 +40,7 @@ def main() -> None:
     from skimage import data as skdata
 
     from billing import services as billing_services
-    from swap.runtime import model_load_counts
+    from swap.inference.sessions import model_load_counts
     from webapp.jobs.models import Job
     from webapp.jobs.services import intake
     from webapp.jobs.worker import VisageWorker

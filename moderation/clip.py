@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
-from swap.runtime import record_model_load
+from swap.inference.sessions import record_model_load
 
 from . import conf
 from .findings import SEVERITY, Finding

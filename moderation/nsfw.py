@@ -18,7 +18,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from swap.runtime import RuntimeOptions, get_session
+from swap.config import RuntimeOptions
+from swap.inference.sessions import get_session
 
 from . import conf
 from .findings import SEVERITY, Finding

@@ -20,7 +20,7 @@ import cv2
 import numpy as np
 from PIL import Image, ImageDraw
 
-from swap.runtime import record_model_load
+from swap.inference.sessions import record_model_load
 
 from . import conf
 from .findings import Finding

@@ -1,4 +1,5 @@
-"""Engine configuration: one dataclass, optionally read from environment variables."""
+"""Engine configuration: how to run the models (`RuntimeOptions`, which swap.inference reads) and
+what the pipeline builds (`PipelineConfig`), optionally read from environment variables."""
 
 from __future__ import annotations
 
@@ -6,9 +7,54 @@ import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from swap.runtime import RuntimeOptions
+import onnxruntime as ort
 
 AUTO = "auto"
+
+PREFERRED_PROVIDERS = ("TensorrtExecutionProvider", "CUDAExecutionProvider", "CPUExecutionProvider")
+
+
+def available_providers() -> list[str]:
+    return list(ort.get_available_providers())
+
+
+def _default_providers() -> list[str]:
+    available = set(available_providers())
+    return [p for p in PREFERRED_PROVIDERS if p in available] or ["CPUExecutionProvider"]
+
+
+@dataclass(frozen=True)
+class RuntimeOptions:
+    """How to run ONNX models. Frozen (hashable) because it is part of the session cache key."""
+
+    providers: tuple[str, ...] | list[str] = field(default_factory=_default_providers)
+    device_id: int = 0
+    intra_op_threads: int = 0  # 0 = onnxruntime's default (all cores)
+    inter_op_threads: int = 0
+    # "local": onnxruntime in this process. "triton": the models run in the Triton service at
+    # triton_url (grpc://host:8001 or http://host:8000); OnnxAdapter opens a
+    # swap.inference.triton_client session.
+    inference: str = "local"
+    triton_url: str = ""
+
+    def key(self) -> tuple:
+        return (
+            tuple(self.providers),
+            self.device_id,
+            self.intra_op_threads,
+            self.inter_op_threads,
+            self.inference,
+            self.triton_url,
+        )
+
+    def __hash__(self) -> int:  # providers may be a list; hash the normalised key
+        return hash(self.key())
+
+    def resolved_providers(self) -> list[str]:
+        """The requested providers that this onnxruntime build has, in preference order."""
+        available = set(available_providers())
+        chosen = [p for p in self.providers if p in available]
+        return chosen or ["CPUExecutionProvider"]
 
 
 def _runtime_options_default() -> RuntimeOptions:
@@ -27,7 +73,7 @@ class PipelineConfig:
     # ONNX swappers' content masks (FaceFusion's occluder and face parser): auto = when installed.
     occluder: str = AUTO  # xseg_1 / xseg_2 / xseg_3 / none
     face_parser: str = AUTO  # bisenet_resnet_34 / bisenet_resnet_18 / none
-    runtime: object | None = field(default_factory=_runtime_options_default)  # swap.runtime.RuntimeOptions
+    runtime: object | None = field(default_factory=_runtime_options_default)  # RuntimeOptions
     max_batch: int = 16  # most faces one swapper call takes; more are split into several calls
     detect_max_side: int = 1024  # larger frames are searched for faces on a downscaled copy
     detect_upsample: int = 1  # dlib HOG: 1 finds faces down to ~40 px on the searched copy

@@ -14,7 +14,7 @@ from typing import Any
 import dlib
 
 from swap.errors import ModelMissing
-from swap.runtime import record_model_load
+from swap.inference.sessions import record_model_load
 
 SHAPE_68 = "shape_predictor_68_face_landmarks.dat"
 RESNET = "dlib_face_recognition_resnet_model_v1.dat"
@@ -32,7 +32,7 @@ def models_folder() -> Path:
 
 
 def _record_load(name: str) -> None:
-    # The platform proves "models load once per process" through this counter (swap.runtime).
+    # The platform proves "models load once per process" through this counter (swap.inference.sessions).
     record_model_load(name)
 
 

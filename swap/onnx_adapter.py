@@ -4,15 +4,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from swap.runtime import RuntimeOptions, warm_up
-from swap.serve.client import triton_session
-from swap.serve.local import local_session
+from swap.config import RuntimeOptions
+from swap.inference.local import local_session
+from swap.inference.runs import warm_up
+from swap.inference.triton_client import triton_session
 
 
 class OnnxAdapter:
     default_name = ""
 
-    # Only the model runs count as inference (swap.runtime.run_in_batches measures them), not
+    # Only the model runs count as inference (swap.inference.runs.run_in_batches measures them), not
     # the warping and pasting around them.
     reports_inference_time = True
 

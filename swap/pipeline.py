@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import dlib
 import numpy as np
 
-from swap import inference_clock, selection
+from swap import selection
 from swap.config import AUTO, PipelineConfig
 from swap.errors import EngineError, FaceIndexOutOfRange, ModelMissing, NoFaceFound
 from swap.face_detection.dlib_cnn import DlibCnnDetector
@@ -22,29 +22,15 @@ from swap.face_detection.dlib_hog import DlibHogDetector
 from swap.face_detection.retry import RetryingDetector
 from swap.face_landmarks.dlib_shape import DlibShapeLandmarker
 from swap.face_recognition.dlib_resnet import DlibResnetRecognizer
+from swap.inference import clock as inference_clock
+from swap.inference import triton_client
 from swap.models import canary, registry
 from swap.modes import FAST_DETECT_MAX_SIDE, ModePlan, plan_modes, requested_mode
-from swap.serve import client as triton_client
 from swap.swappers.classical import ClassicalSwapper
-from swap.types import Face, FaceDetector, SourceIdentity, SwapOptions, SwapResult
+from swap.types import Face, FaceDetector, FaceMasker, SourceIdentity, SwapOptions, SwapResult
 
-# "auto" prefers these ONNX models, in order, when installed (see swap/models/manifest.json).
-ONNX_DETECTORS = ("yoloface_8n",)
-ONNX_LANDMARKERS = ("2dfan4",)
-ONNX_RECOGNIZERS = ("arcface_w600k_r50",)
-ONNX_SWAPPERS = (
-    "inswapper_128",
-    "inswapper_128_fp16",
-    "hyperswap_1a_256",
-    "ghost_1_256",
-    "ghost_2_256",
-    "ghost_3_256",
-)
-ONNX_OCCLUDERS = ("xseg_1", "xseg_2", "xseg_3")
-ONNX_PARSERS = ("bisenet_resnet_34",)
-ONNX_ENHANCERS = ("gfpgan_1.4", "codeformer")
-RECOGNIZER_FOR_KIND = {"arcface512": ONNX_RECOGNIZERS, "dlib128": ()}
-
+# "auto" tries the ONNX models the manifest lists for a stage, best first, when installed
+# (registry.auto_order, the "auto" table of swap/models/manifest.json), else these defaults.
 DLIB_DETECTOR, DLIB_LANDMARKER, DLIB_RECOGNIZER, CLASSICAL = (
     "dlib_hog",
     "dlib_shape68",
@@ -122,7 +108,9 @@ class _Backends:
         self.config = config
 
     def _build_detector(self) -> FaceDetector:
-        return self._resolve(self.config.detector, ONNX_DETECTORS, DLIB_DETECTOR, self._dlib_detector)
+        return self._resolve(
+            self.config.detector, registry.auto_order("detector"), DLIB_DETECTOR, self._dlib_detector
+        )
 
     # -- backend choice -------------------------------------------------------------------
 
@@ -141,13 +129,14 @@ class _Backends:
         swapper = CLASSICAL
         requested = self.config.swapper
         if requested == AUTO:
-            recognizer_ok = all(self._allowed(r) for r in ONNX_RECOGNIZERS[:1])
-            swapper = next((n for n in ONNX_SWAPPERS if recognizer_ok and self._allowed(n)), CLASSICAL)
+            recognizer_ok = all(self._allowed(r) for r in registry.auto_order("recognizer")[:1])
+            swappers = registry.auto_order("swapper")
+            swapper = next((n for n in swappers if recognizer_ok and self._allowed(n)), CLASSICAL)
         elif requested != CLASSICAL:
             swapper = requested
         enhancer = None
         if self.config.enhancer == AUTO:
-            enhancer = next((n for n in ONNX_ENHANCERS if self._allowed(n)), None)
+            enhancer = next((n for n in registry.auto_order("enhancer") if self._allowed(n)), None)
         elif self.config.enhancer != NO_ENHANCER:
             enhancer = self.config.enhancer
         size = 128
@@ -233,7 +222,7 @@ class Pipeline(_Backends):
         self.swapper = self._build_swapper()
         self.detector = self._build_detector()
         self.landmarker = self._resolve(
-            self.config.landmarker, ONNX_LANDMARKERS, DLIB_LANDMARKER, self._dlib_landmarker
+            self.config.landmarker, registry.auto_order("landmarker"), DLIB_LANDMARKER, self._dlib_landmarker
         )
         self.recognizer = self._build_recognizer()
         self.enhancer, self.enhancer_missing_reason = self._build_enhancer()
@@ -252,8 +241,9 @@ class Pipeline(_Backends):
         requested = self.config.swapper
         if requested == AUTO:
             # An ONNX swapper is only useful with the recogniser that feeds it.
-            for name in ONNX_SWAPPERS:
-                if self._installed(name) and all(self._installed(r) for r in ONNX_RECOGNIZERS[:1]):
+            recognizers = registry.auto_order("recognizer")[:1]
+            for name in registry.auto_order("swapper"):
+                if self._installed(name) and all(self._installed(r) for r in recognizers):
                     swapper = self._first_installed((name,), pixel_boost=self.config.pixel_boost)
                     if swapper is not None:
                         return swapper
@@ -270,19 +260,21 @@ class Pipeline(_Backends):
                 raise BackendMismatch(
                     f"The {self.swapper.name} swapper needs ArcFace embeddings; recogniser {requested!r} makes dlib128."
                 )
-            name = ONNX_RECOGNIZERS[0] if requested == AUTO else requested
+            name = registry.auto_order("recognizer")[0] if requested == AUTO else requested
             return self._load_onnx(name)
-        return self._resolve(requested, ONNX_RECOGNIZERS, DLIB_RECOGNIZER, self._dlib_recognizer)
+        return self._resolve(
+            requested, registry.auto_order("recognizer"), DLIB_RECOGNIZER, self._dlib_recognizer
+        )
 
-    def _build_maskers(self) -> list[object]:
+    def _build_maskers(self) -> list[FaceMasker]:
         """Occlusion (XSeg) and region (BiSeNet) masks for an ONNX swapper, when installed: the
         swapper combines them with its box mask as FaceFusion does (element-wise minimum)."""
         if not hasattr(self.swapper, "maskers"):
             return []
-        maskers = []
+        maskers: list[FaceMasker] = []
         for requested, candidates in (
-            (self.config.occluder, ONNX_OCCLUDERS),
-            (self.config.face_parser, ONNX_PARSERS),
+            (self.config.occluder, registry.auto_order("occluder")),
+            (self.config.face_parser, registry.auto_order("parser")),
         ):
             if requested == NO_ENHANCER:
                 continue
@@ -297,9 +289,10 @@ class Pipeline(_Backends):
         if requested == NO_ENHANCER:
             return None, "the face enhancer is disabled in this deployment"
         if requested == AUTO:
-            enhancer = self._first_installed(ONNX_ENHANCERS)
+            candidates = registry.auto_order("enhancer")
+            enhancer = self._first_installed(candidates)
             if enhancer is None:
-                return None, f"no face enhancer is installed ({', '.join(ONNX_ENHANCERS)})"
+                return None, f"no face enhancer is installed ({', '.join(candidates)})"
             return enhancer, None
         return self._load_onnx(requested), None
 

@@ -56,7 +56,7 @@ class SwapResult:
     enhancer: str | None = None
     enhancer_skipped_reason: str | None = None  # e.g. "gfpgan_1.4 is not installed"
     # The billed work of the model calls (dlib, ONNX runs): CPU time on the CPU, wall time on a
-    # GPU (swap.inference_clock): billed "GPU seconds".
+    # GPU (swap.inference.clock): billed "GPU seconds".
     inference_ms: float = 0.0
     # The mode asked for, and the mode whose work actually ran (what billing must charge): they
     # differ when this install cannot do more for the asked mode (swap.modes).
@@ -107,7 +107,7 @@ class SourceIdentity:
     # ([] for a photo without a face): what a face-analysis cache stores for the sources.
     analyses: list[list[Face]] = field(default_factory=list)
     analysis_inference_ms: list[float] = field(default_factory=list)  # per photo, of inference_ms
-    inference_ms: float = 0.0  # billed work of the model calls (swap.inference_clock), with the first frame
+    inference_ms: float = 0.0  # billed work of the model calls (swap.inference.clock), with the first frame
 
 
 class FaceSwapper(Protocol):
@@ -123,3 +123,18 @@ class FaceEnhancer(Protocol):
     name: str
 
     def enhance(self, frame: np.ndarray, faces: list[Face], blend: float) -> np.ndarray: ...
+
+
+# Which crop a content mask reads: the target's before the swap, or the swapped one.
+MaskedCrop = Literal["target", "swapped"]
+
+
+class FaceMasker(Protocol):
+    """A content mask (occlusion, face-parser regions) an ONNX swapper combines with its box mask."""
+
+    name: str
+    on: MaskedCrop
+
+    def masks(self, crops_bgr: np.ndarray) -> np.ndarray:
+        """(N, S, S) float32 in [0, 1] for aligned crops (N, S, S, 3) BGR uint8."""
+        ...

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import numpy as np
 
+from swap.config import RuntimeOptions
 from swap.enhancers.gfpgan import GfpganEnhancer
-from swap.runtime import RuntimeOptions
 
 
 class CodeformerEnhancer(GfpganEnhancer):

@@ -13,8 +13,9 @@ import cv2
 import numpy as np
 
 from swap.align import box_mask, paste_back_many, warp_faces
+from swap.config import RuntimeOptions
+from swap.inference.runs import clock_stage, run_in_batches
 from swap.onnx_adapter import OnnxAdapter
-from swap.runtime import RuntimeOptions, clock_stage, run_in_batches
 from swap.types import Face
 
 SIZE = 512

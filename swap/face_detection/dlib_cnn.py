@@ -10,8 +10,9 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from swap import dlib_models, inference_clock
+from swap import dlib_models
 from swap.face_detection.dlib_hog import _five_from_box
+from swap.inference import clock as inference_clock
 from swap.types import Face
 
 

@@ -10,7 +10,8 @@ import cv2
 import dlib
 import numpy as np
 
-from swap import dlib_models, inference_clock
+from swap import dlib_models
+from swap.inference import clock as inference_clock
 from swap.types import Face
 
 

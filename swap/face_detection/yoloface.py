@@ -12,8 +12,9 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from swap.config import RuntimeOptions
+from swap.inference.runs import run_in_batches
 from swap.onnx_adapter import OnnxAdapter
-from swap.runtime import RuntimeOptions, run_in_batches
 from swap.types import Face
 
 

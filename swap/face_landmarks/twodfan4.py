@@ -13,8 +13,8 @@ import cv2
 import numpy as np
 
 from swap.align import transform_points
+from swap.inference.runs import run_in_batches
 from swap.onnx_adapter import OnnxAdapter
-from swap.runtime import run_in_batches
 from swap.types import Face
 
 SIZE = 256

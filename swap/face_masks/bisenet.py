@@ -15,8 +15,10 @@ import cv2
 import numpy as np
 
 from swap.align import soften_mask
+from swap.config import RuntimeOptions
+from swap.inference.runs import run_in_batches
 from swap.onnx_adapter import OnnxAdapter
-from swap.runtime import RuntimeOptions, run_in_batches
+from swap.types import MaskedCrop
 
 SIZE = 512
 MEAN = np.array([0.485, 0.456, 0.406], np.float32)
@@ -36,7 +38,7 @@ REGIONS = {
 
 
 class BisenetParser(OnnxAdapter):
-    on = "swapped"  # computed on the crop after the swap
+    on: MaskedCrop = "swapped"  # computed on the crop after the swap
 
     def __init__(
         self,

@@ -14,14 +14,16 @@ import cv2
 import numpy as np
 
 from swap.align import soften_mask
+from swap.config import RuntimeOptions
+from swap.inference.runs import run_in_batches
 from swap.onnx_adapter import OnnxAdapter
-from swap.runtime import RuntimeOptions, run_in_batches
+from swap.types import MaskedCrop
 
 SIZE = 256
 
 
 class XsegOccluder(OnnxAdapter):
-    on = "target"  # computed on the crop before the swap
+    on: MaskedCrop = "target"  # computed on the crop before the swap
 
     def __init__(
         self,

@@ -9,8 +9,8 @@ from __future__ import annotations
 import numpy as np
 
 from swap.align import warp_faces
+from swap.inference.runs import run_in_batches
 from swap.onnx_adapter import OnnxAdapter
-from swap.runtime import run_in_batches
 from swap.types import EmbeddingKind, Face
 
 SIZE = 112

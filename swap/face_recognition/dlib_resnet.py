@@ -2,7 +2,7 @@
 
 dlib cuts the face chips (get_face_chips: the same alignment as its compute_face_descriptor);
 the network itself runs in onnxruntime, converted from dlib's model file
-(swap.face_recognition.dlib_onnx): the same descriptors to float rounding, on all cores and
+(swap.models.dlib_onnx): the same descriptors to float rounding, on all cores and
 all faces of a frame in one run, where dlib's build runs it on one thread.
 """
 
@@ -15,10 +15,12 @@ import dlib
 import numpy as np
 import onnxruntime as ort
 
-from swap import dlib_models, inference_clock
+from swap import dlib_models
+from swap.config import RuntimeOptions
 from swap.face_detection.dlib_hog import to_dlib_rect
-from swap.face_recognition.dlib_onnx import CHIP_PADDING, CHIP_SIZE, INPUT_NAME, convert_file
-from swap.runtime import RuntimeOptions, get_model_session, pool_threads
+from swap.inference import clock as inference_clock
+from swap.inference.sessions import get_model_session, pool_threads
+from swap.models.dlib_onnx import CHIP_PADDING, CHIP_SIZE, INPUT_NAME, convert_file
 from swap.types import Face
 
 

@@ -1,7 +1,8 @@
-"""The model registry: what models exist (manifest.json), where they live, and their adapters.
+"""The model registry: what models exist (manifest.json), which ones "auto" prefers, where they
+live, and their adapters.
 
 `load_adapter` turns a model name into an object implementing the matching Protocol from
-`swap.types` (FaceDetector, FaceLandmarker, FaceRecognizer, FaceSwapper, FaceEnhancer).
+`swap.types` (FaceDetector, FaceLandmarker, FaceRecognizer, FaceSwapper, FaceEnhancer, FaceMasker).
 """
 
 from __future__ import annotations
@@ -13,8 +14,8 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from swap.config import RuntimeOptions
 from swap.errors import ModelMissing, ModelRefused
-from swap.runtime import RuntimeOptions
 
 MANIFEST_PATH = Path(__file__).with_name("manifest.json")
 # VISAGE_MODELS_MANIFEST points at another manifest (mirrors, tests); VISAGE_MODELS_BASE_URL
@@ -81,6 +82,23 @@ def load_manifest(path: Path | None = None) -> dict[str, ModelSpec]:
 
 
 MODELS: dict[str, ModelSpec] = load_manifest(MANIFEST_PATH)
+
+
+def load_auto_order(path: Path | None = None) -> dict[str, tuple[str, ...]]:
+    """The manifest's "auto" preference: per kind, the models a pipeline's "auto" tries, best first."""
+    path = Path(path or os.environ.get(MANIFEST_ENV) or MANIFEST_PATH)
+    return {kind: tuple(names) for kind, names in json.loads(path.read_text()).get("auto", {}).items()}
+
+
+AUTO_ORDER: dict[str, tuple[str, ...]] = load_auto_order(MANIFEST_PATH)
+
+
+def auto_order(kind: str) -> tuple[str, ...]:
+    """The models "auto" tries for `kind` (detector, landmarker, recognizer, swapper, occluder,
+    parser, enhancer), best first: the active manifest's order, or the packaged one's when the
+    active manifest has none (an operator's older copy keeps choosing as before)."""
+    order = load_auto_order() or AUTO_ORDER if os.environ.get(MANIFEST_ENV) else AUTO_ORDER
+    return order.get(kind, ())
 
 
 def manifest(path: Path | None = None) -> dict[str, ModelSpec]:
@@ -214,7 +232,7 @@ def refuse_non_commercial(spec: ModelSpec) -> None:
 def load_adapter(
     name: str, models_dir: Path, runtime: RuntimeOptions | None = None, **adapter_options
 ) -> object:
-    """Build the adapter for `name` (one ONNX session per process, shared via swap.runtime).
+    """Build the adapter for `name` (one ONNX session per process, shared via swap.inference.sessions).
 
     `adapter_options` go to the adapter's constructor (e.g. max_batch=16, mask_blur=0.3).
     """

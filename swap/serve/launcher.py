@@ -25,9 +25,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-import onnx
-from onnx import numpy_helper
 
+from swap.inference.emap import read_emap
 from swap.models import registry, versions
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -79,13 +78,6 @@ def ensure_venv(venv: Path = DEFAULT_VENV, *, python: str | None = None, gpu: bo
 
 
 # -- the serve plan -------------------------------------------------------------------------------
-
-
-def read_emap(model_path: Path) -> np.ndarray:
-    """inswapper's emap, the graph's LAST initializer (as swap.swappers.inswapper.read_emap; not
-    imported from there: the adapters import swap.serve, and swap's modules import one way)."""
-    model = onnx.load(str(model_path))
-    return numpy_helper.to_array(model.graph.initializer[-1]).astype(np.float32)
 
 
 def triton_name(name: str) -> str:

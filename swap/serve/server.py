@@ -38,6 +38,9 @@ from pytriton.decorators import batch
 from pytriton.model_config import DynamicBatcher, ModelConfig, Tensor
 from pytriton.triton import Triton, TritonConfig
 
+# numpy only (swap.inference's package init imports nothing), so it loads in the Triton venv.
+from swap.inference.dtypes import numpy_type
+
 log = logging.getLogger("visage.triton")
 
 CATALOG_MODEL = "visage_catalog"
@@ -53,17 +56,6 @@ def versioned_name(triton_name: str, version: int) -> str:
     (`model="inswapper_128-v2",version="2"`).
     """
     return f"{triton_name}-v{int(version)}"
-
-
-_ORT_TO_NUMPY = {
-    "tensor(float)": np.float32,
-    "tensor(float16)": np.float16,
-    "tensor(double)": np.float64,
-    "tensor(int64)": np.int64,
-    "tensor(int32)": np.int32,
-    "tensor(uint8)": np.uint8,
-    "tensor(bool)": np.bool_,
-}
 
 
 def _dims(shape) -> list:
@@ -148,10 +140,6 @@ class VersionRunner:
         return results
 
 
-def _numpy_type(onnx_type: str):
-    return _ORT_TO_NUMPY.get(onnx_type, np.float32)
-
-
 def _catalog_response(plan: dict, runners: dict[tuple[str, int], VersionRunner]) -> dict:
     state_path = Path(plan["models_dir"]) / "versions.json"
     try:
@@ -229,11 +217,11 @@ def serve(plan: dict) -> None:
             for entry in model["versions"]:
                 runner = runners[(model["name"], entry["version"])]
                 inputs = [
-                    Tensor(name=i["name"], dtype=_numpy_type(i["type"]), shape=triton_item_shape(i))
+                    Tensor(name=i["name"], dtype=numpy_type(i["type"]), shape=triton_item_shape(i))
                     for i in runner.meta["inputs"]
                 ]
                 outputs = [
-                    Tensor(name=o["name"], dtype=_numpy_type(o["type"]), shape=triton_item_shape(o))
+                    Tensor(name=o["name"], dtype=numpy_type(o["type"]), shape=triton_item_shape(o))
                     for o in runner.meta["outputs"]
                 ]
                 if model["batching"]:

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from swap import inference_clock
+from swap.inference import clock as inference_clock
 from swap.swappers.appearance import (
     is_grayscale,
     match_blockiness,

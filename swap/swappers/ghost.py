@@ -15,10 +15,11 @@ from pathlib import Path
 
 import numpy as np
 
+from swap.config import RuntimeOptions
+from swap.inference.local import models_dir_of
+from swap.inference.runs import input_dtype, run_in_batches
 from swap.models import registry
 from swap.onnx_adapter import OnnxAdapter
-from swap.runtime import RuntimeOptions, input_dtype, run_in_batches
-from swap.serve.local import models_dir_of
 from swap.swappers.hyperswap import HyperswapSwapper
 
 TEMPLATE = "arcface_112_v1"

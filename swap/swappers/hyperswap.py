@@ -13,7 +13,8 @@ from pathlib import Path
 
 import numpy as np
 
-from swap.runtime import RuntimeOptions, input_dtype, run_in_batches
+from swap.config import RuntimeOptions
+from swap.inference.runs import input_dtype, run_in_batches
 from swap.swappers.onnx_swapper import OnnxFaceSwapper
 
 SIZE = 256

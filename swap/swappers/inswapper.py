@@ -16,10 +16,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-import onnx
-from onnx import numpy_helper
 
-from swap.runtime import RuntimeOptions, input_dtype, run_in_batches
+from swap.config import RuntimeOptions
+from swap.inference.emap import read_emap
+from swap.inference.runs import input_dtype, run_in_batches
 from swap.swappers.onnx_swapper import (  # noqa: F401 - re-exported for callers
     OnnxFaceSwapper,
     explode_pixel_boost,
@@ -28,13 +28,6 @@ from swap.swappers.onnx_swapper import (  # noqa: F401 - re-exported for callers
 
 SIZE = 128
 TEMPLATE = "arcface_128"
-
-
-def read_emap(model_path: Path) -> np.ndarray:
-    """The 512×512 embedding map: the LAST initializer of the graph (FaceFusion and insightface
-    both rely on that position; there is no name to look it up by)."""
-    model = onnx.load(str(model_path))
-    return numpy_helper.to_array(model.graph.initializer[-1]).astype(np.float32)
 
 
 def source_latent(embedding: np.ndarray, emap: np.ndarray) -> np.ndarray:

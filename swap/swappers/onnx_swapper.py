@@ -18,10 +18,11 @@ from pathlib import Path
 import numpy as np
 
 from swap.align import box_mask, paste_back_many, warp_faces
+from swap.config import RuntimeOptions
 from swap.errors import EngineError
+from swap.inference.runs import clock_stage
 from swap.onnx_adapter import OnnxAdapter
-from swap.runtime import RuntimeOptions, clock_stage
-from swap.types import EmbeddingKind, Face, SourceIdentity
+from swap.types import EmbeddingKind, Face, FaceMasker, SourceIdentity
 
 
 def implode_pixel_boost(crops: np.ndarray, factor: int) -> np.ndarray:
@@ -65,7 +66,7 @@ class OnnxFaceSwapper(OnnxAdapter):
         self.boost = pixel_boost // self.model_size
         self.mask_blur, self.mask_padding = mask_blur, mask_padding
         self.mask = box_mask(self.crop_size, mask_blur, mask_padding)
-        self.maskers: list[object] = []  # XsegOccluder / BisenetParser, set by the pipeline
+        self.maskers: list[FaceMasker] = []  # XsegOccluder / BisenetParser, set by the pipeline
 
     def _check_size(self, size: int) -> None:
         m = self.model_size

@@ -15,8 +15,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from swap import inference_clock
 from swap.errors import FaceIndexOutOfRange, NoFaceFound
+from swap.inference import clock as inference_clock
 from swap.mark import VisibleMark
 from swap.pipeline import target_analysis_mode
 from swap.types import SourceIdentity, SwapOptions

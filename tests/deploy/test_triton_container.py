@@ -18,11 +18,12 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from swap.runtime import clear_sessions
-from swap.serve import client, launcher
+from swap.inference import triton_client
+from swap.inference.sessions import clear_sessions
+from swap.serve import launcher
 from tests.helpers.podman import free_port, make_images, podman
+from tests.swap.serve.test_triton import EMBEDDING, _models, both
 from tests.swap.test_onnx_adapters import face_at, identity, textured_frame
-from tests.swap.test_triton import EMBEDDING, _models, both
 
 # A cold build adds PyTriton to the GPU worker's dependency layers (CUDA wheels): minutes on 2 cores.
 pytestmark = [pytest.mark.container, pytest.mark.timeout(3600)]
@@ -61,7 +62,7 @@ def served(image, tmp_path_factory):
         )
     finally:
         podman("rm", "-f", "-t", "0", name, check=False)
-        client.clear()
+        triton_client.clear()
 
 
 def logs(name: str) -> str:
@@ -70,7 +71,7 @@ def logs(name: str) -> str:
 
 def test_the_image_serves_the_models_like_local_inference_and_stops_on_sigterm(served):
     clear_sessions()
-    client.clear()
+    triton_client.clear()
     local, remote = both(served.models_dir, served, "inswapper_128")
     frame = textured_frame()
     faces = [face_at("arcface_128", 128, x, y) for x, y in [(10, 10), (180, 20)]]
@@ -83,7 +84,7 @@ def test_the_image_serves_the_models_like_local_inference_and_stops_on_sigterm(s
     np.testing.assert_array_equal(local.embed(frame, faces112)[0], remote.embed(frame, faces112)[0])
 
     # Readiness as the web's /healthz reports it: the served versions, the broken one by name.
-    report = client.readiness(served.grpc_url)
+    report = triton_client.readiness(served.grpc_url)
     assert report["ready"] and report["models"]["inswapper_128"]["versions"] == [1, 2]
     assert any(line.startswith("arcface_w600k_r50 v3") for line in report["failed"])
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from moderation import nsfw
-from swap.runtime import model_load_counts
+from swap.inference.sessions import model_load_counts
 
 
 @pytest.fixture
@@ -22,7 +22,9 @@ def test_real_model_loads_from_the_wheel_and_passes_the_astronaut(bgr, settings)
     assert finding.detail["fired"] == {}
     assert nsfw.get_detector().model_path.name == "320n.onnx"
     loads_after_first = model_load_counts().get("320n", 0)
-    assert loads_after_first - loads_before <= 1  # loaded through swap.runtime.get_session, at most once
+    assert (
+        loads_after_first - loads_before <= 1
+    )  # loaded through swap.inference.sessions.get_session, at most once
     nsfw.check(bgr, role="target")
     assert model_load_counts().get("320n", 0) == loads_after_first  # and never again for the next image
 

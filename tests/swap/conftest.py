@@ -10,8 +10,8 @@ import pytest
 from skimage import data
 
 from swap.config import PipelineConfig
+from swap.inference.sessions import clear_sessions
 from swap.pipeline import Pipeline
-from swap.runtime import clear_sessions
 
 
 @pytest.fixture(scope="session")

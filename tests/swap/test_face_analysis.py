@@ -18,10 +18,10 @@ from swap.face_analysis import (
     signature_digest,
 )
 from swap.models import canary
+from swap.models import standins as fx
 from swap.pipeline import LARGEST_FACE_MODE, SOURCE_ANALYSIS_MODE, Pipeline, target_analysis_mode
 from swap.types import Face, SwapOptions
 
-from . import onnx_fixtures as fx
 from .test_onnx_adapters import CPU, points_64, textured_frame
 
 

@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 
 from swap.config import PipelineConfig
+from swap.models import standins as fx
 from swap.modes import mode_ran, plan_modes, requested_mode
 from swap.pipeline import Pipeline
 from swap.types import SwapOptions
 
-from . import onnx_fixtures as fx
 from .test_onnx_adapters import CPU, emap_for, points_64, textured_frame
 
 

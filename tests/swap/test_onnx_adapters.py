@@ -10,12 +10,12 @@ import numpy as np
 import pytest
 
 from swap import align
+from swap.config import RuntimeOptions
 from swap.errors import ModelMissing, ModelRefused
 from swap.models import registry
-from swap.runtime import RuntimeOptions
+from swap.models import standins as fx
 from swap.swappers.inswapper import read_emap, source_latent
 from swap.types import Face, SourceIdentity
-from tests.swap import onnx_fixtures as fx
 
 CPU = RuntimeOptions(providers=["CPUExecutionProvider"], intra_op_threads=1)
 LATENT_0 = 0.4  # the stand-in inswapper writes latent[0] into the B channel
@@ -383,8 +383,8 @@ def test_manifest_lists_licences():
 
 def test_pipeline_picks_the_installed_onnx_models_and_loads_each_once(tmp_path, source_embedding):
     from swap.config import PipelineConfig
+    from swap.inference.sessions import model_load_counts
     from swap.pipeline import Pipeline
-    from swap.runtime import model_load_counts
     from swap.types import SwapOptions
 
     fx.make_inswapper(tmp_path / "inswapper_128.onnx", emap=emap_for(source_embedding))

@@ -147,7 +147,7 @@ def test_auto_without_models_uses_dlib_and_classical(pipeline):
 
 
 def test_models_load_once_per_process(tmp_path, astronaut, other_face):
-    from swap.runtime import model_load_counts
+    from swap.inference.sessions import model_load_counts
 
     first = Pipeline(PipelineConfig(models_dir=tmp_path))
     before = model_load_counts()

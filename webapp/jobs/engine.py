@@ -10,8 +10,8 @@ from dataclasses import replace
 
 from django.conf import settings
 
-from swap import inference_clock
 from swap.config import PipelineConfig
+from swap.inference import clock as inference_clock
 from swap.models import canary
 from swap.pipeline import Pipeline
 from webapp.telemetry import metrics

@@ -23,8 +23,9 @@ import numpy as np
 from django.conf import settings
 
 from moderation.identities import FaceAnalyser
-from swap import face_analysis, inference_clock
+from swap import face_analysis
 from swap.face_analysis import FaceAnalysis
+from swap.inference import clock as inference_clock
 from swap.pipeline import Pipeline, StageTimer
 from swap.types import Face
 from webapp.media import storage

@@ -8,7 +8,7 @@ from django.db import connection
 from django.http import JsonResponse
 
 from moderation import selectors as moderation_selectors
-from swap.serve import client as triton_client
+from swap.inference import triton_client
 from webapp.media import storage
 
 PROBE_TIMEOUT_S = 2

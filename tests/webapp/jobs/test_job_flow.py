@@ -91,7 +91,7 @@ def test_delete_purges_result_and_uploads(api_a, astronaut_pair):
 
 
 def test_models_load_once_across_jobs(api_a, astronaut_pair):
-    from swap.runtime import model_load_counts
+    from swap.inference.sessions import model_load_counts
 
     source, target, _ = astronaut_pair
     post_job(api_a, source, target)

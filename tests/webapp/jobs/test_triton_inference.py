@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from swap.serve import client as triton_client
+from swap.inference import triton_client
 from swap.serve import launcher
 from tests.webapp.conftest import drain, post_job
 from webapp.jobs import engine

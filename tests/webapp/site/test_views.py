@@ -250,7 +250,7 @@ def test_upload_page_offers_several_source_photos(client_a, settings):
 def engine_detector_reset(tmp_path):
     """A fresh faces-endpoint detector; afterwards, only the sessions of this test's own models
     (under tmp_path) are dropped, never other tests' (the moderation models stay loaded)."""
-    from swap.runtime import clear_sessions
+    from swap.inference.sessions import clear_sessions
     from webapp.api.faces import reset_face_detector
 
     reset_face_detector()
@@ -264,8 +264,8 @@ def test_faces_endpoint_uses_the_engines_detector(
     client_a, tmp_path, monkeypatch, engine_detector_reset, requested
 ):
     pytest.importorskip("onnxruntime")
+    from swap.models import standins as fx
     from swap.pipeline import build_detector
-    from tests.swap import onnx_fixtures as fx
 
     kps = [(300, 180), (340, 180), (320, 200), (305, 225), (335, 225)]
     rows = [

@@ -18,7 +18,7 @@ from prometheus_client import multiprocess
 
 from moderation import services as moderation_services
 from swap.errors import InferenceUnavailable
-from swap.runtime import onnxruntime_install_problem
+from swap.inference.sessions import onnxruntime_install_problem
 from webapp.jobs import engine
 from webapp.jobs.steps import calibrate
 from webapp.jobs.worker import Sweeper, VisageWorker

@@ -1,4 +1,5 @@
-"""Tiny ONNX stand-ins for the real models, generated with onnx.helper.
+"""Tiny ONNX stand-ins for the real models, generated with onnx.helper (a core dependency), for the
+tests and the benchmarks (bench/ never imports tests/).
 
 Same tensor names and shapes as FaceFusion's exports, a dynamic batch dimension N (or a fixed
 1 where asked), and outputs that are a KNOWN function of the inputs, so tests can assert on

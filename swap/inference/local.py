@@ -15,9 +15,10 @@ from pathlib import Path
 
 import numpy as np
 
+from swap.config import RuntimeOptions
+from swap.inference.emap import read_emap
+from swap.inference.sessions import get_session, share_pool_threads
 from swap.models import canary, registry
-from swap.runtime import RuntimeOptions, get_session, share_pool_threads
-from swap.serve.launcher import read_emap
 
 
 def models_dir_of(name: str, path: Path) -> Path:

@@ -9,7 +9,7 @@ What a model call is billed (`FrameClock.inference_ms`) depends on where it runs
 - On this machine's CPU (dlib's models, onnxruntime's CPUExecutionProvider, an adapter that does
   not meter its own calls): the CPU time the call consumed, i.e. the calling thread's CPU time
   plus, for an onnxruntime session with an intra-op thread pool, the CPU time of the pool's
-  threads during the call (`swap.runtime.pool_threads`). dlib runs single-threaded in the calling
+  threads during the call (`swap.inference.sessions.pool_threads`). dlib runs single-threaded in the calling
   thread. Other threads of the process (a video's decoder and encoder run beside the model calls)
   and other processes on shared cores are not counted, nor is time spent waiting for a core, so
   the same work is billed the same on a quiet and on a busy machine, at warm-up (the quote's
@@ -74,7 +74,7 @@ def session() -> Iterator[FrameClock]:
         _current.reset(token)
 
 
-# Providers whose model calls run on this process's CPU threads (swap.runtime reports
+# Providers whose model calls run on this process's CPU threads (swap.inference.runs reports
 # onnxruntime's without "ExecutionProvider", in lower case; dlib's models run in the calling thread).
 CPU_PROVIDERS = frozenset({"cpu", "dlib"})
 

@@ -15,11 +15,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from swap import inference_clock, runtime
-from swap.serve.local import VersionedLocalSession
-from tests.swap import onnx_fixtures as fx
+from swap.config import RuntimeOptions
+from swap.inference import clock as inference_clock
+from swap.inference.local import VersionedLocalSession
+from swap.inference.runs import run_in_batches
+from swap.inference.sessions import clear_sessions, get_session, pool_threads
+from swap.models import standins as fx
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 BLOCK = b"\x01" * 4_000_000  # hashlib releases the GIL while hashing this
 
 
@@ -93,16 +96,16 @@ def test_a_call_on_an_accelerator_is_billed_its_wall_time(heard):
 def pool_billing_in_this_process(folder: str) -> dict:
     """20 runs of a 2-thread CPU session: what the clock billed, and the CPU time the process and
     the calling thread used meanwhile (ms)."""
-    options = runtime.RuntimeOptions(providers=["CPUExecutionProvider"], intra_op_threads=2)
-    session = runtime.get_session(fx.make_matmul_chain(Path(folder) / "matmul_chain.onnx"), options)
+    options = RuntimeOptions(providers=["CPUExecutionProvider"], intra_op_threads=2)
+    session = get_session(fx.make_matmul_chain(Path(folder) / "matmul_chain.onnx"), options)
     rows = np.random.default_rng(0).standard_normal((256, 512)).astype(np.float32)
-    runtime.run_in_batches(session, {"x": rows}, max_batch=256)  # first run: lazy initialisation
+    run_in_batches(session, {"x": rows}, max_batch=256)  # first run: lazy initialisation
     process_start, thread_start = time.process_time(), time.thread_time()
     with inference_clock.session() as clock:
         for _ in range(20):
-            runtime.run_in_batches(session, {"x": rows}, max_batch=256)
+            run_in_batches(session, {"x": rows}, max_batch=256)
     return {
-        "pool": len(runtime.pool_threads(session)),
+        "pool": len(pool_threads(session)),
         "spinning": session.get_session_options().get_session_config_entry("session.intra_op.allow_spinning"),
         "billed_ms": clock.inference_ms,
         "process_ms": (time.process_time() - process_start) * 1000,
@@ -116,7 +119,7 @@ def test_a_cpu_sessions_intra_op_pool_is_billed_with_the_calling_thread(tmp_path
     process (a fresh interpreter: threads other tests leave in this one would count in its CPU
     time), and exceeds what the calling thread alone used."""
     script = (
-        "import json, sys; from tests.swap.test_inference_clock import pool_billing_in_this_process as m; "
+        "import json, sys; from tests.swap.inference.test_clock import pool_billing_in_this_process as m; "
         "print(json.dumps(m(sys.argv[1])))"
     )
     done = subprocess.run(
@@ -131,21 +134,21 @@ def test_a_cpu_sessions_intra_op_pool_is_billed_with_the_calling_thread(tmp_path
 
 def test_a_model_with_a_canary_is_billed_on_both_versions_pools(tmp_path):
     """Either version may run a call (the job's routing picks it)."""
-    runtime.clear_sessions(tmp_path)
-    options = runtime.RuntimeOptions(providers=["CPUExecutionProvider"], intra_op_threads=2)
+    clear_sessions(tmp_path)
+    options = RuntimeOptions(providers=["CPUExecutionProvider"], intra_op_threads=2)
     paths = {1: fx.make_matmul_chain(tmp_path / "1.onnx"), 2: fx.make_matmul_chain(tmp_path / "2.onnx")}
     versioned = VersionedLocalSession("matmul_chain", 1, paths, options)
-    pools = [runtime.pool_threads(session) for session in versioned.sessions.values()]
+    pools = [pool_threads(session) for session in versioned.sessions.values()]
     assert all(pools) and not pools[0] & pools[1]
-    assert runtime.pool_threads(versioned) == pools[0] | pools[1]
-    runtime.clear_sessions(tmp_path)
+    assert pool_threads(versioned) == pools[0] | pools[1]
+    clear_sessions(tmp_path)
 
 
 def test_a_session_made_elsewhere_has_no_known_pool():
     class OtherSession:  # e.g. a Triton client session: its model runs in another process
         pass
 
-    assert runtime.pool_threads(OtherSession()) == frozenset()
+    assert pool_threads(OtherSession()) == frozenset()
 
 
 def test_a_pool_thread_that_has_gone_never_fails_the_call():

@@ -6,10 +6,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from swap import inference_clock, runtime
-from tests.swap import onnx_fixtures as fx
+from swap.config import RuntimeOptions
+from swap.inference import clock as inference_clock
+from swap.inference.runs import run_in_batches
+from swap.inference.sessions import get_session
+from swap.models import standins as fx
 
-CPU = runtime.RuntimeOptions(providers=["CPUExecutionProvider"])
+CPU = RuntimeOptions(providers=["CPUExecutionProvider"])
 
 
 @pytest.fixture
@@ -25,10 +28,10 @@ def heard():
 
 
 def test_each_batch_of_a_model_run_is_reported_with_model_provider_and_size(tmp_path, heard):
-    session = runtime.get_session(fx.make_arcface(tmp_path / "arcface_probe.onnx"), CPU)
+    session = get_session(fx.make_arcface(tmp_path / "arcface_probe.onnx"), CPU)
     images = np.random.default_rng(0).random((5, 3, 112, 112), dtype=np.float32)
     with inference_clock.session() as clock:
-        runtime.run_in_batches(session, {"input.1": images}, max_batch=2)
+        run_in_batches(session, {"input.1": images}, max_batch=2)
     assert [(m, p, b) for m, p, _, b in heard] == [
         ("arcface_probe", "cpu", 2),
         ("arcface_probe", "cpu", 2),

@@ -1,4 +1,5 @@
-"""The worker side of VISAGE_INFERENCE=triton: an onnxruntime-like session backed by Triton.
+"""The worker side of VISAGE_INFERENCE=triton: an onnxruntime-like session backed by Triton
+(the server is the `python -m swap serve` tool, swap.serve).
 
 `TritonSession` offers what the adapters use of `onnxruntime.InferenceSession`
 (`get_inputs()`, `get_outputs()`, `run(outputs, feeds)`), so every adapter keeps its own pre-
@@ -29,16 +30,6 @@ CATALOG_MODEL = "visage_catalog"
 CATALOG_TTL_S = 10.0  # roll-out changes (promote/rollback) reach workers within this
 TIMEOUT_S = 60.0
 READY_TIMEOUT_S = 2.0  # a health check must answer quickly even when Triton's host is gone
-
-_ONNX_TO_NUMPY = {
-    "tensor(float)": np.float32,
-    "tensor(float16)": np.float16,
-    "tensor(double)": np.float64,
-    "tensor(int64)": np.int64,
-    "tensor(int32)": np.int32,
-    "tensor(uint8)": np.uint8,
-    "tensor(bool)": np.bool_,
-}
 
 
 @dataclass(frozen=True)
@@ -298,7 +289,3 @@ class TritonSession:
         if len(chunks) == 1:
             return chunks[0]
         return [np.concatenate([c[i] for c in chunks], axis=0) for i in range(len(wanted))]
-
-
-def numpy_type(onnx_type: str):
-    return _ONNX_TO_NUMPY.get(onnx_type, np.float32)

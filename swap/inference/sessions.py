@@ -1,8 +1,9 @@
-"""onnxruntime sessions: provider choice, a per-process cache, warm-up and load counting.
+"""onnxruntime sessions in this process: a per-process cache, load counting and install diagnostics.
 
 A GPU worker builds its pipeline once; every model it needs is loaded through
 `get_session` (or, for dlib, announced with `record_model_load`) so the platform can prove
-that models load once per worker process (`model_load_counts`).
+that models load once per worker process (`model_load_counts`). Which providers a session gets
+comes from `swap.config.RuntimeOptions`.
 """
 
 from __future__ import annotations
@@ -12,64 +13,18 @@ import importlib.metadata
 import logging
 import os
 import threading
-import time
 import weakref
 from collections import Counter
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import onnxruntime as ort
 
-from swap import inference_clock
+from swap.config import RuntimeOptions, available_providers
 
 log = logging.getLogger(__name__)
 
-PREFERRED_PROVIDERS = ("TensorrtExecutionProvider", "CUDAExecutionProvider", "CPUExecutionProvider")
 INSTALL_FIX = "pip uninstall -y onnxruntime onnxruntime-gpu && pip install onnxruntime-gpu"
-
-
-def available_providers() -> list[str]:
-    return list(ort.get_available_providers())
-
-
-def _default_providers() -> list[str]:
-    available = set(available_providers())
-    return [p for p in PREFERRED_PROVIDERS if p in available] or ["CPUExecutionProvider"]
-
-
-@dataclass(frozen=True)
-class RuntimeOptions:
-    """How to run ONNX models. Frozen (hashable) because it is part of the session cache key."""
-
-    providers: tuple[str, ...] | list[str] = field(default_factory=_default_providers)
-    device_id: int = 0
-    intra_op_threads: int = 0  # 0 = onnxruntime's default (all cores)
-    inter_op_threads: int = 0
-    # "local": onnxruntime in this process. "triton": the models run in the Triton service at
-    # triton_url (grpc://host:8001 or http://host:8000); OnnxAdapter opens a swap.serve session.
-    inference: str = "local"
-    triton_url: str = ""
-
-    def key(self) -> tuple:
-        return (
-            tuple(self.providers),
-            self.device_id,
-            self.intra_op_threads,
-            self.inter_op_threads,
-            self.inference,
-            self.triton_url,
-        )
-
-    def __hash__(self) -> int:  # providers may be a list; hash the normalised key
-        return hash(self.key())
-
-    def resolved_providers(self) -> list[str]:
-        """The requested providers that this onnxruntime build has, in preference order."""
-        available = set(available_providers())
-        chosen = [p for p in self.providers if p in available]
-        return chosen or ["CPUExecutionProvider"]
 
 
 _lock = threading.Lock()
@@ -77,7 +32,7 @@ _creating = threading.Lock()
 _sessions: dict[tuple, ort.InferenceSession] = {}
 _load_counts: Counter[str] = Counter()
 # Native ids of the threads each session (or session wrapper) runs its model on besides the caller:
-# a CPU session's intra-op pool (swap.inference_clock bills their CPU time).
+# a CPU session's intra-op pool (swap.inference.clock bills their CPU time).
 _pool_threads: weakref.WeakKeyDictionary[Any, frozenset[int]] = weakref.WeakKeyDictionary()
 
 
@@ -215,88 +170,3 @@ def clear_sessions(under: Path | None = None) -> None:
         root = Path(under).resolve()
         for key in [key for key in _sessions if Path(key[0]).is_relative_to(root)]:
             del _sessions[key]
-
-
-_ORT_TO_NUMPY = {
-    "tensor(float)": np.float32,
-    "tensor(float16)": np.float16,
-    "tensor(double)": np.float64,
-    "tensor(int64)": np.int64,
-    "tensor(int32)": np.int32,
-    "tensor(uint8)": np.uint8,
-    "tensor(bool)": np.bool_,
-}
-
-
-def input_dtype(session: ort.InferenceSession, name: str) -> type:
-    for node in session.get_inputs():
-        if node.name == name:
-            return _ORT_TO_NUMPY.get(node.type, np.float32)
-    raise KeyError(name)
-
-
-def dummy_feeds(session: ort.InferenceSession) -> dict[str, np.ndarray]:
-    """Zero inputs shaped from the model's metadata (symbolic dims become 1)."""
-    feeds = {}
-    for node in session.get_inputs():
-        shape = [d if isinstance(d, int) and d > 0 else 1 for d in node.shape]
-        feeds[node.name] = np.zeros(shape, dtype=_ORT_TO_NUMPY.get(node.type, np.float32))
-    return feeds
-
-
-def warm_up(session: ort.InferenceSession) -> None:
-    """One dummy run so CUDA kernels, cuDNN autotuning and allocations happen before the first job."""
-    session.run(None, dummy_feeds(session))
-
-
-def timed_run(
-    session: ort.InferenceSession, outputs: list[str] | None, feeds: dict[str, np.ndarray]
-) -> tuple[list[np.ndarray], float]:
-    """Run and time it. `run` returns host arrays, so the time includes the device sync."""
-    start = time.perf_counter()
-    result = session.run(outputs, feeds)
-    return result, time.perf_counter() - start
-
-
-def batch_dim_is_dynamic(session: ort.InferenceSession) -> bool:
-    """True when the first input's batch dimension is symbolic (one run for N faces)."""
-    first = session.get_inputs()[0].shape
-    return not (isinstance(first[0], int) and first[0] > 0)
-
-
-def run_in_batches(
-    session: ort.InferenceSession,
-    batched: dict[str, np.ndarray],
-    constant: dict[str, np.ndarray] | None = None,
-    max_batch: int = 16,
-) -> list[np.ndarray]:
-    """Run N items (axis 0 of every `batched` input) in as few runs as the model allows.
-
-    A model exported with a dynamic batch dimension gets chunks of up to `max_batch` (one run
-    for a typical frame); one exported with batch 1 is looped. Outputs are concatenated on
-    axis 0, so callers see the same [N, ...] either way.
-    """
-    count = len(next(iter(batched.values())))
-    step = max(1, max_batch) if batch_dim_is_dynamic(session) else 1
-    chunks: list[list[np.ndarray]] = []
-    for start in range(0, count, step):
-        feeds = {name: value[start : start + step] for name, value in batched.items()}
-        feeds.update(constant or {})
-        with _measure(session, len(next(iter(feeds.values())))):
-            chunks.append(session.run(None, feeds))
-    return [np.concatenate([chunk[i] for chunk in chunks], axis=0) for i in range(len(chunks[0]))]
-
-
-def _measure(session: ort.InferenceSession, batch_size: int):
-    """A model run counts as billed device time (swap.inference_clock, owned by the pipeline: CPU
-    time of the caller and the session's pool on the CPU provider, else wall time), and is reported
-    per model and provider to the clock's observers."""
-    model = Path(str(getattr(session, "_model_path", "") or "onnx")).stem
-    providers = session.get_providers()
-    provider = providers[0].removesuffix("ExecutionProvider").lower() if providers else "cpu"
-    return inference_clock.measure(model, provider, batch_size, pool_threads=pool_threads(session))
-
-
-def clock_stage(name: str):
-    """Count a non-inference sub-stage (e.g. "paste") on the pipeline's frame clock, if present."""
-    return inference_clock.stage(name)

@@ -10,9 +10,10 @@ import dlib
 import numpy as np
 import pytest
 
-from swap import dlib_models, inference_clock
-from swap.face_recognition.dlib_onnx import DlibModelFormatError, parse_resnet
+from swap import dlib_models
 from swap.face_recognition.dlib_resnet import DlibResnetRecognizer, _shape
+from swap.inference import clock as inference_clock
+from swap.models.dlib_onnx import DlibModelFormatError, parse_resnet
 
 # Observed on the astronaut variants: max |difference| ~3e-7, Euclidean distance ~1e-6 (float
 # rounding of a different summation order). Same person is < 0.6 apart, so these are far below

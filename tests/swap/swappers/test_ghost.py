@@ -14,12 +14,11 @@ from swap import align
 from swap.config import PipelineConfig
 from swap.errors import ModelMissing
 from swap.models import registry
-from swap.pipeline import ONNX_SWAPPERS, Pipeline
+from swap.models import standins as fx
+from swap.pipeline import Pipeline
 from swap.swappers import ghost
 from swap.types import SwapOptions
-
-from . import onnx_fixtures as fx
-from .test_onnx_adapters import CPU, face_at, identity, points_64, textured_frame
+from tests.swap.test_onnx_adapters import CPU, face_at, identity, points_64, textured_frame
 
 CONVERTED_0 = 0.4  # the stand-in converter maps the test embedding's first value to this
 
@@ -107,7 +106,7 @@ def test_manifest_lists_the_ghost_family_and_its_converter():
         assert spec.requires == (ghost.CONVERTER,)
         assert "Apache-2.0" in spec.licence and not spec.non_commercial
         assert spec.url.endswith(f"/models-3.0.0/{name}.onnx") and spec.sha256 == ""
-        assert name in ONNX_SWAPPERS
+        assert name in registry.auto_order("swapper")
     converter = models[ghost.CONVERTER]
     assert (converter.kind, converter.adapter, converter.sha256) == ("converter", "crossface", "")
     assert converter.url.endswith("/models-3.4.0/crossface_ghost.onnx")

@@ -173,10 +173,11 @@ def test_local_inference_runs_the_canary_for_canary_jobs(tmp_path):
     the version its id routes to (inswapper: that version's model and emap), and records it."""
     import numpy as np
 
+    from swap.config import RuntimeOptions
+    from swap.inference.local import VersionedLocalSession
+    from swap.inference.sessions import clear_sessions
     from swap.models import registry
-    from swap.runtime import RuntimeOptions, clear_sessions
-    from swap.serve.local import VersionedLocalSession
-    from tests.swap import onnx_fixtures as fx
+    from swap.models import standins as fx
     from tests.swap.test_onnx_adapters import LATENT_0, emap_for, face_at, identity, textured_frame
 
     embedding = np.random.default_rng(7).standard_normal(512).astype(np.float32) * 3

@@ -18,14 +18,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from swap.config import PipelineConfig
+from swap.config import PipelineConfig, RuntimeOptions
 from swap.errors import InferenceUnavailable
+from swap.inference import triton_client
+from swap.inference.sessions import clear_sessions
 from swap.models import canary, registry, versions
+from swap.models import standins as fx
 from swap.pipeline import Pipeline
-from swap.runtime import RuntimeOptions, clear_sessions
-from swap.serve import client, launcher
+from swap.serve import launcher
 from swap.types import SwapOptions
-from tests.swap import onnx_fixtures as fx
 from tests.swap.test_onnx_adapters import (
     LATENT_0,
     emap_for,
@@ -96,13 +97,13 @@ def triton(tmp_path_factory):
         yield models_dir, process
     finally:
         process.stop()
-        client.clear()
+        triton_client.clear()
 
 
 @pytest.fixture(autouse=True)
 def _fresh():
     clear_sessions()
-    client.clear()
+    triton_client.clear()
     yield
     clear_sessions()
 
@@ -176,7 +177,7 @@ def test_pipeline_through_triton_matches_local(triton):
 def test_triton_batches_requests_from_concurrent_jobs(triton):
     models_dir, process = triton
     swapper = registry.load_adapter("inswapper_128", models_dir, remote(process))
-    before = client.served_models(process.grpc_url)["inswapper_128"]["batch_sizes"].get("1", {})
+    before = triton_client.served_models(process.grpc_url)["inswapper_128"]["batch_sizes"].get("1", {})
     frame = textured_frame()
     face = [face_at("arcface_128", 128, 10, 10)]
     barrier = threading.Barrier(8)
@@ -193,8 +194,8 @@ def test_triton_batches_requests_from_concurrent_jobs(triton):
         t.join()
     for r in results[1:]:
         np.testing.assert_array_equal(r, results[0])
-    client.clear()
-    after = client.served_models(process.grpc_url)["inswapper_128"]["batch_sizes"]["1"]
+    triton_client.clear()
+    after = triton_client.served_models(process.grpc_url)["inswapper_128"]["batch_sizes"]["1"]
     runs = {int(k): v - before.get(k, 0) for k, v in after.items() if v - before.get(k, 0)}
     assert sum(size * count for size, count in runs.items()) == 8  # every job's face ran once
     assert max(runs) > 1, f"Triton never merged two jobs into one batch: {runs}"
@@ -204,7 +205,7 @@ def test_canary_jobs_run_version_2_and_record_it(triton):
     models_dir, process = triton
     versions.start_canary("inswapper_128", 2, models_dir)
     try:
-        client.clear()  # the catalog (roll-out state) is re-read from the server
+        triton_client.clear()  # the catalog (roll-out state) is re-read from the server
         swapper = registry.load_adapter("inswapper_128", models_dir, remote(process))
         frame = textured_frame()
         face = [face_at("arcface_128", 128, 10, 10)]
@@ -225,7 +226,7 @@ def test_canary_jobs_run_version_2_and_record_it(triton):
 
 def test_readiness_reports_models_and_the_one_that_failed_to_load(triton):
     models_dir, process = triton
-    state = client.readiness(process.grpc_url)
+    state = triton_client.readiness(process.grpc_url)
     assert state["ready"]
     assert state["models"]["inswapper_128"]["versions"] == [1, 2]
     assert state["models"]["arcface_w600k_r50"]["versions"] == [1]
@@ -242,7 +243,7 @@ def test_readiness_reports_models_and_the_one_that_failed_to_load(triton):
 
 def test_triton_down_is_a_transient_inference_error(tmp_path):
     url = f"grpc://127.0.0.1:{launcher.free_port()}"  # nothing listens there
-    assert client.readiness(url)["ready"] is False
+    assert triton_client.readiness(url)["ready"] is False
     options = replace(CPU, inference="triton", triton_url=url)
     with pytest.raises(InferenceUnavailable) as caught:
         registry.load_adapter("inswapper_128", tmp_path, options)
@@ -267,7 +268,7 @@ def test_swap_serve_command_starts_triton_and_stops_it_on_sigterm(triton, tmp_pa
         line = serve.stdout.readline()
         assert line.startswith("Triton ready:"), line + serve.stdout.read()
         assert "gfpgan_1.4 v1" in line
-        state = client.readiness(f"grpc://127.0.0.1:{grpc}")
+        state = triton_client.readiness(f"grpc://127.0.0.1:{grpc}")
         assert state["ready"] and set(state["models"]) == {"gfpgan_1.4"}
         import urllib.request
 
@@ -277,7 +278,7 @@ def test_swap_serve_command_starts_triton_and_stops_it_on_sigterm(triton, tmp_pa
         serve.send_signal(signal.SIGTERM)
         assert serve.wait(60) == 0
     deadline = time.monotonic() + 30
-    while time.monotonic() < deadline and client.server_ready(f"grpc://127.0.0.1:{grpc}"):
+    while time.monotonic() < deadline and triton_client.server_ready(f"grpc://127.0.0.1:{grpc}"):
         time.sleep(0.5)
-    client.clear()
-    assert not client.server_ready(f"grpc://127.0.0.1:{grpc}")  # Triton went down with the command
+    triton_client.clear()
+    assert not triton_client.server_ready(f"grpc://127.0.0.1:{grpc}")  # Triton went down with the command

@@ -7,10 +7,9 @@ import pytest
 
 from swap.config import PipelineConfig
 from swap.models import registry
+from swap.models import standins as fx
 from swap.pipeline import Pipeline
-
-from . import onnx_fixtures as fx
-from .test_onnx_adapters import CPU, emap_for, face_at, identity
+from tests.swap.test_onnx_adapters import CPU, emap_for, face_at, identity
 
 
 @pytest.fixture

@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 
 from swap.config import PipelineConfig
+from swap.models import standins as fx
 from swap.serve import launcher
 from swap.swappers.inswapper import read_emap
-from tests.swap import onnx_fixtures as fx
 
 
 def test_plan_lists_every_installed_version_with_its_batching(tmp_path):
