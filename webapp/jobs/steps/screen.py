@@ -60,7 +60,7 @@ def _screen(job_id: uuid.UUID) -> None:
         except InvalidVideo as exc:
             # The file breaks partway (upload only demuxes it; decoding it all there would cost a
             # worker's time per submit). Damaged bytes stay damaged: retrying cannot help.
-            services.job_fail(
+            lifecycle.job_fail(
                 job_id,
                 code="corrupt_video",
                 message=f"The target video is damaged and can't be processed: {exc} "
