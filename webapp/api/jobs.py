@@ -141,7 +141,10 @@ class JobListCreateView(ThrottledView):
         etag = f'"{hashlib.sha256(versions.encode()).hexdigest()[:32]}"'
         if etags.matches(etag, etags.if_none_match(request)):
             return Response(status=status.HTTP_304_NOT_MODIFIED, headers={"ETag": etag})
-        response = paginator.get_paginated_response([job_payload(job, request=request) for job in page])
+        standings = selectors.queue_standings(page)  # the page's queued jobs in one read
+        response = paginator.get_paginated_response(
+            [job_payload(job, request=request, standings=standings) for job in page]
+        )
         response["ETag"] = etag
         return response
 
