@@ -5,13 +5,11 @@ from __future__ import annotations
 import hashlib
 
 from django.conf import settings
-from django.core.validators import URLValidator
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import (
     OpenApiParameter,
     OpenApiResponse,
     extend_schema,
-    extend_schema_field,
     inline_serializer,
 )
 from rest_framework import serializers, status
@@ -21,42 +19,16 @@ from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from billing.choices import Mode, Resolution
-from webapp.jobs import etags, events, selectors, sharing
-from webapp.jobs.choices import FaceSelection, JobState
+from webapp.jobs import etags, events, selectors, sharing, submission
+from webapp.jobs.choices import JobState
 from webapp.jobs.payload import cache_job_payload, cached_job_payload, job_payload
 from webapp.jobs.services import intake, user_actions
 from webapp.jobs.states import TERMINAL_STATES
-from webapp.jobs.webhook_urls import WebhookRefused, check_webhook_url_at_submit
 
 from .throttles import JobCreateThrottle, ReadThrottle
 
-CONSENT_SESSION_KEY = "visage_consent_version"  # the same key as the site's upload view
-
 PROBLEM = OpenApiResponse(description="RFC 9457 application/problem+json with a stable `code`")
 JOB = OpenApiResponse(description="The job object (see the API guide in README.md)")
-MAX_FACE_INDEX = 63  # faces are numbered largest first; no photo needs more
-MAX_FACE_SOURCES = 16
-
-
-@extend_schema_field(
-    {
-        "type": "array",
-        "minItems": 1,
-        "maxItems": MAX_FACE_SOURCES,
-        "items": {
-            "type": "object",
-            "properties": {
-                "face": {"type": "integer", "minimum": 0, "maximum": MAX_FACE_INDEX},
-                "source": {"type": "integer", "minimum": 0},
-            },
-            "required": ["face", "source"],
-            "additionalProperties": False,
-        },
-    }
-)
-class FaceSourcesField(serializers.JSONField):
-    """A JSON list in one multipart field (documented as its part's JSON content)."""
 
 
 class ThrottledView(APIView):
@@ -70,89 +42,12 @@ class ThrottledView(APIView):
 class JobListCreateView(ThrottledView):
     parser_classes = [MultiPartParser, FormParser]
 
-    class InputSerializer(serializers.Serializer):
-        source = serializers.FileField(
-            required=False,
-            help_text="Photo of the face to use (JPEG, PNG, WebP). Repeat the field (up to VISAGE_MAX_SOURCE_PHOTOS) "
-            "with more photos of the same person: the identity is averaged over all of them.",
-        )
-        target = serializers.FileField(required=False, help_text="Photo to put the face into")
-        mode = serializers.ChoiceField(choices=Mode.choices, default=Mode.STANDARD)
-        resolution = serializers.ChoiceField(choices=Resolution.choices, default=Resolution.P720)
-        faces = serializers.ChoiceField(choices=FaceSelection.choices, default=FaceSelection.ONE)
-        face_index = serializers.IntegerField(required=False, min_value=0, max_value=MAX_FACE_INDEX, allow_null=True)
-        reference_face_index = serializers.IntegerField(
-            required=False, min_value=0, max_value=MAX_FACE_INDEX, allow_null=True
-        )
-        webhook_url = serializers.URLField(
-            required=False, allow_blank=True, max_length=2000,
-            validators=[URLValidator(schemes=["http", "https"], message="Enter an http:// or https:// URL.")],
-            help_text="Called with the signed job object on every state change. http(s) only; private and "
-            "loopback addresses are refused in production.",
-        )
-        face_sources = FaceSourcesField(
-            required=False,
-            binary=True,
-            help_text="Different people into different faces of a photo: a JSON list like "
-            '[{"face": 0, "source": 1}, {"face": 1, "source": 0}] pairing target faces (largest first) with '
-            "source photos (in upload order). The source photos are then different people, not averaged.",
-        )
-
-        consent = serializers.BooleanField(
-            required=False,
-            help_text="Required, true: you confirm you have the right to use the face(s) in the photos you upload "
-            "(the wording is VISAGE_CONSENT_TEXT; its version is stored with the job). Missing or false: 422 "
-            "consent_required, and nothing is stored.",
-        )
-
+    # The create request as documented; its fields are checked by `submission.parse_submission`
+    # (with the same class), one way for the API, the site's upload page and "Run again". No
+    # docstring: the schema would show it.
+    class InputSerializer(submission.SubmittedFields):
         class Meta:
             ref_name = "JobCreate"
-
-        def validate_face_sources(self, value):
-            if not isinstance(value, list) or not value or len(value) > MAX_FACE_SOURCES:
-                raise serializers.ValidationError(
-                    f'A list of 1 to {MAX_FACE_SOURCES} {{"face": N, "source": M}} pairs.'
-                )
-            pairs = []
-            for item in value:
-                face, source = (item.get("face"), item.get("source")) if isinstance(item, dict) else (None, None)
-                # bool is an int in Python: `true` must not pass as face 1.
-                if not all(type(n) is int and 0 <= n for n in (face, source)) or set(item) - {"face", "source"}:
-                    raise serializers.ValidationError(
-                        'Each item must be {"face": N, "source": M} with whole numbers 0 or more.'
-                    )
-                if face > MAX_FACE_INDEX:
-                    raise serializers.ValidationError(f"Face {face} is out of range: faces are numbered 0 to {MAX_FACE_INDEX}.")
-                if source >= settings.MAX_SOURCE_PHOTOS:
-                    raise serializers.ValidationError(
-                        f"Source {source} is out of range: at most {settings.MAX_SOURCE_PHOTOS} source photos, "
-                        "numbered from 0 in upload order."
-                    )
-                pairs.append((face, source))
-            if len({face for face, _ in pairs}) != len(pairs):
-                raise serializers.ValidationError("Each target face can get only one source.")
-            return tuple(pairs)
-
-        def validate_webhook_url(self, value):
-            if value:
-                try:
-                    check_webhook_url_at_submit(value)
-                except WebhookRefused as exc:
-                    raise serializers.ValidationError(str(exc)) from None
-            return value
-
-        def validate(self, attrs):
-            if attrs.get("face_sources") and (attrs.get("face_index") is not None or attrs.get("faces") != "one"):
-                raise serializers.ValidationError(
-                    {"face_sources": "Use face_sources alone: it already says which faces to swap."}
-                )
-            if attrs.get("faces") == FaceSelection.REFERENCE and attrs.get("reference_face_index") is None:
-                raise serializers.ValidationError(
-                    {
-                        "reference_face_index": "Required when faces is 'reference': which target face to match."
-                    }
-                )
-            return attrs
 
     def get_throttles(self):
         return [JobCreateThrottle()] if self.request.method == "POST" else [ReadThrottle()]
@@ -173,31 +68,23 @@ class JobListCreateView(ThrottledView):
         summary="Create a face-swap job",
     )
     def post(self, request):
-        serializer = self.InputSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        data = serializer.validated_data
-        options = intake.JobOptions(
-            mode=data["mode"],
-            resolution=data["resolution"],
-            faces=data["faces"],
-            face_index=data.get("face_index"),
-            reference_face_index=data.get("reference_face_index"),
-            webhook_url=data.get("webhook_url", ""),
-            face_sources=data.get("face_sources") or (),
-        )
-        key = request.headers.get("Idempotency-Key", "").strip()[:255]
         # The site's upload page posts here with its session; apps use bearer tokens.
         channel = "site" if isinstance(request.successful_authenticator, SessionAuthentication) else "api"
+        try:
+            submitted = submission.parse_submission(request.data, channel=channel)
+        except submission.OptionsRefused as exc:
+            raise serializers.ValidationError(exc.errors) from None
+        key = request.headers.get("Idempotency-Key", "").strip()[:255]
         job, created = intake.job_submit(
             user=request.user,
             sources=request.FILES.getlist("source"),
             target=request.FILES.get("target"),
-            options=options,
-            consent=intake.Consent(given=data.get("consent") is True, channel=channel),
+            options=submitted.options,
+            consent=submitted.consent,
             idempotency_key=key,
         )
         if channel == "site":  # the site's upload page remembers the consent for this session
-            request.session[CONSENT_SESSION_KEY] = settings.CONSENT_VERSION
+            request.session[submission.CONSENT_SESSION_KEY] = settings.CONSENT_VERSION
         payload = job_payload(job, request=request)
         headers = {"Location": payload["urls"]["self"], "ETag": events.remember(job)}
         if not created:
@@ -255,7 +142,10 @@ class JobListCreateView(ThrottledView):
         etag = f'"{hashlib.sha256(versions.encode()).hexdigest()[:32]}"'
         if etags.matches(etag, etags.if_none_match(request)):
             return Response(status=status.HTTP_304_NOT_MODIFIED, headers={"ETag": etag})
-        response = paginator.get_paginated_response([job_payload(job, request=request) for job in page])
+        standings = selectors.queue_standings(page)  # the page's queued jobs in one read
+        response = paginator.get_paginated_response(
+            [job_payload(job, request=request, standings=standings) for job in page]
+        )
         response["ETag"] = etag
         return response
 

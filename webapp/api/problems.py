@@ -12,10 +12,8 @@ from rest_framework import exceptions
 from rest_framework.response import Response
 from rest_framework.views import exception_handler
 
-from billing.errors import InsufficientCredit
-from webapp.jobs.errors import JobError
+from webapp.jobs.refusals import refusal_for
 from webapp.media.storage import StorageError
-from webapp.media.validation import UploadRejected
 
 PROBLEM_CONTENT_TYPE = "application/problem+json"
 RETRY_AFTER_UNAVAILABLE_S = 30
@@ -101,22 +99,21 @@ def _flatten(detail) -> dict:
 
 def problem_exception_handler(exc, context):
     request = context.get("request")
-    if isinstance(exc, UploadRejected):
-        return problem_response(request, status_code=exc.status, code=exc.code, detail=exc.message,
-                                errors={exc.field: [exc.message]})
-    if isinstance(exc, JobError):
-        errors = {exc.field: [exc.message]} if exc.field else None
-        return problem_response(request, status_code=exc.status, code=exc.code, detail=exc.message, errors=errors)
-    if isinstance(exc, InsufficientCredit):
-        return problem_response(request, status_code=402, code="insufficient_credits", detail=str(exc.detail),
-                                extra=exc.problem_extra(request))
     if isinstance(exc, StorageError | RedisError | OperationalError | InterfaceError):
-        # A dependency is down: nothing was lost, the client should retry (never a 500).
+        # A dependency is down: nothing was lost, the client should retry (never a 500). One answer
+        # for every endpoint, so it comes before the jobs' own refusals (which word S3 for the site).
         logger.warning("dependency unavailable for %s: %s", getattr(request, "path", "?"), exc)
         return problem_response(
             request, status_code=503, code="service_unavailable",
             detail="A service this request needs is briefly unavailable; nothing was charged. Please retry shortly.",
             headers={"Retry-After": str(RETRY_AFTER_UNAVAILABLE_S)},
+        )
+    refusal = refusal_for(exc)
+    if refusal is not None:
+        return problem_response(
+            request, status_code=refusal.status, code=refusal.code, detail=refusal.message,
+            errors={refusal.field: [refusal.message]} if refusal.field else None,
+            extra=exc.problem_extra(request) if refusal.top_up else None,
         )
     if isinstance(exc, Http404):
         exc = exceptions.NotFound()

@@ -1,5 +1,5 @@
-"""Errors a user can cause with a job request; the API turns them into problem+json, the site into
-messages next to the field they name."""
+"""Errors a user can cause with a job request; refusals.py words them once, the API as problem+json,
+the site as messages next to the field they name."""
 
 from __future__ import annotations
 

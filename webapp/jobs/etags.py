@@ -22,7 +22,8 @@ from django.utils.http import parse_etags
 
 from .choices import TERMINAL_STATES, JobState
 
-# What job_payload shows that can change after the job is created.
+# What job_payload shows that can change after the job is created. Not `queue`: a queued job's
+# place in line moves as other jobs leave the queue, so its body is never cached (payload.py).
 ETAG_FIELDS = (
     "id", "owner_id", "version", "state", "progress", "cost", "error_code", "error_message",
     "result_key", "result_visible", "media_deleted_at", "completed_at",

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import hashlib
+import uuid
+from collections.abc import Mapping
 from datetime import timedelta
 
 from django.conf import settings
@@ -13,7 +15,7 @@ from django.utils import timezone
 from billing import selectors as billing_selectors
 from webapp.media import storage
 
-from . import sharing
+from . import selectors, sharing
 from .choices import JobState
 from .models import Job
 from .states import TERMINAL_STATES
@@ -63,7 +65,27 @@ def share_payload(job: Job, *, absolute) -> dict | None:
     }
 
 
-def job_payload(job: Job, *, request=None) -> dict:
+def queue_payload(job: Job, standings: Mapping[uuid.UUID, selectors.QueueStanding] | None = None) -> dict | None:
+    """A queued job's place in line and rough waits, as the site's "2nd in line · ready in about
+    40 s" says them; None in every other state. `standings`: already read for a page of jobs."""
+    if job.state != JobState.QUEUED:
+        return None
+    standing = (selectors.queue_standings([job]) if standings is None else standings).get(job.id)
+    if standing is None:
+        return None  # it left the queue between the two reads
+    return {
+        "position": standing.position,
+        "start_seconds": standing.start_seconds,
+        "eta_seconds": standing.eta_seconds,
+    }
+
+
+def job_payload(
+    job: Job, *, request=None, standings: Mapping[uuid.UUID, selectors.QueueStanding] | None = None
+) -> dict:
+    """`standings`: the queue standings of a page of jobs read at once (selectors.queue_standings);
+    without them a queued job's own are read."""
+
     def absolute(path: str) -> str:
         return request.build_absolute_uri(path) if request is not None else path
 
@@ -77,6 +99,7 @@ def job_payload(job: Job, *, request=None) -> dict:
         "state": job.state,
         "terminal": job.state in TERMINAL_STATES,
         "progress": job.progress,
+        "queue": queue_payload(job, standings),
         "favourite": job.favourite,
         "created_at": _iso(job.created_at),
         "queued_at": _iso(job.queued_at),
@@ -151,6 +174,8 @@ def cached_job_payload(*, job_id, etag: str, origin: str) -> dict | None:
 
 
 def cache_job_payload(*, job_id, etag: str, origin: str, body: dict) -> None:
+    if body.get("queue") is not None:
+        return  # a queued job's place in line moves while its ETag stays: always read anew
     # Never longer than the presigned URLs' half-lifetime: past it the ETag moves on anyway.
     ttl_s = min(PAYLOAD_CACHE_S, max(1, settings.S3_PRESIGN_EXPIRY_S // 2))
     cache.set(_payload_key(job_id, etag, origin), body, ttl_s)

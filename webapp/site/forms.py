@@ -1,13 +1,12 @@
-"""Site forms: sign-up, the no-JS job options, API token names. Files are checked by webapp.jobs.services.intake.job_submit."""
+"""Site forms: sign-up, API token names, takedown reports. A job's options are parsed like the API's
+(webapp/site/submitting.py)."""
 
 from __future__ import annotations
 
 from django import forms
 from django.contrib.auth.forms import UserCreationForm
 
-from billing.choices import Mode, Resolution
 from moderation.choices import ReporterRelation
-from webapp.jobs.choices import FaceSelection
 
 
 class SignupForm(UserCreationForm):
@@ -15,36 +14,6 @@ class SignupForm(UserCreationForm):
 
     class Meta(UserCreationForm.Meta):
         fields = ("username", "email")
-
-
-class JobOptionsForm(forms.Form):
-    """The options part of the upload form (the files go through webapp.jobs.services.intake.job_submit)."""
-
-    mode = forms.ChoiceField(choices=Mode.choices, initial=Mode.STANDARD)
-    resolution = forms.ChoiceField(choices=Resolution.choices, initial=Resolution.P720)
-    # The largest face, every face, a face picked on the target photo, or everyone who looks like
-    # a face picked there (reference).
-    faces = forms.ChoiceField(choices=FaceSelection.choices, initial=FaceSelection.ONE)
-    face_index = forms.IntegerField(required=False, min_value=0, max_value=63)
-    reference_face_index = forms.IntegerField(required=False, min_value=0, max_value=63)
-    consent = forms.BooleanField(required=False)  # required by job_submit, which says why when missing
-
-    def clean(self):
-        data = super().clean()
-        if data.get("faces") == FaceSelection.REFERENCE and data.get("reference_face_index") is None:
-            self.add_error("faces", "Pick the person to match on the photo.")
-        return data
-
-    def face_options(self) -> dict:
-        """The face part of services.intake.JobOptions, each number only with the choice it belongs to."""
-        data = self.cleaned_data
-        return {
-            "faces": data["faces"],
-            "face_index": data["face_index"] if data["faces"] == FaceSelection.ONE else None,
-            "reference_face_index": (
-                data["reference_face_index"] if data["faces"] == FaceSelection.REFERENCE else None
-            ),
-        }
 
 
 class ApiTokenForm(forms.Form):

@@ -1,24 +1,24 @@
-"""The browser site's URLs (views in webapp/site/views.py)."""
+"""The browser site's URLs (views in webapp/site/views/, a module per page)."""
 
 from __future__ import annotations
 
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from . import credits, views
+from .views import account, credits, gallery, job, landing, registration, report, share, upload
 
 urlpatterns = [
-    path("", views.home, name="dashboard"),  # visitors: the landing page; signed in: the gallery
-    path("jobs/status.json", views.dashboard_status, name="dashboard-status"),
-    path("signup/", views.signup, name="signup"),
-    path("login/", views.LoginView.as_view(), name="login"),
+    path("", landing.home, name="dashboard"),  # visitors: the landing page; signed in: the gallery
+    path("jobs/status.json", gallery.dashboard_status, name="dashboard-status"),
+    path("signup/", registration.signup, name="signup"),
+    path("login/", registration.LoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     # Password reset by email (Django's views and tokens; the names are the ones Django expects).
-    path("password/reset/", views.PasswordResetView.as_view(), name="password_reset"),
-    path("password/reset/sent/", views.PasswordResetDoneView.as_view(), name="password_reset_done"),
+    path("password/reset/", registration.PasswordResetView.as_view(), name="password_reset"),
+    path("password/reset/sent/", registration.PasswordResetDoneView.as_view(), name="password_reset_done"),
     path(
         "password/reset/<uidb64>/<token>/",
-        views.PasswordResetConfirmView.as_view(),
+        registration.PasswordResetConfirmView.as_view(),
         name="password_reset_confirm",
     ),
     path(
@@ -28,19 +28,19 @@ urlpatterns = [
         ),
         name="password_reset_complete",
     ),
-    path("jobs/new/", views.upload, name="upload"),
-    path("jobs/<uuid:job_id>/", views.job_detail, name="job-detail"),
-    path("jobs/<uuid:job_id>/status.json", views.job_status, name="job-status"),
-    path("jobs/<uuid:job_id>/cancel", views.job_cancel, name="job-cancel"),
-    path("jobs/<uuid:job_id>/delete", views.job_delete, name="job-delete"),
-    path("jobs/<uuid:job_id>/favourite", views.job_favourite, name="job-favourite"),
-    path("jobs/<uuid:job_id>/share", views.job_share, name="job-share"),
-    path("jobs/<uuid:job_id>/unshare", views.job_unshare, name="job-unshare"),
-    path("jobs/<uuid:job_id>/run-again", views.job_run_again, name="job-run-again"),
-    path("s/<str:token>/", views.share_page, name="share-page"),
-    path("account/", views.account, name="account"),
-    path("report", views.report, name="report"),
-    path("examples/<slug:slug>/<str:which>.jpg", views.example_picture, name="example-picture"),
+    path("jobs/new/", upload.upload, name="upload"),
+    path("jobs/<uuid:job_id>/", job.job_detail, name="job-detail"),
+    path("jobs/<uuid:job_id>/status.json", job.job_status, name="job-status"),
+    path("jobs/<uuid:job_id>/cancel", job.job_cancel, name="job-cancel"),
+    path("jobs/<uuid:job_id>/delete", job.job_delete, name="job-delete"),
+    path("jobs/<uuid:job_id>/favourite", job.job_favourite, name="job-favourite"),
+    path("jobs/<uuid:job_id>/share", job.job_share, name="job-share"),
+    path("jobs/<uuid:job_id>/unshare", job.job_unshare, name="job-unshare"),
+    path("jobs/<uuid:job_id>/run-again", job.job_run_again, name="job-run-again"),
+    path("s/<str:token>/", share.share_page, name="share-page"),
+    path("account/", account.account, name="account"),
+    path("report", report.report, name="report"),
+    path("examples/<slug:slug>/<str:which>.jpg", landing.example_picture, name="example-picture"),
     path(
         "account/password/",
         auth_views.PasswordChangeView.as_view(template_name="registration/password_change_form.html"),
@@ -55,6 +55,6 @@ urlpatterns = [
     path("account/credits/<int:pack_id>/buy", credits.credits_buy, name="credits-buy"),
     path("account/credits/success/", credits.credits_success, name="credits-success"),
     path("account/credits/canceled/", credits.credits_cancel, name="credits-cancel"),
-    path("account/tokens", views.token_create, name="token-create"),
-    path("account/tokens/<int:token_id>/revoke", views.token_revoke, name="token-revoke"),
+    path("account/tokens", account.token_create, name="token-create"),
+    path("account/tokens/<int:token_id>/revoke", account.token_revoke, name="token-revoke"),
 ]

@@ -168,7 +168,7 @@ def test_queue_standing_counts_higher_priority_queues_first(funded_user, astrona
     from django.utils import timezone
 
     from tests.webapp.conftest import api_client_for, post_job
-    from webapp.site.presentation import queue_standings
+    from webapp.jobs.selectors import queue_standings
 
     source, target, _ = astronaut_pair
     api = api_client_for(funded_user)

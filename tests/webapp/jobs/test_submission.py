@@ -1,0 +1,105 @@
+"""One submission path: the API's create, the site's upload page and "Run again" parse the
+submitted fields with one parser (webapp.jobs.submission) and word a refusal with one mapping
+(webapp.jobs.refusals), so a rule changed there holds on all three at once."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.messages import get_messages
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.test import Client
+from rest_framework import serializers
+
+from tests.webapp.conftest import api_client_for, post_job
+from webapp.jobs import refusals
+from webapp.jobs.models import Job
+from webapp.jobs.submission import SubmittedFields
+from webapp.media import storage
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+NOT_HERE = "This server does not offer 1080p."
+
+
+@pytest.fixture
+def site(funded_user) -> Client:
+    client = Client()
+    client.force_login(funded_user)
+    return client
+
+
+def said(response) -> str:
+    return " ".join(str(m) for m in get_messages(response.wsgi_request))
+
+
+def upload_form(source: bytes, target: bytes, **fields) -> dict:
+    return {
+        "source": SimpleUploadedFile("face.png", source),
+        "target": SimpleUploadedFile("photo.jpg", target),
+        "mode": "fast",
+        "resolution": "720p",
+        "faces": "one",
+        "consent": "on",
+        **fields,
+    }
+
+
+def test_a_rule_added_to_the_parser_holds_for_the_api_the_upload_page_and_run_again(
+    monkeypatch, funded_user, site, astronaut_pair
+):
+    source, target, _ = astronaut_pair
+    api = api_client_for(funded_user)
+    first = post_job(api, source, target)  # still being screened: its originals can run again
+    assert first.status_code == 201, first.content
+
+    def refuse_1080p(self, value):
+        if value == "1080p":
+            raise serializers.ValidationError(NOT_HERE)
+        return value
+
+    monkeypatch.setattr(SubmittedFields, "validate_resolution", refuse_1080p, raising=False)
+
+    response = post_job(api, source, target, resolution="1080p")
+    assert response.status_code == 400 and response["Content-Type"] == "application/problem+json"
+    assert response.json()["errors"] == {"resolution": [NOT_HERE]}
+    assert response.json()["detail"] == f"resolution: {NOT_HERE}"
+
+    response = site.post("/jobs/new/", upload_form(source, target, resolution="1080p"))
+    assert response.status_code == 400
+    resolution_error = response.content.decode().split('id="resolution-error"', 1)[1].split("</div>", 1)[0]
+    assert NOT_HERE in resolution_error
+
+    job_id = first.json()["id"]
+    again = {"mode": "fast", "resolution": "1080p", "faces": "one", "consent": "true"}
+    response = site.post(f"/jobs/{job_id}/run-again", again)
+    assert response.status_code == 302 and response["Location"] == f"/jobs/{job_id}/"
+    assert f"resolution: {NOT_HERE}" in said(response)
+
+    assert Job.objects.count() == 1  # none of the three made a job
+    # The rule refuses only what it names: 720p still passes everywhere.
+    assert post_job(api, source, target, resolution="720p").status_code == 201
+    assert site.post("/jobs/new/", upload_form(source, target)).status_code == 302
+    assert site.post(f"/jobs/{job_id}/run-again", {**again, "resolution": "720p"}).status_code == 302
+    assert Job.objects.count() == 4
+
+
+def test_storage_down_is_said_the_same_on_the_upload_page_and_run_again(
+    monkeypatch, funded_user, site, astronaut_pair
+):
+    source, target, _ = astronaut_pair
+    first = post_job(api_client_for(funded_user), source, target)
+    assert first.status_code == 201, first.content
+
+    def unavailable(*args, **kwargs):
+        raise storage.StorageError("S3 is down")
+
+    monkeypatch.setattr(storage, "put_bytes", unavailable)
+    response = site.post("/jobs/new/", upload_form(source, target))
+    assert response.status_code == 400
+    form_error = response.content.decode().split('id="form-error"', 1)[1].split("</div>", 1)[0]
+    assert refusals.STORAGE_UNAVAILABLE in form_error
+
+    again = {"mode": "fast", "resolution": "720p", "faces": "one", "consent": "true"}
+    response = site.post(f"/jobs/{first.json()['id']}/run-again", again)
+    assert said(response) == refusals.STORAGE_UNAVAILABLE
+    assert Job.objects.count() == 1

@@ -1,0 +1,65 @@
+"""/account/: the balance and history, and the user's API tokens (made and revoked here)."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
+
+from webapp.accounts import selectors as account_selectors
+from webapp.accounts import services as account_services
+from webapp.accounts.models import ApiToken
+
+from ..forms import ApiTokenForm
+from .credits import history_page, money_context
+
+NEW_TOKEN_SESSION_KEY = "visage_new_api_token"
+
+
+@login_required
+def account(request: HttpRequest) -> HttpResponse:
+    new_token = request.session.pop(NEW_TOKEN_SESSION_KEY, None)  # shown once, then gone
+    return render(
+        request, "webapp/account.html", _account_context(request, ApiTokenForm(), new_token=new_token)
+    )
+
+
+def _account_context(
+    request: HttpRequest, token_form: ApiTokenForm, *, new_token: dict | None = None
+) -> dict:
+    page, rows = history_page(request)
+    return {
+        **money_context(request),
+        "history_page": page,
+        "history": rows,
+        "tokens": account_selectors.api_tokens_for_user(user=request.user),
+        "token_form": token_form,
+        "new_token": new_token,
+    }
+
+
+@login_required
+@require_POST
+def token_create(request: HttpRequest) -> HttpResponse:
+    form = ApiTokenForm(request.POST)
+    if not form.is_valid():
+        return render(
+            request,
+            "webapp/account.html",
+            _account_context(request, form),
+            status=400,
+        )
+    token, key = account_services.api_token_create(user=request.user, name=form.cleaned_data["name"])
+    request.session[NEW_TOKEN_SESSION_KEY] = {"name": token.name, "key": key}
+    return redirect("account")
+
+
+@login_required
+@require_POST
+def token_revoke(request: HttpRequest, token_id: int) -> HttpResponse:
+    token = get_object_or_404(ApiToken, id=token_id, owner=request.user, revoked_at__isnull=True)
+    account_services.api_token_revoke(token=token)
+    messages.success(request, f"Revoked the token “{token.name}”. Apps using it can no longer sign in.")
+    return redirect("account")

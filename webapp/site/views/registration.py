@@ -1,0 +1,90 @@
+"""Signing up, signing in and resetting a forgotten password (Django's auth views, the site's
+templates in templates/registration/)."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth import login
+from django.contrib.auth import views as auth_views
+from django.db import transaction
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+
+from billing import services as billing_services
+from billing.pricing import money_text
+from webapp.accounts.forms import LoginForm
+
+from ..forms import SignupForm
+
+
+def signup(request: HttpRequest) -> HttpResponse:
+    if request.user.is_authenticated:
+        return redirect("dashboard")
+    form = SignupForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        credits = settings.SIGNUP_CREDITS
+        with transaction.atomic():
+            user = form.save()
+            if credits > 0:
+                billing_services.account_top_up(
+                    user=user, amount=credits, actor=None, reason="sign-up credits"
+                )
+        login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+        if credits > 0:
+            messages.success(request, f"Welcome to Visage! We added {money_text(credits)} free credits.")
+        return redirect("upload")
+    return render(request, "registration/signup.html", {"form": form})
+
+
+class LoginView(auth_views.LoginView):
+    """Django's login with the sign-in limits: a locked-out attempt is a 429 with Retry-After
+    and the form says why and for how long."""
+
+    form_class = LoginForm
+    template_name = "registration/login.html"
+    redirect_authenticated_user = True
+
+    def form_invalid(self, form):
+        response = super().form_invalid(form)
+        if form.locked is not None:
+            response.status_code = 429
+            response["Retry-After"] = str(form.locked.retry_after_s)
+        return response
+
+
+def reset_link_lifetime() -> str:
+    """How long a password-reset link works, in words ("24 hours", "3 days")."""
+    seconds = int(settings.PASSWORD_RESET_TIMEOUT)
+    if seconds < 2 * 3600:
+        minutes = max(1, round(seconds / 60))
+        return f"{minutes} minute{'s' if minutes != 1 else ''}"
+    if seconds <= 48 * 3600:
+        return f"{round(seconds / 3600)} hours"
+    return f"{round(seconds / 86400)} days"
+
+
+class PasswordResetView(auth_views.PasswordResetView):
+    """Django's view; the email and the page also say how long the link works."""
+
+    template_name = "registration/password_reset_form.html"
+    email_template_name = "registration/password_reset_email.html"
+    subject_template_name = "registration/password_reset_subject.txt"
+
+    @property
+    def extra_email_context(self) -> dict:  # read by form_valid; a property so tests can change the setting
+        return {"link_lifetime": reset_link_lifetime()}
+
+
+class PasswordResetDoneView(auth_views.PasswordResetDoneView):
+    template_name = "registration/password_reset_done.html"
+
+    def get_context_data(self, **kwargs):
+        return {**super().get_context_data(**kwargs), "link_lifetime": reset_link_lifetime()}
+
+
+class PasswordResetConfirmView(auth_views.PasswordResetConfirmView):
+    template_name = "registration/password_reset_confirm.html"
+
+    def get_context_data(self, **kwargs):
+        return {**super().get_context_data(**kwargs), "link_lifetime": reset_link_lifetime()}

@@ -1,0 +1,92 @@
+"""/jobs/new/: the upload page. It submits to /api/v1/jobs with fetch (so a 400's per-field `errors`
+appear next to the field while both chosen files stay selected); the POST handled here is the
+no-JavaScript fallback, parsed and refused the same way (webapp/site/submitting.py)."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.template.defaultfilters import filesizeformat
+from django.urls import reverse
+
+from billing import selectors as billing_selectors
+from billing.choices import Mode, Resolution
+from webapp.jobs.refusals import REFUSALS
+from webapp.jobs.services import intake
+from webapp.jobs.submission import OptionsRefused
+from webapp.media.validation import IMAGE_TYPES
+
+from ..submitting import consent_remembered, form_errors, parse_form, refused, remember_consent
+
+VIDEO_TYPES = ("video/mp4", "video/quicktime", "video/webm")
+
+
+def _upload_context(request: HttpRequest, *, errors: dict[str, str]) -> dict:
+    image_types = list(IMAGE_TYPES.values())
+    target_types = image_types + (list(VIDEO_TYPES) if settings.VIDEO_ENABLED else [])
+    limit = filesizeformat(settings.MAX_UPLOAD_BYTES)
+    return {
+        "errors": errors,
+        "chosen": request.POST,  # the options sent, chosen again on a page with errors
+        "balance": billing_selectors.account_balance(user=request.user),
+        "video_enabled": settings.VIDEO_ENABLED,
+        "source_accept": ",".join(image_types),
+        "target_accept": ",".join(target_types),
+        "max_upload_bytes": settings.MAX_UPLOAD_BYTES,
+        "source_hint": f"A clear photo of one person’s face. JPEG, PNG or WebP, up to {limit} each.",
+        "source_more_hint": (
+            f"Add up to {settings.MAX_SOURCE_PHOTOS} photos of the same person for a better likeness."
+            if settings.MAX_SOURCE_PHOTOS > 1
+            else ""
+        ),
+        "max_source_photos": settings.MAX_SOURCE_PHOTOS,
+        "target_label": "Photo or video to put it in" if settings.VIDEO_ENABLED else "Photo to put it in",
+        "target_prompt": "Choose the photo or video" if settings.VIDEO_ENABLED else "Choose the photo",
+        "target_hint": (
+            f"JPEG, PNG or WebP{', or an MP4, MOV or WebM video' if settings.VIDEO_ENABLED else ''}, "
+            f"up to {limit}."
+        ),
+        "modes": Mode.choices,
+        "resolutions": Resolution.choices,
+        "consent_text": settings.CONSENT_TEXT,
+        "consent_checked": consent_remembered(request),
+    }
+
+
+@login_required
+def upload(request: HttpRequest) -> HttpResponse:
+    errors: dict[str, str] = {}
+    if request.method == "POST":
+        try:
+            submitted = parse_form(request)
+            job, _ = intake.job_submit(
+                user=request.user,
+                sources=request.FILES.getlist("source"),
+                target=request.FILES.get("target"),
+                options=submitted.options,
+                consent=submitted.consent,
+            )
+        except OptionsRefused as exc:
+            errors.update(form_errors(exc))
+        except REFUSALS as exc:
+            refusal = refused(exc, what="upload")
+            errors[refusal.field or "form"] = refusal.message
+            if refusal.top_up:
+                errors["top_up"] = reverse("credits")
+        else:
+            remember_consent(request)
+            messages.success(request, "Your swap is on its way. This page updates by itself.")
+            return redirect("job-detail", job_id=job.id)
+        if errors and request.FILES:
+            errors.setdefault(
+                "files", "Browsers cannot keep chosen files after a reload: please choose them again."
+            )
+    return render(
+        request,
+        "webapp/upload.html",
+        _upload_context(request, errors=errors),
+        status=400 if errors else 200,
+    )
