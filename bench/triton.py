@@ -35,11 +35,11 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from swap import align  # noqa: E402
-from swap.config import RuntimeOptions  # noqa: E402
-from swap.inference import triton_client  # noqa: E402
-from swap.serve import launcher  # noqa: E402
-from swap.types import Face, SourceIdentity  # noqa: E402
+from swap import align
+from swap.config import RuntimeOptions
+from swap.inference import triton_client
+from swap.serve import launcher
+from swap.types import Face, SourceIdentity
 
 CONCURRENCY = (1, 4, 16)
 

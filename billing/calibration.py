@@ -29,7 +29,7 @@ DEFAULT_GPU_SECONDS_PER_FRAME: dict[tuple[str, str], Decimal] = {
 # --- The speed model quotes use --------------------------------------------------------
 #
 # Measured on the worker (a CPU build on shared cores, where "GPU time" is the CPU time the model
-# calls consumed: swap.inference_clock): a job's GPU time is a fixed part (analysing
+# calls consumed: swap.inference.clock): a job's GPU time is a fixed part (analysing
 # the source photo: ~0.2 s) plus, per frame, a part that hardly depends on the size (swap and
 # enhance run on a face crop) and a part that grows with the frame's pixels (detection; for videos
 # 4.5 ms/frame at 192×192, 15 ms at 640×360, 48 ms at 1280×720). A photo's time barely depends on

@@ -4,7 +4,7 @@ charge = frames × resolution coefficient × mode weight × GPU seconds per fram
 
 `gpu_seconds` in the formula is GPU seconds *per frame*: frames × seconds-per-frame is the job's GPU
 time, so a video is billed linearly in its length (with total seconds the price would grow with the
-square of the frame count). The worker meters GPU seconds in swap.inference_clock: the wall time of
+square of the frame count). The worker meters GPU seconds in swap.inference.clock: the wall time of
 model calls on a GPU, the CPU time they consumed on a CPU build (so the machine's load is not billed). The product is computed exactly in Decimal, then rounded ROUND_HALF_UP to
 the currency's minor unit (a quote rounds up: it is a ceiling) and raised to the minimum charge.
 

@@ -3,7 +3,7 @@
 Pre- and post-processing follow nudenet/nudenet.py (3.4) exactly — pad to a square at the
 bottom/right, resize to 320, scale to [0, 1], the same channel order; decode rows of
 (cx, cy, w, h, 18 class scores), keep >= 0.2, NMS 0.25/0.45 — so its scores mean what NudeNet's
-mean. Running it through swap.runtime.get_session gives one session per process, counted like
+mean. Running it through swap.inference.sessions.get_session gives one session per process, counted like
 every other model. The model takes a batch: all images of a job (or a clip's sampled frames) go
 through one session run, each decoded on its own, as if it had run alone.
 """

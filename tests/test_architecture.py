@@ -45,21 +45,6 @@ def test_a_new_cycle_inside_jobs_fails_the_contracts(tmp_path):
     assert "webapp.jobs.services.lifecycle -> webapp.jobs.steps.image" in result.stdout
 
 
-# Importers under tests/swap/ (and tests/deploy's Triton container test, which takes the swap tests'
-# stand-in models) are being reshaped on the branch that moves tests/swap; they leave this list then.
-NOT_YET_MOVED = {
-    "tests/deploy/test_triton_container.py",
-    "tests/swap/test_canary.py",
-    "tests/swap/test_face_analysis.py",
-    "tests/swap/test_face_assignments.py",
-    "tests/swap/test_face_masks.py",
-    "tests/swap/test_ghost.py",
-    "tests/swap/test_modes.py",
-    "tests/swap/test_pixel_boost.py",
-    "tests/swap/test_triton.py",
-}
-
-
 def imported_test_modules(root: Path, path: Path) -> list[str]:
     """The `test_*` modules that the file at `path` imports, by dotted name (relative imports resolved)."""
     package = list(path.relative_to(root).with_suffix("").parts[:-1])
@@ -92,9 +77,7 @@ def test_no_test_module_imports_another():
     """Shared helpers live in tests/helpers/ (or a conftest): a helper kept in a test module is hard
     to find, and ties tests that share nothing else to that module's edits."""
     offenders = importers_of_test_modules(ROOT)
-    assert {path: imported for path, imported in offenders.items() if path not in NOT_YET_MOVED} == {}
-    moved = NOT_YET_MOVED - offenders.keys()
-    assert not moved, f"these import no test module now: drop them from NOT_YET_MOVED: {moved}"
+    assert offenders == {}
 
 
 def test_an_import_from_a_test_module_is_found(tmp_path):

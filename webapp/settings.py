@@ -324,7 +324,7 @@ VISAGE_MODERATION_THREADS = env_int("VISAGE_MODERATION_THREADS", 0)
 # --- Engine -----------------------------------------------------------------------------------
 VISAGE_MODELS_DIR = Path(env_str("VISAGE_MODELS_DIR", str(DATA_DIR / "models")))
 # "local": onnxruntime inside each GPU worker. "triton": the models run in Triton Inference Server
-# (`python -m swap serve`) with dynamic batching across jobs; workers are its clients (swap.serve).
+# (`python -m swap serve`) with dynamic batching across jobs; workers are its clients (swap.inference.triton_client).
 VISAGE_INFERENCE = env_str("VISAGE_INFERENCE", "local").strip().lower()
 if VISAGE_INFERENCE not in ("local", "triton"):
     raise ImproperlyConfigured(f"VISAGE_INFERENCE must be 'local' or 'triton', not {VISAGE_INFERENCE!r}")

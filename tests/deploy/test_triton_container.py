@@ -22,8 +22,8 @@ from swap.inference import triton_client
 from swap.inference.sessions import clear_sessions
 from swap.serve import launcher
 from tests.helpers.podman import free_port, make_images, podman
-from tests.swap.serve.test_triton import EMBEDDING, _models, both
-from tests.swap.test_onnx_adapters import face_at, identity, textured_frame
+from tests.helpers.standin_inputs import face_at, identity, textured_frame
+from tests.helpers.triton_models import EMBEDDING, both, write_models
 
 # A cold build adds PyTriton to the GPU worker's dependency layers (CUDA wheels): minutes on 2 cores.
 pytestmark = [pytest.mark.container, pytest.mark.timeout(3600)]
@@ -39,7 +39,7 @@ def image() -> str:
 @pytest.fixture(scope="module")
 def served(image, tmp_path_factory):
     models_dir = tmp_path_factory.mktemp("triton-models")
-    _models(models_dir)
+    write_models(models_dir)
     for path in [models_dir, *models_dir.rglob("*")]:  # the image's user 10001 reads them
         path.chmod(0o755 if path.is_dir() else 0o644)
     http, grpc, metrics = free_port(), free_port(), free_port()

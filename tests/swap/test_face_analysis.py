@@ -21,8 +21,7 @@ from swap.models import canary
 from swap.models import standins as fx
 from swap.pipeline import LARGEST_FACE_MODE, SOURCE_ANALYSIS_MODE, Pipeline, target_analysis_mode
 from swap.types import Face, SwapOptions
-
-from .test_onnx_adapters import CPU, points_64, textured_frame
+from tests.helpers.standin_inputs import CPU, points_64, textured_frame
 
 
 def digest(pipeline: Pipeline, mode: str = "standard") -> str:

@@ -11,8 +11,7 @@ from swap.config import PipelineConfig
 from swap.errors import FaceIndexOutOfRange
 from swap.models import standins as fx
 from swap.pipeline import Pipeline
-
-from .test_onnx_adapters import CPU, identity, points_64, textured_frame
+from tests.helpers.standin_inputs import CPU, identity, points_64, textured_frame
 
 LATENT_A, LATENT_B = 0.2, 0.8
 

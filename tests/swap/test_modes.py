@@ -12,8 +12,7 @@ from swap.models import standins as fx
 from swap.modes import mode_ran, plan_modes, requested_mode
 from swap.pipeline import Pipeline
 from swap.types import SwapOptions
-
-from .test_onnx_adapters import CPU, emap_for, points_64, textured_frame
+from tests.helpers.standin_inputs import CPU, emap_for, points_64, textured_frame
 
 
 def _md5(image: np.ndarray) -> str:

@@ -9,7 +9,7 @@ from swap.config import PipelineConfig
 from swap.models import registry
 from swap.models import standins as fx
 from swap.pipeline import Pipeline
-from tests.swap.test_onnx_adapters import CPU, emap_for, face_at, identity
+from tests.helpers.standin_inputs import CPU, emap_for, face_at, identity
 
 
 @pytest.fixture

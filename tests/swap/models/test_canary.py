@@ -178,7 +178,7 @@ def test_local_inference_runs_the_canary_for_canary_jobs(tmp_path):
     from swap.inference.sessions import clear_sessions
     from swap.models import registry
     from swap.models import standins as fx
-    from tests.swap.test_onnx_adapters import LATENT_0, emap_for, face_at, identity, textured_frame
+    from tests.helpers.standin_inputs import LATENT_0, emap_for, face_at, identity, textured_frame
 
     embedding = np.random.default_rng(7).standard_normal(512).astype(np.float32) * 3
     emap_v2 = emap_for(embedding)

@@ -18,31 +18,25 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from swap.config import PipelineConfig, RuntimeOptions
+from swap.config import PipelineConfig
 from swap.errors import InferenceUnavailable
 from swap.inference import triton_client
 from swap.inference.sessions import clear_sessions
 from swap.models import canary, registry, versions
-from swap.models import standins as fx
 from swap.pipeline import Pipeline
 from swap.serve import launcher
 from swap.types import SwapOptions
-from tests.swap.test_onnx_adapters import (
+from tests.helpers.standin_inputs import (
+    CPU,
     LATENT_0,
-    emap_for,
     enhancer_frame,
     face_at,
     identity,
-    points_64,
     textured_frame,
-    yolo_rows,
 )
+from tests.helpers.triton_models import EMBEDDING, LATENT_V2, both, remote, write_models
 
 pytestmark = pytest.mark.timeout(900)
-
-CPU = RuntimeOptions(providers=["CPUExecutionProvider"], intra_op_threads=1)
-EMBEDDING = np.random.default_rng(7).standard_normal(512).astype(np.float32) * 3
-LATENT_V2 = 0.8  # version 2 of the stand-in inswapper writes this into B instead of 0.4
 
 
 def _venv() -> Path:
@@ -58,27 +52,11 @@ def _venv() -> Path:
     )
 
 
-def _models(models_dir: Path) -> None:
-    emap_v2 = emap_for(EMBEDDING)
-    emap_v2[:, 0] = LATENT_V2 * EMBEDDING / np.linalg.norm(EMBEDDING)
-    fx.make_inswapper(models_dir / "inswapper_128.onnx", emap=emap_for(EMBEDDING))
-    fx.make_inswapper(models_dir / "inswapper_128" / "2" / "inswapper_128.onnx", emap=emap_v2)
-    fx.make_arcface(models_dir / "arcface_w600k_r50.onnx")
-    # A version that cannot load: reported by name, the good version still serves.
-    broken = models_dir / "arcface_w600k_r50" / "3" / "arcface_w600k_r50.onnx"
-    broken.parent.mkdir(parents=True)
-    broken.write_bytes(b"this is not an onnx model")
-    fx.make_gfpgan(models_dir / "gfpgan_1.4.onnx")
-    fx.make_codeformer(models_dir / "codeformer.onnx")
-    fx.make_2dfan4(models_dir / "2dfan4.onnx", points_64(), peak=0.9)
-    fx.make_yoloface(models_dir / "yoloface_8n.onnx", fx.yoloface_table(yolo_rows()))
-
-
 @pytest.fixture(scope="module")
 def triton(tmp_path_factory):
     venv = _venv()
     models_dir = tmp_path_factory.mktemp("models")
-    _models(models_dir)
+    write_models(models_dir)
     work = tmp_path_factory.mktemp("triton")
     # A long queue delay with preferred batch 8: concurrent requests reliably meet in one batch.
     batching = launcher.BatchingSettings(
@@ -106,17 +84,6 @@ def _fresh():
     triton_client.clear()
     yield
     clear_sessions()
-
-
-def remote(process) -> RuntimeOptions:
-    return replace(CPU, inference="triton", triton_url=process.grpc_url)
-
-
-def both(models_dir, process, name: str, **options):
-    return (
-        registry.load_adapter(name, models_dir, CPU, **options),
-        registry.load_adapter(name, models_dir, remote(process), **options),
-    )
 
 
 def test_every_adapter_is_bit_identical_through_triton(triton):

@@ -18,7 +18,7 @@ from swap.models import standins as fx
 from swap.pipeline import Pipeline
 from swap.swappers import ghost
 from swap.types import SwapOptions
-from tests.swap.test_onnx_adapters import CPU, face_at, identity, points_64, textured_frame
+from tests.helpers.standin_inputs import CPU, face_at, identity, points_64, textured_frame
 
 CONVERTED_0 = 0.4  # the stand-in converter maps the test embedding's first value to this
 

@@ -9,7 +9,7 @@ from swap.config import PipelineConfig
 from swap.models import registry
 from swap.models import standins as fx
 from swap.swappers.inswapper import explode_pixel_boost, implode_pixel_boost, source_latent
-from tests.swap.test_onnx_adapters import CPU, LATENT_0, CountingSession, emap_for, face_at, identity
+from tests.helpers.standin_inputs import CPU, LATENT_0, CountingSession, emap_for, face_at, identity
 
 
 @pytest.fixture
