@@ -74,7 +74,7 @@ class JobListCreateView(ThrottledView):
             submitted = submission.parse_submission(request.data, channel=channel)
         except submission.OptionsRefused as exc:
             raise serializers.ValidationError(exc.errors) from None
-        key = request.headers.get("Idempotency-Key", "").strip()[:255]
+        key = request.headers.get("Idempotency-Key", "").strip()
         job, created = intake.job_submit(
             user=request.user,
             sources=request.FILES.getlist("source"),

@@ -3,34 +3,16 @@
 Python's json module recurses once per level and raises RecursionError around 1,000 levels; a
 structure just under that still makes every later walk over it (validation, json.dumps into the
 job's options) a recursion hazard. No field of this API nests more than a few levels, so anything
-deeper than MAX_JSON_DEPTH is refused before any view sees it.
+deeper than MAX_JSON_DEPTH (webapp/jobs/json_nesting.py, which the multipart `face_sources` field
+uses too) is refused before any view sees it.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
 from rest_framework.exceptions import ParseError
 from rest_framework.parsers import JSONParser
 
-MAX_JSON_DEPTH = 32
-
-
-def json_too_deep(value: Any, *, limit: int = MAX_JSON_DEPTH) -> bool:
-    """True when lists/objects nest more than `limit` levels (an explicit stack: no recursion)."""
-    stack = [(value, 1)]
-    while stack:
-        item, depth = stack.pop()
-        if isinstance(item, dict):
-            children = item.values()
-        elif isinstance(item, list):
-            children = item
-        else:
-            continue
-        if depth > limit:
-            return True
-        stack.extend((child, depth + 1) for child in children)
-    return False
+from webapp.jobs.json_nesting import MAX_JSON_DEPTH, json_too_deep
 
 
 def nesting_error() -> ParseError:

@@ -38,6 +38,7 @@ TITLES = {
     "corrupt_video": "A video could not be read",
     "insufficient_credits": "Not enough credits",
     "idempotency_key_mismatch": "Idempotency-Key reused with a different request",
+    "invalid_idempotency_key": "The Idempotency-Key header is invalid",
     "job_not_cancelable": "The job cannot be canceled",
     "not_authenticated": "Authentication required",
     "authentication_failed": "Authentication failed",

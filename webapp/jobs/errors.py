@@ -25,6 +25,12 @@ class IdempotencyKeyMismatch(JobError):
     status = 422
 
 
+class InvalidIdempotencyKey(JobError):
+    """A key longer than the column that stores it: cutting it would make two keys collide."""
+
+    code = "invalid_idempotency_key"
+
+
 class JobNotCancelable(JobError):
     code = "job_not_cancelable"
     status = 409

@@ -19,6 +19,7 @@ from rest_framework import serializers
 from billing.choices import Mode, Resolution
 
 from .choices import FaceSelection
+from .json_nesting import MAX_JSON_DEPTH, json_too_deep
 from .services.intake import Consent, JobOptions
 from .webhook_urls import WebhookRefused, check_webhook_url_at_submit
 
@@ -47,6 +48,18 @@ MAX_FACE_SOURCES = 16
 )
 class FaceSourcesField(serializers.JSONField):
     """A JSON list in one multipart field (documented as its part's JSON content)."""
+
+    def to_internal_value(self, data):
+        try:
+            value = super().to_internal_value(data)
+        except RecursionError:
+            value = None
+            too_deep = True
+        else:
+            too_deep = json_too_deep(value)
+        if too_deep:
+            raise serializers.ValidationError(f"JSON nested more than {MAX_JSON_DEPTH} levels deep is not accepted.")
+        return value
 
 
 # Everything a create request sends. The files are read by `services.intake.job_submit` (which answers a

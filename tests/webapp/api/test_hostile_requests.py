@@ -8,7 +8,7 @@ import uuid
 import pytest
 from rest_framework.test import APIClient
 
-from webapp.api.parsers import MAX_JSON_DEPTH, json_too_deep
+from webapp.jobs.json_nesting import MAX_JSON_DEPTH, json_too_deep
 
 pytestmark = pytest.mark.django_db
 
@@ -57,3 +57,45 @@ def test_depth_counts_objects_and_lists_without_recursion():
     for _ in range(100_000):  # far beyond Python's recursion limit
         deep = [deep]
     assert json_too_deep(deep)
+
+
+@pytest.mark.parametrize("since", ["2026-02-31T00:00:00", "2026-01-01T25:00", "yesterday"])
+def test_gallery_status_with_an_impossible_since_is_a_400(client, user_a, since):
+    client.force_login(user_a)
+    response = client.get("/jobs/status.json", {"since": since})
+    assert response.status_code == 400
+    assert "since must be a date and time" in response.json()["error"]
+
+
+def test_gallery_status_accepts_a_naive_or_zoned_since(client, user_a):
+    client.force_login(user_a)
+    for since in ("2026-01-01T00:00:00", "2026-01-01T00:00:00+08:00"):
+        response = client.get("/jobs/status.json", {"since": since})
+        assert response.status_code == 200 and response.json()["new"] == []
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_idempotency_key_over_the_limit_is_refused_not_cut(api_a, astronaut_pair):
+    """Cut to 255 characters, two keys that differ only after that would return each other's job."""
+    from tests.helpers.uploads import nothing_stored
+    from tests.webapp.conftest import post_job
+
+    source, target, _ = astronaut_pair
+    shared = "k" * 255
+    response = post_job(api_a, source, target, headers={"Idempotency-Key": shared + "-first"})
+    assert response.status_code == 400, response.content
+    body = response.json()
+    assert body["code"] == "invalid_idempotency_key"
+    assert "261 characters" in body["detail"] and "limit is 255" in body["detail"]
+    assert nothing_stored()
+    assert post_job(api_a, source, target, headers={"Idempotency-Key": shared}).status_code == 201
+
+
+@pytest.mark.django_db(transaction=True)
+def test_deeply_nested_face_sources_is_a_field_error(api_a, astronaut_pair):
+    from tests.webapp.conftest import post_job
+
+    source, target, _ = astronaut_pair
+    response = post_job(api_a, source, target, face_sources=DEEP)
+    assert response.status_code == 400, response.content
+    assert f"more than {MAX_JSON_DEPTH} levels" in response.json()["errors"]["face_sources"][0]

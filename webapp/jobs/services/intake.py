@@ -21,8 +21,10 @@ from webapp.media.validation import MediaInfo, inspect_upload
 
 from .. import dispatch, events
 from ..choices import UploadRole
-from ..errors import ConsentRequired, IdempotencyKeyMismatch, InvalidOption
+from ..errors import ConsentRequired, IdempotencyKeyMismatch, InvalidIdempotencyKey, InvalidOption
 from ..models import Job, Upload
+
+IDEMPOTENCY_KEY_MAX_CHARS = Job._meta.get_field("idempotency_key").max_length
 
 logger = logging.getLogger(__name__)
 
@@ -87,6 +89,12 @@ def job_submit(
     Raises ConsentRequired (nothing is stored without consent), UploadRejected or InvalidOption
     naming the field at fault.
     """
+    if len(idempotency_key) > IDEMPOTENCY_KEY_MAX_CHARS:
+        raise InvalidIdempotencyKey(
+            f"The Idempotency-Key header is {len(idempotency_key)} characters long; the limit is "
+            f"{IDEMPOTENCY_KEY_MAX_CHARS} (a UUID is 36).",
+            field="Idempotency-Key",
+        )
     if consent is None or not consent.given:
         raise ConsentRequired(consent_required_message(), field="consent")
     sources = list(sources) or [None]

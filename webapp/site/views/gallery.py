@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from datetime import UTC, datetime
 
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
@@ -91,7 +92,12 @@ def dashboard_status(request: HttpRequest) -> JsonResponse:
     jobs = list(selectors.jobs_for_user(user=request.user).filter(id__in=ids))
     found = {job.id for job in jobs}
     new_jobs = []
-    since = parse_datetime(request.GET.get("since", "") or "") if request.GET.get("since") else None
+    try:
+        since = _since(request.GET.get("since", ""))
+    except ValueError:
+        return JsonResponse(
+            {"error": "since must be a date and time such as 2026-02-01T12:00:00Z."}, status=400
+        )
     if since is not None:
         new_jobs = list(
             _gallery_jobs(request, _gallery_filters(request))
@@ -105,6 +111,17 @@ def dashboard_status(request: HttpRequest) -> JsonResponse:
             "gone": [str(i) for i in ids if i not in found],
         }
     )
+
+
+def _since(raw: str) -> datetime | None:
+    """`since` as an aware time; ValueError for text that is not a real date and time
+    (2026-02-31, T25:00, or anything parse_datetime does not recognise)."""
+    if not raw:
+        return None
+    parsed = parse_datetime(raw)  # raises ValueError for out-of-range fields, None for other shapes
+    if parsed is None:
+        raise ValueError(raw)
+    return parsed if timezone.is_aware(parsed) else timezone.make_aware(parsed, UTC)
 
 
 def _card_json(request: HttpRequest, card: dict) -> dict:
