@@ -78,6 +78,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "webapp.ops.security_headers.ContentSecurityPolicyMiddleware",
 ]
 
 ROOT_URLCONF = "webapp.urls"
@@ -168,9 +169,13 @@ if PRODUCTION:
     SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", True)
     CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", True)
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
-    # Usually the TLS proxy redirects and sets HSTS; these are for deployments without one.
+    # Usually the TLS proxy redirects and sets HSTS; these are for deployments without one. Once the
+    # site says it is HTTPS-only (a redirect, or cookies that are only sent over TLS), browsers are
+    # told so too (a year, Django's recommended value), unless the operator sets another figure.
     SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", False)
-    SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 0)
+    SECURE_HSTS_SECONDS = env_int(
+        "SECURE_HSTS_SECONDS", 31_536_000 if SECURE_SSL_REDIRECT or SESSION_COOKIE_SECURE else 0
+    )
     SILENCED_SYSTEM_CHECKS = env_list("SILENCED_SYSTEM_CHECKS", ["security.W004", "security.W008"])
 
 # --- Redis and queues -------------------------------------------------------------------------

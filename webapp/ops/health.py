@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+
 import redis
 from django.conf import settings
 from django.db import connection
@@ -12,6 +14,10 @@ from swap.inference import triton_client
 from webapp.media import storage
 
 PROBE_TIMEOUT_S = 2
+UNAVAILABLE = "error: unavailable"
+PRIVATE_KEYS = ("url", "error")
+
+logger = logging.getLogger(__name__)
 
 
 def livez(request):
@@ -33,8 +39,8 @@ def healthz(request):
         "database": _probe(_database),
         "redis": _probe(_redis),
         "s3": _probe(storage.probe),
-        "moderation": _moderation_report(),
-        "inference": inference_report(),
+        "moderation": _without_details(_moderation_report()),
+        "inference": _without_details(inference_report()),
     }
     healthy = all(checks[name] == "ok" for name in ("database", "redis", "s3"))
     return JsonResponse(
@@ -52,11 +58,28 @@ def inference_report() -> dict:
 
 
 def _probe(check) -> str:
+    """'ok' or 'error: unavailable'. /healthz is public: it says which dependency is down, never
+    how (host names, ports, client messages go to the log, where operators read them)."""
     try:
         check()
         return "ok"
-    except Exception as exc:  # noqa: BLE001 - a probe reports every failure, it never raises
-        return f"error: {type(exc).__name__}: {exc}"
+    except Exception:
+        logger.warning("readiness probe %s failed", getattr(check, "__name__", check), exc_info=True)
+        return UNAVAILABLE
+
+
+def _without_details(report):
+    """A report with its internal addresses and error texts taken out (logged instead)."""
+    if isinstance(report, str):
+        if report.startswith("error"):
+            logger.warning("readiness: %s", report)
+            return UNAVAILABLE
+        return report
+    if isinstance(report, dict):
+        if report.get("error"):
+            logger.warning("readiness: %s", report["error"])
+        return {key: _without_details(value) for key, value in report.items() if key not in PRIVATE_KEYS}
+    return report
 
 
 def _database() -> None:

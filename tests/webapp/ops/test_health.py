@@ -33,3 +33,21 @@ def test_healthz_on_a_web_image_without_the_detectors(monkeypatch):
     response = Client().get("/healthz")
     assert response.status_code == 200
     assert response.json()["checks"]["moderation"] == "not installed in this process (nudenet)"
+
+
+def test_healthz_says_what_is_down_but_not_how(settings, caplog):
+    """The public probe names the dependency; the address and the client's error text go to the log."""
+    import socket
+
+    from django.test import Client
+
+    with socket.socket() as unused:
+        unused.bind(("127.0.0.1", 0))
+        port = unused.getsockname()[1]
+    settings.REDIS_URL = f"redis://127.0.0.1:{port}/0"
+    with caplog.at_level("WARNING", logger="webapp.ops.health"):
+        response = Client().get("/healthz")
+    assert response.status_code == 503
+    assert response.json()["checks"]["redis"] == "error: unavailable"
+    assert str(port) not in response.content.decode() and "Error" not in response.content.decode()
+    assert str(port) in caplog.text  # operators still see how it failed
