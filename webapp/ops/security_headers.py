@@ -41,7 +41,7 @@ def site_policy() -> str:
             "style-src 'self' 'unsafe-inline'",
             f"img-src {media}",
             f"media-src {media}",
-            "connect-src 'self'",
+            "connect-src 'self' blob:",  # the upload page's own previews (object URLs)
             "object-src 'none'",
             "base-uri 'self'",
             "frame-ancestors 'none'",
