@@ -96,6 +96,8 @@ class PipelineConfig:
         cfg = cls()
         if env.get("VISAGE_MODELS_DIR"):
             cfg.models_dir = Path(env["VISAGE_MODELS_DIR"])
+        elif env.get("VISAGE_DATA_DIR"):  # as the webapp and `swap models` do
+            cfg.models_dir = Path(env["VISAGE_DATA_DIR"]) / "models"
         for name in (
             "detector",
             "landmarker",

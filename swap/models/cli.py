@@ -227,6 +227,11 @@ def _check_digest(spec: ModelSpec, digest: str) -> None:
         )
 
 
+# Models are public weights, not secrets: readable by the Triton pod's uid 10001 and the workers'
+# whoever installed them (often root in an init step).
+MODEL_FILE_MODE = 0o644
+
+
 def _place(spec: ModelSpec, models_dir: Path, chunks: Iterator[bytes]) -> None:
     """Write chunks to a temp file next to the target, verify, then rename atomically."""
     models_dir.mkdir(parents=True, exist_ok=True)
@@ -241,6 +246,7 @@ def _place(spec: ModelSpec, models_dir: Path, chunks: Iterator[bytes]) -> None:
             handle.flush()
             os.fsync(handle.fileno())
         _check_digest(spec, digest.hexdigest())
+        os.chmod(tmp, MODEL_FILE_MODE)  # mkstemp makes 0600: a server running as another uid must read it
         os.replace(tmp, models_dir / spec.file)
     finally:
         tmp.unlink(missing_ok=True)

@@ -24,6 +24,7 @@ MANIFEST_ENV = "VISAGE_MODELS_MANIFEST"
 BASE_URL_ENV = "VISAGE_MODELS_BASE_URL"
 ALLOW_NON_COMMERCIAL_ENV = "VISAGE_ALLOW_NON_COMMERCIAL"
 MODELS_DIR_ENV = "VISAGE_MODELS_DIR"
+DATA_DIR_ENV = "VISAGE_DATA_DIR"
 DEFAULT_MODELS_DIR = Path("var/models")
 
 # adapter key in the manifest -> (module, class)
@@ -109,7 +110,12 @@ def manifest(path: Path | None = None) -> dict[str, ModelSpec]:
 
 
 def default_models_dir() -> Path:
-    return Path(os.environ.get(MODELS_DIR_ENV) or DEFAULT_MODELS_DIR)
+    """VISAGE_MODELS_DIR, else $VISAGE_DATA_DIR/models (where the webapp looks), else var/models."""
+    if os.environ.get(MODELS_DIR_ENV):
+        return Path(os.environ[MODELS_DIR_ENV])
+    if os.environ.get(DATA_DIR_ENV):
+        return Path(os.environ[DATA_DIR_ENV]) / "models"
+    return DEFAULT_MODELS_DIR
 
 
 def get_spec(name: str, models: dict[str, ModelSpec] | None = None) -> ModelSpec:

@@ -57,6 +57,7 @@ def save_state(models_dir: Path, state: dict[str, ModelRollout]) -> None:
     fd, tmp = tempfile.mkstemp(prefix=f".{STATE_FILE}.", dir=models_dir)
     with os.fdopen(fd, "w") as handle:
         json.dump({name: rollout.to_json() for name, rollout in sorted(state.items())}, handle, indent=2)
+    os.chmod(tmp, 0o644)  # read by workers and Triton running as other users (mkstemp makes 0600)
     os.replace(tmp, models_dir / STATE_FILE)
 
 

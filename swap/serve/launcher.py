@@ -309,6 +309,21 @@ def add_subparser(subparsers) -> None:
 
 
 def _serve(args) -> int:
+    # SIGTERM/SIGINT stop Triton too (compose/Kubernetes stop the container this way), also while it
+    # is still starting: the handlers are in place before Triton is, so a stop during its start-up
+    # cannot leave it serving with no parent. Triton runs in its own process group (so a stop reaches
+    # its Python-backend stubs); the handler only forwards the signal: waiting inside it would
+    # contend with the waits below.
+    triton: TritonProcess | None = None
+    stopping: list[int] = []
+
+    def _stop(signum, frame):
+        stopping.append(signum)
+        if triton is not None:
+            triton.process.send_signal(signal.SIGINT)
+
+    signal.signal(signal.SIGTERM, _stop)
+    signal.signal(signal.SIGINT, _stop)
     try:
         ensure_venv(args.venv, gpu=args.gpu)
         if args.setup:
@@ -324,9 +339,17 @@ def _serve(args) -> int:
         )
         if not plan["models"]:
             raise ServeError("no installed models to serve (python -m swap models list)")
+        if stopping:
+            return 0
         triton = start(plan, venv=args.venv, work_dir=args.work_dir, log_file=args.log_file)
+        if stopping:  # the signal came while start() ran, before `triton` was set
+            triton.process.send_signal(signal.SIGINT)
         triton.wait_ready()
     except ServeError as exc:
+        if triton is not None:
+            triton.stop()
+        if stopping:
+            return 0
         print(f"error: {exc}", file=sys.stderr)
         return 1
     served = ", ".join(
@@ -336,18 +359,6 @@ def _serve(args) -> int:
         f"Triton ready: {triton.grpc_url} (HTTP {triton.http_url}, metrics {triton.metrics_url}); {served}",
         flush=True,
     )
-
-    # Triton runs in its own process group (so a stop reaches its Python-backend stubs); a
-    # SIGTERM/SIGINT to this command stops it too (compose/Kubernetes stop the container this way).
-    # The handler only forwards the signal: waiting inside it would contend with the wait below.
-    stopping = []
-
-    def _stop(signum, frame):
-        stopping.append(signum)
-        triton.process.send_signal(signal.SIGINT)
-
-    signal.signal(signal.SIGTERM, _stop)
-    signal.signal(signal.SIGINT, _stop)
     try:
         code = triton.process.wait()
     finally:

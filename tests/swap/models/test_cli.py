@@ -195,3 +195,29 @@ def test_packaged_manifest_has_no_trusted_checksum_for_facefusion_assets():
     for spec in registry.MODELS.values():
         assert spec.url.startswith("https://github.com/facefusion/facefusion-assets/releases/download/")
         assert spec.sha256 == "" or len(spec.sha256) == 64
+
+
+def test_installed_models_are_readable_by_other_users(manifest, models_dir, tmp_path):
+    """The Triton pod runs as uid 10001 while `swap models install` often runs as root: 0644, not
+    mkstemp's 0600."""
+    import stat
+
+    source = tmp_path / "good.onnx"
+    source.write_bytes(GOOD)
+    source.chmod(0o600)
+    assert run(manifest, models_dir, "install", str(source)) == 0
+    assert run(manifest, models_dir, "fetch", "good") == 0  # already there: left as it is
+    assert stat.S_IMODE((models_dir / "good.onnx").stat().st_mode) == 0o644
+
+
+def test_the_models_directory_follows_the_data_directory(monkeypatch, tmp_path):
+    """`swap models`, `swap serve` and the workers find the models where the webapp does."""
+    from swap.config import PipelineConfig
+
+    monkeypatch.delenv(registry.MODELS_DIR_ENV, raising=False)
+    monkeypatch.setenv("VISAGE_DATA_DIR", str(tmp_path / "data"))
+    assert registry.default_models_dir() == tmp_path / "data" / "models"
+    assert PipelineConfig.from_env().models_dir == tmp_path / "data" / "models"
+    monkeypatch.setenv(registry.MODELS_DIR_ENV, str(tmp_path / "elsewhere"))
+    assert registry.default_models_dir() == tmp_path / "elsewhere"
+    assert PipelineConfig.from_env().models_dir == tmp_path / "elsewhere"

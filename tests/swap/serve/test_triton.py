@@ -249,3 +249,42 @@ def test_swap_serve_command_starts_triton_and_stops_it_on_sigterm(triton, tmp_pa
         time.sleep(0.5)
     triton_client.clear()
     assert not triton_client.server_ready(f"grpc://127.0.0.1:{grpc}")  # Triton went down with the command
+
+
+def test_sigterm_while_triton_starts_leaves_nothing_serving(triton, tmp_path):
+    """A stop that arrives before Triton is ready (a pod deleted during start-up) stops Triton too:
+    no tritonserver (or Python-backend stub) is left running without its parent."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    import psutil
+
+    models_dir, _ = triton
+    work = tmp_path / "starting"
+    http, grpc, metrics = launcher.free_port(), launcher.free_port(), launcher.free_port()
+    command = [
+        sys.executable, "-m", "swap", "serve", "--models-dir", str(models_dir), "--models", "gfpgan_1.4",
+        "--work-dir", str(work), "--venv", str(_venv()),
+        "--http-port", str(http), "--grpc-port", str(grpc), "--metrics-port", str(metrics),
+    ]  # fmt: skip
+    serve = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+    def started() -> list[psutil.Process]:
+        found = []
+        for process in psutil.process_iter(["pid", "cmdline"]):
+            cmdline = " ".join(process.info["cmdline"] or [])
+            if process.pid != serve.pid and (str(work) in cmdline or f"{grpc}" in cmdline):
+                found.append(process)
+        return found
+
+    deadline = time.monotonic() + 60
+    while not started() and serve.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert started(), "Triton never started"
+    assert not triton_client.server_ready(f"grpc://127.0.0.1:{grpc}")  # still starting
+    serve.send_signal(signal.SIGTERM)
+    assert serve.wait(90) == 0, serve.stdout.read()
+    leftover = [p for p in started() if p.is_running() and p.status() != psutil.STATUS_ZOMBIE]
+    assert leftover == [], [p.info["cmdline"] for p in leftover]
