@@ -71,6 +71,12 @@ class SampleOrigin(models.TextChoices):
     WARMUP = "warmup", "Worker warm-up"
 
 
+class PaymentProvider(models.TextChoices):
+    STRIPE = "stripe", "Card (Stripe)"
+    ALIPAY = "alipay", "Alipay 支付宝"
+    WECHATPAY = "wechatpay", "WeChat Pay 微信支付"
+
+
 class CheckoutStatus(models.TextChoices):
     OPEN = "open", "Open"
     PAID = "paid", "Paid: credits added"

@@ -18,6 +18,7 @@ from billing.choices import (
     GpuQueue,
     MediaKind,
     Mode,
+    PaymentProvider,
     PixelClass,
     Resolution,
     SampleOrigin,
@@ -350,9 +351,11 @@ class CreditPack(models.Model):
 
 
 class CheckoutSession(models.Model):
-    """A Stripe Checkout Session we created; credited once when Stripe says it was paid."""
+    """A purchase we started: a Stripe Checkout Session, or an Alipay / WeChat Pay order (our
+    out_trade_no in `stripe_session_id`); credited once when the provider says it was paid."""
 
     stripe_session_id = models.CharField(max_length=255, unique=True)
+    provider = models.CharField(max_length=16, choices=PaymentProvider.choices, default=PaymentProvider.STRIPE)
     account = models.ForeignKey(Account, on_delete=models.PROTECT, related_name="checkouts")
     pack = models.ForeignKey(CreditPack, null=True, on_delete=models.SET_NULL, related_name="checkouts")
     credits = models.DecimalField(max_digits=12, decimal_places=2)
@@ -369,6 +372,26 @@ class CheckoutSession(models.Model):
 
     def __str__(self) -> str:
         return f"checkout {self.stripe_session_id} ({self.status})"
+
+
+class PaymentNotification(models.Model):
+    """Every Alipay / WeChat Pay notification processed, by the provider's id for it (notify_id,
+    the notification id): a replayed or resent notification is a no-op."""
+
+    provider = models.CharField(max_length=16, choices=PaymentProvider.choices)
+    notification_id = models.CharField(max_length=128)
+    kind = models.CharField(max_length=64)
+    outcome = models.CharField(max_length=300, blank=True)
+    received_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-received_at", "-id"]
+        constraints = [
+            models.UniqueConstraint(fields=["provider", "notification_id"], name="billing_one_notification_per_id")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.provider} {self.kind} {self.notification_id}"
 
 
 class StripeEvent(models.Model):

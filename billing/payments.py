@@ -1,4 +1,5 @@
-"""Buying credits: Stripe Checkout in, the ledger credited exactly once, refunds/disputes reversed.
+"""Buying credits: Stripe Checkout in (Alipay and WeChat Pay: billing/notifications.py), the ledger
+credited exactly once, refunds/disputes reversed.
 
 Exactly once, whatever Stripe resends or reorders:
 - every event id is stored with a unique constraint (StripeEvent): a replay is answered 200 and
@@ -17,6 +18,7 @@ Exactly once, whatever Stripe resends or reorders:
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
@@ -24,11 +26,19 @@ from django.db import IntegrityError, transaction
 from django.db.models import Q, Sum
 from django.utils import timezone
 
-from billing import stripe_gateway
-from billing.choices import CheckoutStatus, EntryKind
+from billing import payment_providers, stripe_gateway
+from billing.choices import CheckoutStatus, EntryKind, PaymentProvider
 from billing.models import Account, CheckoutSession, CreditPack, LedgerEntry, StripeEvent
 
 logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class StartedPayment:
+    session: CheckoutSession
+    url: str = ""  # send the buyer here (Stripe Checkout, Alipay page pay)
+    code_url: str = ""  # WeChat Pay Native: show it as a QR code the buyer scans
+    order_string: str = ""  # Alipay app pay: the app hands it to the Alipay SDK
 
 HANDLED_EVENTS = (
     "checkout.session.completed",
@@ -44,34 +54,44 @@ def packs_active():
 
 
 def checkout_start(
-    *, user, pack: CreditPack, success_url: str, cancel_url: str
-) -> tuple[CheckoutSession, str]:
-    """Create a Checkout Session for the pack and remember it (credited when Stripe says paid);
-    returns the row and the hosted page's URL to send the buyer to.
+    *,
+    user,
+    pack: CreditPack,
+    success_url: str,
+    cancel_url: str,
+    provider: str = PaymentProvider.STRIPE,
+    site_url: str = "",
+    channel: str = "page",
+) -> StartedPayment:
+    """Start buying the pack with the provider and remember the purchase (credited when the
+    provider says paid); returns where the buyer pays (a URL, a QR code's URL or an app order).
 
-    `success_url` may contain Stripe's `{CHECKOUT_SESSION_ID}` placeholder.
+    `success_url` may contain `{CHECKOUT_SESSION_ID}`, replaced by the purchase's reference;
+    `site_url` is the public root the providers post their notifications under.
     """
     if not pack.active:
         raise ValueError("this pack is not for sale")
+    chosen = payment_providers.provider_get(provider, pack)
     account, _ = Account.objects.get_or_create(user=user)
-    created = stripe_gateway.checkout_session_create(
-        name=f"{pack.name}: {pack.credits.normalize():f} Visage credits",
-        unit_amount_minor=pack.price_minor,
-        currency=pack.currency,
-        client_reference_id=str(account.pk),
-        metadata={"account_id": str(account.pk), "pack_id": str(pack.pk), "credits": str(pack.credits)},
+    order = chosen.order_create(
+        pack=pack,
+        account=account,
+        customer_email=getattr(user, "email", "") or "",
         success_url=success_url,
         cancel_url=cancel_url,
-        customer_email=getattr(user, "email", "") or "",
+        site_url=site_url,
+        channel=channel,
     )
-    return CheckoutSession.objects.create(
-        stripe_session_id=created.id,
+    session = CheckoutSession.objects.create(
+        stripe_session_id=order.reference,
+        provider=chosen.name,
         account=account,
         pack=pack,
         credits=pack.credits,
         price=pack.price,
         currency=pack.currency,
-    ), created.url
+    )
+    return StartedPayment(session=session, url=order.url, code_url=order.code_url, order_string=order.order_string)
 
 
 def webhook_receive(*, payload: bytes, signature: str) -> str:
@@ -122,22 +142,9 @@ def _credit_session(obj: dict[str, Any]) -> str:
     payment_intent = obj.get("payment_intent") or ""
     if isinstance(payment_intent, dict):
         payment_intent = payment_intent.get("id", "")
-    try:
-        with transaction.atomic():
-            LedgerEntry.objects.create(
-                account=session.account,
-                kind=EntryKind.PURCHASE,
-                amount=session.credits,
-                payment_ref=session.stripe_session_id,
-                reason=f"bought {session.credits} credits ({session.price} {session.currency})",
-                details={"payment_intent": payment_intent, "pack_id": session.pack_id},
-            )
-    except IntegrityError:
-        return f"session {session.stripe_session_id}: already credited"
-    CheckoutSession.objects.filter(pk=session.pk).update(
-        status=CheckoutStatus.PAID, paid_at=timezone.now(), payment_intent=payment_intent
-    )
-    outcome = f"credited {session.credits} to account {session.account_id}"
+    credited, outcome = session_credit(session, payment_id=payment_intent)
+    if not credited:
+        return outcome
     # A refund or dispute that arrived first (events are not ordered) is applied now.
     for pending in StripeEvent.objects.filter(pending_payment_intent=payment_intent).exclude(
         pending_payment_intent=""
@@ -179,24 +186,72 @@ def _reverse(charge: dict[str, Any], *, reason: str, fraction: Decimal, event: d
             )
             return f"{reason}: payment {payment_intent} not credited yet; kept until it is"
         return f"{reason}: no purchase for payment {payment_intent or '?'}"
-    target = (session.credits * fraction).quantize(Decimal("0.01"), ROUND_HALF_UP)
-    already = _reversed_so_far(session)
-    amount = target - already
+    return session_reverse_to(session, fraction=fraction, reason=reason)
+
+
+def session_credit(session: CheckoutSession, *, payment_id: str) -> tuple[bool, str]:
+    """The purchase's credits, once: one PURCHASE entry, unique per purchase reference in the
+    ledger, whatever the provider resends or reorders. The caller holds the session row's lock."""
+    try:
+        with transaction.atomic():
+            LedgerEntry.objects.create(
+                account=session.account,
+                kind=EntryKind.PURCHASE,
+                amount=session.credits,
+                payment_ref=session.stripe_session_id,
+                reason=f"bought {session.credits} credits ({session.price} {session.currency})",
+                details={"payment_intent": payment_id, "pack_id": session.pack_id, "provider": session.provider},
+            )
+    except IntegrityError:
+        return False, f"session {session.stripe_session_id}: already credited"
+    CheckoutSession.objects.filter(pk=session.pk).update(
+        status=CheckoutStatus.PAID, paid_at=timezone.now(), payment_intent=payment_id
+    )
+    return True, f"credited {session.credits} to account {session.account_id}"
+
+
+def session_reverse_to(session: CheckoutSession, *, fraction: Decimal, reason: str) -> str:
+    """Take back credits up to `fraction` of the purchase in all (a cumulative refund level:
+    Stripe's amount_refunded, Alipay's refund_fee), minus what earlier reversals already took."""
+    target = _share(session, fraction)
+    amount = target - _reversed_so_far(session)
     if amount <= 0:
-        return f"{reason}: session {session.stripe_session_id} already reversed ({already} of {target} credits)"
+        return f"{reason}: session {session.stripe_session_id} already reversed ({target - amount} of {target} credits)"
+    # One entry per cumulative level (the session row is locked by the caller, so levels of one
+    # session are applied one at a time; the key makes a replay of a level a no-op).
+    return _reversal_write(
+        session, amount=amount, key=f"{session.stripe_session_id} to {target}", reason=reason,
+        note=f"{target} of {session.credits} in all",
+    )
+
+
+def session_reverse_part(session: CheckoutSession, *, part: str, fraction: Decimal, reason: str) -> str:
+    """Take back one refund of several (WeChat Pay reports each refund, `out_refund_no`, alone):
+    its share, once per part, never more than what is left of the purchase."""
+    amount = min(_share(session, fraction), session.credits - _reversed_so_far(session))
+    if amount <= 0:
+        return f"{reason}: session {session.stripe_session_id} already reversed in full"
+    return _reversal_write(
+        session, amount=amount, key=f"{session.stripe_session_id} part {part}", reason=reason, note=f"refund {part}"
+    )
+
+
+def _share(session: CheckoutSession, fraction: Decimal) -> Decimal:
+    return (session.credits * min(Decimal(1), fraction)).quantize(Decimal("0.01"), ROUND_HALF_UP)
+
+
+def _reversal_write(session: CheckoutSession, *, amount: Decimal, key: str, reason: str, note: str) -> str:
     try:
         with transaction.atomic():
             LedgerEntry.objects.create(
                 account=session.account,
                 kind=EntryKind.REVERSAL,
                 amount=amount,
-                # One entry per cumulative level (the session row is locked above, so levels of one
-                # session are applied one at a time; the key makes a replay of a level a no-op).
-                payment_ref=f"{session.stripe_session_id} to {target}",
-                reason=f"{reason}: {amount} credits taken back ({target} of {session.credits} in all)",
+                payment_ref=key,
+                reason=f"{reason}: {amount} credits taken back ({note})",
             )
     except IntegrityError:
-        return f"{reason}: session {session.stripe_session_id} already reversed to {target}"
+        return f"{reason}: session {session.stripe_session_id} already reversed ({key})"
     now = timezone.now()
     CheckoutSession.objects.filter(pk=session.pk).update(status=CheckoutStatus.REVERSED, reversed_at=now)
     Account.objects.filter(pk=session.account_id).update(
@@ -206,9 +261,10 @@ def _reverse(charge: dict[str, Any], *, reason: str, fraction: Decimal, event: d
 
 
 def _reversed_so_far(session: CheckoutSession) -> Decimal:
-    """Credits already taken back for the session (entries written before reversals were cumulative
-    carry the bare session id)."""
+    """Credits already taken back for the session: its levels (`<ref> to <level>`) and parts
+    (`<ref> part <refund>`); entries written before reversals were cumulative carry the bare ref."""
     sid = session.stripe_session_id
     return LedgerEntry.objects.filter(
-        Q(payment_ref=sid) | Q(payment_ref__startswith=f"{sid} to "), kind=EntryKind.REVERSAL
+        Q(payment_ref=sid) | Q(payment_ref__startswith=f"{sid} to ") | Q(payment_ref__startswith=f"{sid} part "),
+        kind=EntryKind.REVERSAL
     ).aggregate(total=Sum("amount"))["total"] or Decimal(0)

@@ -11,30 +11,11 @@ from typing import Any
 
 import stripe
 from django.conf import settings
-from rest_framework import status
 
-from billing.errors import BillingError
+from billing.payment_errors import BadSignature, PaymentProviderError, PaymentsNotConfigured
 
 # None: the SDK's default (requests); tests put a stripe.HTTPClient subclass here.
 http_client: stripe.HTTPClient | None = None
-
-
-class PaymentsNotConfigured(BillingError):
-    status_code = status.HTTP_503_SERVICE_UNAVAILABLE
-    default_detail = "Card payments are not configured on this server; an administrator can add credits."
-    default_code = "payments_not_configured"
-
-
-class PaymentProviderError(BillingError):
-    status_code = status.HTTP_502_BAD_GATEWAY
-    default_detail = "The payment provider could not be reached; no payment was made. Try again shortly."
-    default_code = "payment_provider_error"
-
-
-class BadSignature(BillingError):
-    status_code = status.HTTP_400_BAD_REQUEST
-    default_detail = "The Stripe-Signature header does not match this payload."
-    default_code = "bad_signature"
 
 
 def configured() -> bool:

@@ -5,7 +5,13 @@ from __future__ import annotations
 from django.urls import path
 
 from billing.api.ledger import LedgerExportCsvApi, LedgerListApi
-from billing.api.payments import CheckoutCreateApi, PackListApi, StripeWebhookApi
+from billing.api.payments import (
+    AlipayNotifyApi,
+    CheckoutCreateApi,
+    PackListApi,
+    StripeWebhookApi,
+    WeChatPayNotifyApi,
+)
 
 app_name = "billing"
 
@@ -15,4 +21,6 @@ urlpatterns = [
     path("billing/packs", PackListApi.as_view(), name="pack-list"),
     path("billing/checkout", CheckoutCreateApi.as_view(), name="checkout-create"),
     path("billing/stripe/webhook", StripeWebhookApi.as_view(), name="stripe-webhook"),
+    path("billing/alipay/notify", AlipayNotifyApi.as_view(), name="alipay-notify"),
+    path("billing/wechatpay/notify", WeChatPayNotifyApi.as_view(), name="wechatpay-notify"),
 ]

@@ -290,6 +290,21 @@ STRIPE_SECRET_KEY = env_str("STRIPE_SECRET_KEY", "")
 STRIPE_WEBHOOK_SECRET = env_str("STRIPE_WEBHOOK_SECRET", "")
 STRIPE_API_BASE = env_str("STRIPE_API_BASE", "https://api.stripe.com")
 STRIPE_TIMEOUT_S = env_float("STRIPE_TIMEOUT_S", 10.0)
+# Alipay and WeChat Pay (CNY packs), each on once all its values are set (README "Buying credits").
+# Keys are PEM text; every one may be given as NAME_FILE.
+ALIPAY_APP_ID = env_str("ALIPAY_APP_ID", "")
+ALIPAY_PRIVATE_KEY = env_str("ALIPAY_PRIVATE_KEY", "")  # the app's RSA2 private key
+ALIPAY_PUBLIC_KEY = env_str("ALIPAY_PUBLIC_KEY", "")  # Alipay's public key (支付宝公钥)
+ALIPAY_GATEWAY = env_str("ALIPAY_GATEWAY", "https://openapi.alipay.com/gateway.do")
+WECHATPAY_MCH_ID = env_str("WECHATPAY_MCH_ID", "")
+WECHATPAY_APP_ID = env_str("WECHATPAY_APP_ID", "")
+WECHATPAY_MCH_SERIAL_NO = env_str("WECHATPAY_MCH_SERIAL_NO", "")  # the merchant API certificate's serial
+WECHATPAY_PRIVATE_KEY = env_str("WECHATPAY_PRIVATE_KEY", "")  # apiclient_key.pem
+WECHATPAY_APIV3_KEY = env_str("WECHATPAY_APIV3_KEY", "")  # 32 characters
+WECHATPAY_PLATFORM_CERT = env_str("WECHATPAY_PLATFORM_CERT", "")  # the platform certificate (PEM)
+WECHATPAY_API_BASE = env_str("WECHATPAY_API_BASE", "https://api.mch.weixin.qq.com")
+WECHATPAY_TIMEOUT_S = env_float("WECHATPAY_TIMEOUT_S", 10.0)
+PAYMENT_NOTIFICATION_MAX_AGE_S = env_int("VISAGE_PAYMENT_NOTIFICATION_MAX_AGE_S", 300)
 
 # --- Email ------------------------------------------------------------------------------------
 # SMTP when EMAIL_HOST is set; otherwise messages (password resets) are printed to the web server's

@@ -1,8 +1,10 @@
-"""Buying credits over the API: GET /api/v1/billing/packs, POST /api/v1/billing/checkout, and the
-Stripe webhook POST /api/v1/billing/stripe/webhook (signature-checked, no user authentication)."""
+"""Buying credits over the API: GET /api/v1/billing/packs, POST /api/v1/billing/checkout (Stripe,
+Alipay or WeChat Pay), and the providers' callbacks (signature-checked, no user authentication):
+POST /api/v1/billing/stripe/webhook, /billing/alipay/notify, /billing/wechatpay/notify."""
 
 from __future__ import annotations
 
+from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
 from django.urls import NoReverseMatch, reverse
 from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_serializer
@@ -12,7 +14,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from billing import payments, stripe_gateway
+from billing import notifications, payment_providers, payments
+from billing.choices import PaymentProvider
 from billing.models import CreditPack
 
 
@@ -31,6 +34,10 @@ class PackListApi(APIView):
     @extend_schema_serializer(component_name="CreditPacks")
     class OutputSerializer(serializers.Serializer):
         payments_enabled = serializers.BooleanField()
+        providers = serializers.ListField(
+            child=serializers.CharField(),
+            help_text="Payment providers on this server (stripe, alipay, wechatpay).",
+        )
         packs = PackSerializer(many=True)
 
     @extend_schema(
@@ -40,7 +47,12 @@ class PackListApi(APIView):
         summary="Credit packs for sale",
     )
     def get(self, request: Request) -> Response:
-        data = {"payments_enabled": stripe_gateway.configured(), "packs": list(payments.packs_active())}
+        providers = payment_providers.providers_enabled()
+        data = {
+            "payments_enabled": bool(providers),
+            "providers": providers,
+            "packs": list(payments.packs_active()),
+        }
         return Response(self.OutputSerializer(data).data)
 
 
@@ -58,11 +70,24 @@ class CheckoutCreateApi(APIView):
     @extend_schema_serializer(component_name="CheckoutRequest")
     class InputSerializer(serializers.Serializer):
         pack_id = serializers.IntegerField()
+        provider = serializers.ChoiceField(choices=PaymentProvider.choices, default=PaymentProvider.STRIPE)
+        channel = serializers.ChoiceField(
+            choices=["page", "app"],
+            default="page",
+            help_text="Alipay: page pay (a URL) or app pay (order_string).",
+        )
 
     @extend_schema_serializer(component_name="Checkout")
     class OutputSerializer(serializers.Serializer):
-        id = serializers.CharField(help_text="The Stripe Checkout Session id.")
-        url = serializers.URLField(help_text="Send the buyer here to pay.")
+        id = serializers.CharField(help_text="The purchase's reference (Stripe session id, or out_trade_no).")
+        provider = serializers.CharField()
+        url = serializers.CharField(
+            help_text="Send the buyer here to pay (Stripe, Alipay page pay); else empty."
+        )
+        code_url = serializers.CharField(
+            help_text="WeChat Pay Native: show as a QR code to scan; else empty."
+        )
+        order_string = serializers.CharField(help_text="Alipay app pay: pass to the Alipay SDK; else empty.")
 
     @extend_schema(
         operation_id="billing_checkout_create",
@@ -70,23 +95,34 @@ class CheckoutCreateApi(APIView):
         responses={
             201: OutputSerializer,
             404: OpenApiResponse(description="No such pack for sale (application/problem+json)."),
-            503: OpenApiResponse(description="Card payments are not configured (payments_not_configured)."),
+            400: OpenApiResponse(description="Provider unknown, or not for the pack's currency."),
+            503: OpenApiResponse(description="The provider is not configured (payments_not_configured)."),
         },
         tags=["billing"],
-        summary="Start buying a credit pack (Stripe Checkout)",
+        summary="Start buying a credit pack (Stripe Checkout, Alipay, WeChat Pay)",
     )
     def post(self, request: Request) -> Response:
         serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         pack = get_object_or_404(CreditPack, pk=serializer.validated_data["pack_id"], active=True)
-        session, url = payments.checkout_start(
+        started = payments.checkout_start(
             user=request.user,
             pack=pack,
+            provider=serializer.validated_data["provider"],
+            channel=serializer.validated_data["channel"],
+            site_url=request.build_absolute_uri("/"),
             success_url=_site_url(request, "credits-success", "/account/credits/success/")
             + "?session_id={CHECKOUT_SESSION_ID}",
             cancel_url=_site_url(request, "credits-cancel", "/account/credits/canceled/"),
         )
-        return Response({"id": session.stripe_session_id, "url": url}, status=status.HTTP_201_CREATED)
+        body = {
+            "id": started.session.stripe_session_id,
+            "provider": started.session.provider,
+            "url": started.url,
+            "code_url": started.code_url,
+            "order_string": started.order_string,
+        }
+        return Response(body, status=status.HTTP_201_CREATED)
 
 
 class StripeWebhookApi(APIView):
@@ -102,3 +138,30 @@ class StripeWebhookApi(APIView):
             payload=request.body, signature=request.headers.get("Stripe-Signature", "")
         )
         return Response({"received": True, "outcome": outcome})
+
+
+class AlipayNotifyApi(APIView):
+    """Alipay posts the asynchronous notification here (form-encoded); its RSA2 `sign` is the
+    authentication. Alipay stops resending once the body is `success`."""
+
+    authentication_classes: list = []
+    permission_classes = [AllowAny]
+    throttle_classes: list = []
+
+    @extend_schema(exclude=True)
+    def post(self, request: Request) -> HttpResponse:
+        notifications.alipay_notification_receive(form={k: request.POST.get(k) for k in request.POST})
+        return HttpResponse("success", content_type="text/plain")
+
+
+class WeChatPayNotifyApi(APIView):
+    """WeChat Pay posts notifications here; the Wechatpay-Signature header is the authentication."""
+
+    authentication_classes: list = []
+    permission_classes = [AllowAny]
+    throttle_classes: list = []
+
+    @extend_schema(exclude=True)
+    def post(self, request: Request) -> Response:
+        outcome = notifications.wechatpay_notification_receive(headers=request.headers, body=request.body)
+        return Response({"code": "SUCCESS", "message": outcome})

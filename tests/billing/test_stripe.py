@@ -15,9 +15,10 @@ from django.db.models import Sum
 from rest_framework.test import APIClient
 
 from billing import selectors, stripe_gateway
-from billing.choices import BALANCE_CREDIT_KINDS, BALANCE_DEBIT_KINDS, EntryKind
+from billing.choices import EntryKind
 from billing.models import Account, CheckoutSession, CreditPack, LedgerEntry, StripeEvent
 from tests.helpers.fake_stripe import FakeStripeHttp
+from tests.helpers.ledger_checks import invariants
 
 pytestmark = pytest.mark.django_db
 
@@ -41,16 +42,6 @@ def pack(db):
     )
 
 
-def invariants(user) -> None:
-    """balance = Σ credits − Σ debits of the ledger; one purchase per paid session."""
-    entries = LedgerEntry.objects.filter(account__user=user)
-    credits = entries.filter(kind__in=BALANCE_CREDIT_KINDS).aggregate(s=Sum("amount"))["s"] or Decimal(0)
-    debits = entries.filter(kind__in=BALANCE_DEBIT_KINDS).aggregate(s=Sum("amount"))["s"] or Decimal(0)
-    assert selectors.account_balance(user=user).balance == (credits - debits).quantize(Decimal("0.01"))
-    purchases = entries.filter(kind=EntryKind.PURCHASE)
-    assert purchases.count() == purchases.values("payment_ref").distinct().count()
-
-
 def signed_post(event: dict, *, secret: str = WEBHOOK_SECRET, timestamp: int | None = None):
     payload = json.dumps(event)
     header = stripe.WebhookSignature.generate_signature_header(payload, secret, timestamp=timestamp)
@@ -60,14 +51,14 @@ def signed_post(event: dict, *, secret: str = WEBHOOK_SECRET, timestamp: int | N
 def start_checkout(user, pack) -> CheckoutSession:
     from billing import payments
 
-    session, url = payments.checkout_start(
+    started = payments.checkout_start(
         user=user,
         pack=pack,
         success_url="https://visage.test/ok?session_id={CHECKOUT_SESSION_ID}",
         cancel_url="https://visage.test/cancel",
     )
-    assert url.startswith("https://checkout.stripe.com/")
-    return session
+    assert started.url.startswith("https://checkout.stripe.com/")
+    return started.session
 
 
 def completed(session: CheckoutSession, *, event_id: str | None = None, payment_intent: str = "pi_1") -> dict:

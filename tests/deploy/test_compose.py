@@ -28,7 +28,7 @@ def queues(service: dict) -> list[str]:
 def test_every_part_of_the_stack_is_a_service():
     services = compose()["services"]
     assert set(services) == {"postgres", "redis", "minio", "migrate", "web", "worker", "gpu-worker", "scheduler",
-                             "prometheus", "grafana", "triton"}
+                             "prometheus", "alertmanager", "grafana", "triton"}
     assert services["redis"]["command"][services["redis"]["command"].index("--appendonly") + 1] == "yes"
     assert services["migrate"]["command"] == ["migrate"] and services["migrate"]["restart"] == "no"
     assert services["scheduler"]["command"] == ["python", "manage.py", "visage_scheduler"]
@@ -104,7 +104,7 @@ def test_every_image_and_published_port_can_be_overridden():
     official = {
         "postgres": "docker.io/library/postgres:16-bookworm", "redis": "docker.io/library/redis:7-bookworm",
         "minio": "quay.io/minio/minio:latest", "prometheus": "docker.io/prom/prometheus:latest",
-        "grafana": "docker.io/grafana/grafana:latest",
+        "grafana": "docker.io/grafana/grafana:latest", "alertmanager": "docker.io/prom/alertmanager:latest",
     }
     for name, service in services.items():
         assert re.search(r"\$\{VISAGE_\w+:-", service["image"]), name

@@ -109,6 +109,7 @@ def make_secrets(directory: Path) -> None:
     subprocess.run([sys.executable, "manage.py", "visage_provenance", "--generate-chain", str(directory)],
                    cwd=REPO, check=True, capture_output=True)
     (directory / "metrics-key").write_text(secrets.token_hex(32) + "\n")
+    shutil.copy(DEPLOY / "alertmanager" / "alertmanager.yml", directory / "alertmanager.yml")
     for name in ("chain.pem", "signer.key"):
         os.chown(directory / name, 10001, 0)
         (directory / name).chmod(0o400)

@@ -17,7 +17,8 @@ OVERLAYS = ["dev", "prod", "prod-triton"]
 KUBERNETES_VERSION = "1.34.0"
 WORKLOAD_KINDS = {"Deployment", "StatefulSet", "Job", "CronJob"}
 # Custom resources: kubernetes-validate has no schemas for them; the tests below check them.
-CUSTOM_KINDS = {"ScaledObject", "TriggerAuthentication", "ServiceMonitor", "PodMonitor", "PrometheusRule"}
+CUSTOM_KINDS = {"ScaledObject", "TriggerAuthentication", "ServiceMonitor", "PodMonitor", "PrometheusRule",
+                "AlertmanagerConfig"}
 VISAGE_IMAGES = (
     "visage-web", "visage-worker", "visage-gpu-worker", "visage-triton",
     "visage/web", "visage/worker", "visage/gpu-worker", "visage/triton",

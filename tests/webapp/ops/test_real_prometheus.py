@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import math
 import os
-import signal
-import subprocess
 import sys
 
 import pytest
@@ -16,6 +14,7 @@ import requests
 from django.conf import settings
 
 from tests.deploy.conftest import prometheus_binary
+from tests.helpers.processes import alive, start, stop
 from tests.helpers.waiting import wait_until
 from tests.helpers.worker_process import database_url_for_subprocess
 from webapp.jobs.models import Job
@@ -26,20 +25,6 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 KEY = "prometheus-test-key"
 P99 = "histogram_quantile(0.99, sum by (le) (rate(visage_job_duration_seconds_bucket[1m])))"
-
-
-def start(args: list[str], env: dict, log) -> subprocess.Popen:
-    return subprocess.Popen(args, env=env, start_new_session=True, stdout=log, stderr=subprocess.STDOUT)
-
-
-def stop(process: subprocess.Popen) -> None:
-    if process.poll() is None:
-        os.killpg(process.pid, signal.SIGTERM)
-        try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
 
 
 class PrometheusAPI:
@@ -62,12 +47,6 @@ class PrometheusAPI:
             return requests.get(f"{self.url}/-/ready", timeout=5).status_code == 200
         except requests.ConnectionError:
             return False
-
-
-def alive(processes: list[subprocess.Popen], log_path) -> bool:
-    for process in processes:
-        assert process.poll() is None, f"{process.args[:3]} exited: {log_path.read_text()[-3000:]}"
-    return True
 
 
 def bucket_bounds(seconds: float) -> tuple[float, float]:
