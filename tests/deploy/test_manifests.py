@@ -106,7 +106,7 @@ def test_every_long_running_container_has_probes(manifests):
     for doc in workloads(manifests):
         if doc["kind"] in ("Job", "CronJob") or doc["metadata"]["name"] == "visage-scheduler":
             continue  # run to completion, or (the scheduler) exit on failure and serve no traffic
-        for container in containers(doc):
+        for container in pod_spec(doc)["containers"]:  # init containers run to completion
             where = f"{doc['kind']}/{doc['metadata']['name']}/{container['name']}"
             assert "readinessProbe" in container and "livenessProbe" in container, where
 
@@ -180,13 +180,12 @@ def test_triton_serves_the_models_the_workers_are_pointed_at():
     assert triton["args"] == ["triton"]
     assert triton["readinessProbe"]["httpGet"]["path"] == "/v2/models/visage_catalog/ready"
 
-    def models_claim(name):
-        spec = pod_spec(by_kind(manifests, "Deployment")[name])
-        mount = next(m for m in spec["containers"][0]["volumeMounts"] if m["mountPath"] == "/models")
-        volume = next(v for v in spec["volumes"] if v["name"] == mount["name"])
-        return volume["persistentVolumeClaim"]["claimName"]
-
-    assert models_claim("visage-triton") == models_claim("visage-gpu-worker")
+    triton_spec = pod_spec(deployment)
+    mount = next(m for m in triton["volumeMounts"] if m["mountPath"] == "/models")
+    volume = next(v for v in triton_spec["volumes"] if v["name"] == mount["name"])
+    assert volume["persistentVolumeClaim"]["claimName"] in by_kind(manifests, "PersistentVolumeClaim")
+    for pool in GPU_POOLS:  # Triton holds the models: its clients pull none
+        assert "initContainers" not in pod_spec(by_kind(manifests, "Deployment")[pool])
     monitor = by_kind(manifests, "PodMonitor")["visage-triton"]
     assert monitor["spec"]["selector"]["matchLabels"].items() <= deployment["spec"]["template"]["metadata"]["labels"].items()
     assert monitor["spec"]["podMetricsEndpoints"][0]["port"] == "metrics"
@@ -415,3 +414,37 @@ def test_result_urls_are_signed_for_an_address_clients_reach(manifests):
     config = by_kind(manifests, "ConfigMap")["visage-config"]["data"]
     assert re.fullmatch(r"https?://[^/?#]+", config["S3_PUBLIC_URL"])
     assert config["S3_PUBLIC_URL"].split("://")[1] != config["S3_ENDPOINT"]
+
+
+def test_gpu_pods_start_with_the_hot_models_pulled_from_the_s3_model_cache(manifests):
+    """Local inference: an init container of each GPU pool runs the real `python -m swap models pull`
+    (parsed here by the swap CLI's own parser) from VISAGE_MODELS_S3 into the node-local volume the
+    worker reads as VISAGE_MODELS_DIR (writable: cold models are fetched into it)."""
+    if serves_with_triton(manifests):
+        pytest.skip("Triton holds the models (the Triton test checks its volume)")
+    from swap.cli import build_parser
+    from swap.models import registry, s3cache
+
+    config = by_kind(manifests, "ConfigMap")["visage-config"]["data"]
+    s3cache.Location.parse(config["VISAGE_MODELS_S3"])
+    hot = config["VISAGE_MODELS_HOT"].split(",")
+    assert hot and set(hot) <= set(registry.MODELS)
+    for pool in GPU_POOLS:
+        spec = pod_spec(by_kind(manifests, "Deployment")[pool])
+        (init,) = spec["initContainers"]
+        assert init["args"][:3] == ["python", "-m", "swap"]
+        args = build_parser().parse_args(init["args"][3:])
+        assert args.models_action == "pull"
+        assert (args.source, args.hot) == ("$(VISAGE_MODELS_S3)", "$(VISAGE_MODELS_HOT)")
+        assert {"configMapRef": {"name": "visage-config"}} in init["envFrom"]
+        worker = spec["containers"][0]
+        assert {"configMapRef": {"name": "visage-config"}} in worker["envFrom"]
+
+        def volume_at(container, path, spec=spec):
+            mount = next(m for m in container["volumeMounts"] if m["mountPath"] == path)
+            return mount, next(v for v in spec["volumes"] if v["name"] == mount["name"])
+
+        init_mount, init_volume = volume_at(init, str(args.target))
+        worker_mount, worker_volume = volume_at(worker, config["VISAGE_MODELS_DIR"])
+        assert init_volume is worker_volume and "emptyDir" in worker_volume  # node-local, per pod
+        assert not init_mount.get("readOnly") and not worker_mount.get("readOnly")
