@@ -7,9 +7,11 @@ video worker can call in a loop.
 
 from __future__ import annotations
 
+import os
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import dlib
 import numpy as np
@@ -24,7 +26,7 @@ from swap.face_landmarks.dlib_shape import DlibShapeLandmarker
 from swap.face_recognition.dlib_resnet import DlibResnetRecognizer
 from swap.inference import clock as inference_clock
 from swap.inference import triton_client
-from swap.models import canary, registry
+from swap.models import canary, registry, s3cache
 from swap.modes import FAST_DETECT_MAX_SIDE, ModePlan, plan_modes, requested_mode
 from swap.swappers.classical import ClassicalSwapper
 from swap.types import Face, FaceDetector, FaceMasker, SourceIdentity, SwapOptions, SwapResult
@@ -176,9 +178,26 @@ class _Backends:
 
     def _load_onnx(self, name: str, **options) -> object:
         missing = self._missing(name)
+        if missing is not None and self._fetched_cold(name):
+            missing = self._missing(name)
         if missing is not None:
             raise ModelMissing(missing, str(self.config.models_dir))
         return registry.load_adapter(name, self.config.models_dir, self.config.runtime, **options)
+
+    def _fetched_cold(self, name: str) -> bool:
+        """A model asked for by name but not on this node: fetch it (and what it requires) from the
+        S3 model cache when VISAGE_MODELS_S3 names one (SHA-256 checked; swap.models.s3cache)."""
+        runtime = self.config.runtime
+        if (runtime is not None and runtime.inference == "triton") or not os.environ.get(s3cache.CACHE_ENV):
+            return False
+        try:
+            names = s3cache.with_requirements([name], registry.manifest())
+            for needed in names:
+                if not self._present(needed):
+                    s3cache.fetch_cold(registry.get_spec(needed), Path(self.config.models_dir))
+        except (s3cache.ModelCacheError, KeyError) as exc:
+            raise ModelMissing(name, f"{self.config.models_dir} nor the model cache ({exc})") from None
+        return True
 
     def _first_installed(self, candidates: tuple[str, ...], **options) -> object | None:
         for name in candidates:

@@ -1,4 +1,7 @@
-"""`python -m swap models list|fetch|verify|install`: manage the ONNX model files.
+"""`python -m swap models list|fetch|verify|install|sync|pull`: manage the ONNX model files.
+
+`install FILE --to s3://bucket/prefix` and `sync --to s3://…` fill the S3 model cache;
+`pull --from s3://… --hot a,b --to DIR` copies the hot set out of it (swap.models.s3cache).
 
 A model file only ever appears under its final name after its SHA-256 matched: downloads and
 copies go to a temp file in the same directory (same filesystem, so the rename is atomic) that
@@ -18,7 +21,7 @@ from pathlib import Path
 
 import requests
 
-from swap.models import versions
+from swap.models import s3cache, versions
 from swap.models.registry import ModelSpec, default_models_dir, manifest, sha256_of
 
 CONNECT_TIMEOUT_S = 10
@@ -51,12 +54,20 @@ def add_subparser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentPa
     install.add_argument(
         "--trust-unverified", action="store_true", help="accept models without a checksum in the manifest"
     )
+    install.add_argument("--to", metavar="S3_URL", help="upload into the S3 model cache (s3://bucket/prefix) instead")
     install.add_argument(
         "--version",
         type=int,
         default=None,
         help="install as this model version (models/<name>/<version>/), for a canary roll-out",
     )
+    sync = actions.add_parser("sync", help="upload every installed model into the S3 model cache")
+    sync.add_argument("--to", metavar="S3_URL", required=True, help="s3://bucket/prefix")
+    sync.add_argument("--trust-unverified", action="store_true", help="also upload models the manifest has no checksum for")
+    pull = actions.add_parser("pull", help="copy models from the S3 model cache, SHA-256 checked (a pod's init container)")
+    pull.add_argument("--from", dest="source", metavar="S3_URL", required=True, help="s3://bucket/prefix")
+    pull.add_argument("--hot", required=True, help="comma-separated model names (and what they require)")
+    pull.add_argument("--to", dest="target", type=Path, required=True, help="local directory")
     actions.add_parser("versions", help="installed versions, stable and canary of every model")
     canary = actions.add_parser("canary", help="start routing VISAGE_CANARY_PERCENT of jobs to a version")
     canary.add_argument("name")
@@ -105,9 +116,18 @@ def run(args: argparse.Namespace) -> int:
                 fetch(spec, models_dir, trust_unverified=args.trust_unverified)
                 print(f"{name}: installed (needed by {args.name})")
             return 0
+        if args.models_action in ("sync", "pull"):
+            return _cache(args, models, models_dir)
         if args.models_action == "install":
             name = args.name or args.path.stem
             spec = _spec(models, name)
+            if args.to:
+                _check_trust(spec, args.trust_unverified)
+                if not args.path.is_file():
+                    raise CommandFailed(f"{args.path} is not a file")
+                digest = _cached(lambda: s3cache.push(spec, args.path, s3cache.Location.parse(args.to), s3cache.client_from_env()))
+                print(f"{name}: uploaded to {args.to} (SHA-256 {digest})")
+                return 0
             if args.version is not None and args.version != spec.version:
                 # Another version than the manifest's: its checksum isn't in the manifest.
                 if not args.trust_unverified:
@@ -139,6 +159,35 @@ def main(argv: list[str] | None = None) -> int:
     add_subparser(parser.add_subparsers(dest="command", required=True))
     args = parser.parse_args(argv)
     return args.func(args)
+
+
+def _cached(action):
+    try:
+        return action()
+    except s3cache.ModelCacheError as exc:
+        raise CommandFailed(str(exc)) from None
+
+
+def _cache(args: argparse.Namespace, models: dict[str, ModelSpec], models_dir: Path) -> int:
+    if args.models_action == "sync":
+        location = _cached(lambda: s3cache.Location.parse(args.to))
+        client = _cached(s3cache.client_from_env)
+        for spec in models.values():
+            status = _status(spec, models_dir)
+            if status == "missing" or (status == "unverified" and not args.trust_unverified):
+                continue
+            if status == "corrupt":
+                raise CommandFailed(f"{spec.name} in {models_dir} is corrupt: not uploaded")
+            digest = _cached(lambda spec=spec: s3cache.push(spec, models_dir / spec.file, location, client))
+            print(f"{spec.name}: uploaded to {location} (SHA-256 {digest})")
+        return 0
+    location = _cached(lambda: s3cache.Location.parse(args.source))
+    client = _cached(s3cache.client_from_env)
+    names = _cached(lambda: s3cache.with_requirements([n.strip() for n in args.hot.split(",") if n.strip()], models))
+    for name in names:
+        copied = _cached(lambda name=name: s3cache.pull(models[name], location, args.target, client))
+        print(f"{name}: {'copied' if copied else 'already there'}, SHA-256 verified")
+    return 0
 
 
 def _rollout(args: argparse.Namespace, models: dict[str, ModelSpec], models_dir: Path) -> int:

@@ -11,7 +11,7 @@ import pytest
 from django.conf import settings
 
 from swap.serve import launcher
-from tests.helpers.kustomize import K8S, by_kind, render
+from tests.helpers.kustomize import K8S, by_kind, render, render_base_with
 
 OVERLAYS = ["dev", "prod", "prod-triton"]
 KUBERNETES_VERSION = "1.34.0"
@@ -23,6 +23,21 @@ VISAGE_IMAGES = (
     "visage-web", "visage-worker", "visage-gpu-worker", "visage-triton",
     "visage/web", "visage/worker", "visage/gpu-worker", "visage/triton",
 )
+ON_DEMAND_POOL = "visage-gpu-worker"  # vip, default: on-demand nodes, never scaled to zero
+BATCH_POOL = "visage-gpu-batch-worker"  # batch: spot nodes, scaled to zero
+GPU_POOLS = (ON_DEMAND_POOL, BATCH_POOL)
+BATCH_QUEUE = "batch"
+# Spot node labels by provider, and the reclaim notice (seconds) each gives a node.
+SPOT_LABELS = {
+    "eks.amazonaws.com/capacityType": ("SPOT", 120),
+    "karpenter.sh/capacity-type": ("spot", 120),
+    "cloud.google.com/gke-spot": ("true", 30),
+    "kubernetes.azure.com/scalesetpriority": ("spot", 30),
+}
+# Spot taints a node pool may carry (AKS always, GKE when configured); EKS sets none by default.
+SPOT_TAINTS = {("cloud.google.com/gke-spot", "true"), ("kubernetes.azure.com/scalesetpriority", "spot")}
+SPOT_COMPONENTS = {"spot-eks": "eks.amazonaws.com/capacityType", "spot-gke": "cloud.google.com/gke-spot",
+                   "spot-aks": "kubernetes.azure.com/scalesetpriority"}
 
 
 @pytest.fixture(scope="module", params=OVERLAYS)
@@ -92,7 +107,7 @@ def test_every_long_running_container_has_probes(manifests):
     for doc in workloads(manifests):
         if doc["kind"] in ("Job", "CronJob") or doc["metadata"]["name"] == "visage-scheduler":
             continue  # run to completion, or (the scheduler) exit on failure and serve no traffic
-        for container in containers(doc):
+        for container in pod_spec(doc)["containers"]:  # init containers run to completion
             where = f"{doc['kind']}/{doc['metadata']['name']}/{container['name']}"
             assert "readinessProbe" in container and "livenessProbe" in container, where
 
@@ -102,7 +117,7 @@ def test_web_probes_healthz_and_workers_probe_their_own_heartbeat(manifests):
     web = pod_spec(deployments["visage-web"])["containers"][0]
     assert web["readinessProbe"]["httpGet"]["path"] == "/healthz"
     assert web["livenessProbe"]["httpGet"]["path"] == "/livez"
-    for name in ("visage-cpu-worker", "visage-gpu-worker"):
+    for name in ("visage-cpu-worker", *GPU_POOLS):
         worker = pod_spec(deployments[name])["containers"][0]
         for probe in ("readinessProbe", "livenessProbe"):
             assert worker[probe]["exec"]["command"] == ["python", "manage.py", "visage_worker_probe"]
@@ -125,13 +140,17 @@ def test_each_gpu_goes_to_the_process_that_runs_the_models(manifests):
     """Local inference: each GPU worker pod takes one GPU. With Triton, Triton's pods take them and
     the GPU-queue workers are CPU-side clients that request none."""
     deployments = by_kind(manifests, "Deployment")
-    gpu_worker = pod_spec(deployments["visage-gpu-worker"])
+    gpu_worker = pod_spec(deployments[ON_DEMAND_POOL])
+    batch_worker = pod_spec(deployments[BATCH_POOL])
     if serves_with_triton(manifests):
         assert takes_one_gpu_on_gpu_nodes(pod_spec(deployments["visage-triton"]))
-        assert "nvidia.com/gpu" not in gpu_worker["containers"][0]["resources"]["limits"]
-        assert "nodeSelector" not in gpu_worker and "tolerations" not in gpu_worker
+        for spec in (gpu_worker, batch_worker):
+            assert "nvidia.com/gpu" not in spec["containers"][0]["resources"]["limits"]
+            assert "nodeSelector" not in spec
+            assert all(t["key"] != "nvidia.com/gpu" for t in spec.get("tolerations", []))
+        assert "tolerations" not in gpu_worker
     else:
-        assert takes_one_gpu_on_gpu_nodes(gpu_worker)
+        assert takes_one_gpu_on_gpu_nodes(gpu_worker) and takes_one_gpu_on_gpu_nodes(batch_worker)
     cpu_spec = pod_spec(deployments["visage-cpu-worker"])
     assert "nvidia.com/gpu" not in cpu_spec["containers"][0]["resources"]["limits"]
 
@@ -162,17 +181,21 @@ def test_triton_serves_the_models_the_workers_are_pointed_at():
     assert triton["args"] == ["triton"]
     assert triton["readinessProbe"]["httpGet"]["path"] == "/v2/models/visage_catalog/ready"
 
-    def models_claim(name):
-        spec = pod_spec(by_kind(manifests, "Deployment")[name])
-        mount = next(m for m in spec["containers"][0]["volumeMounts"] if m["mountPath"] == "/models")
-        volume = next(v for v in spec["volumes"] if v["name"] == mount["name"])
-        return volume["persistentVolumeClaim"]["claimName"]
-
-    assert models_claim("visage-triton") == models_claim("visage-gpu-worker")
+    triton_spec = pod_spec(deployment)
+    mount = next(m for m in triton["volumeMounts"] if m["mountPath"] == "/models")
+    volume = next(v for v in triton_spec["volumes"] if v["name"] == mount["name"])
+    assert volume["persistentVolumeClaim"]["claimName"] in by_kind(manifests, "PersistentVolumeClaim")
+    for pool in GPU_POOLS:  # Triton holds the models: its clients pull none
+        assert "initContainers" not in pod_spec(by_kind(manifests, "Deployment")[pool])
     monitor = by_kind(manifests, "PodMonitor")["visage-triton"]
     assert monitor["spec"]["selector"]["matchLabels"].items() <= deployment["spec"]["template"]["metadata"]["labels"].items()
     assert monitor["spec"]["podMetricsEndpoints"][0]["port"] == "metrics"
-    assert queues_of(by_kind(manifests, "Deployment")["visage-gpu-worker"]) == list(settings.GPU_QUEUES)
+    assert gpu_queues_served(manifests) == list(settings.GPU_QUEUES)
+
+
+def gpu_queues_served(manifests) -> list[str]:
+    deployments = by_kind(manifests, "Deployment")
+    return [q for pool in GPU_POOLS for q in queues_of(deployments[pool])]
 
 
 def queues_of(deployment: dict) -> list[str]:
@@ -182,7 +205,9 @@ def queues_of(deployment: dict) -> list[str]:
 
 def test_workers_listen_to_the_queues_the_code_uses(manifests):
     deployments = by_kind(manifests, "Deployment")
-    assert queues_of(deployments["visage-gpu-worker"]) == list(settings.GPU_QUEUES)
+    # every GPU queue in exactly one pool, in the workers' priority order
+    assert gpu_queues_served(manifests) == list(settings.GPU_QUEUES)
+    assert queues_of(deployments[BATCH_POOL]) == [BATCH_QUEUE]
     assert set(queues_of(deployments["visage-cpu-worker"])) == {settings.MODERATION_QUEUE, settings.WEBHOOK_QUEUE}
 
 
@@ -195,7 +220,7 @@ def test_keda_triggers_name_the_real_rq_queue_keys(manifests):
     """listName must be the Redis list RQ pushes onto, computed here by RQ from the code's queue names."""
     scaled = by_kind(manifests, "ScaledObject")
     deployments = by_kind(manifests, "Deployment")
-    assert set(scaled) == {"visage-gpu-worker", "visage-cpu-worker"}
+    assert set(scaled) == {*GPU_POOLS, "visage-cpu-worker"}
     for name, scaled_object in scaled.items():
         assert scaled_object["spec"]["scaleTargetRef"]["name"] in deployments
         expected = {rq_key(queue) for queue in queues_of(deployments[name])}
@@ -228,11 +253,82 @@ def test_keda_reads_the_redis_database_the_app_uses(manifests):
 
 
 def test_drain_timeout_fits_in_the_grace_period(manifests):
+    for name in ("visage-cpu-worker", ON_DEMAND_POOL):
+        deployment = by_kind(manifests, "Deployment")[name]
+        assert drain_timeout_s(manifests, deployment) + 30 <= pod_spec(deployment)["terminationGracePeriodSeconds"], name
+
+
+def drain_timeout_s(manifests, deployment: dict) -> int:
+    """The worker's VISAGE_WORKER_DRAIN_TIMEOUT_S: its container's own env, else the ConfigMap's."""
+    env = {e["name"]: e["value"] for e in pod_spec(deployment)["containers"][0].get("env", []) if "value" in e}
     config = by_kind(manifests, "ConfigMap")["visage-config"]["data"]
-    drain_s = int(config["VISAGE_WORKER_DRAIN_TIMEOUT_S"])
-    for name in ("visage-cpu-worker", "visage-gpu-worker"):
-        grace_s = pod_spec(by_kind(manifests, "Deployment")[name])["terminationGracePeriodSeconds"]
-        assert drain_s + 30 <= grace_s, name
+    return int(env.get("VISAGE_WORKER_DRAIN_TIMEOUT_S", config["VISAGE_WORKER_DRAIN_TIMEOUT_S"]))
+
+
+def test_the_batch_pool_scales_to_zero_and_the_on_demand_pool_never_does(manifests):
+    scaled = by_kind(manifests, "ScaledObject")
+    assert scaled[BATCH_POOL]["spec"]["minReplicaCount"] == 0
+    assert scaled[BATCH_POOL]["spec"]["cooldownPeriod"] > 0
+    assert scaled[ON_DEMAND_POOL]["spec"]["minReplicaCount"] >= 1
+    # the batch pool scales on the batch backlog alone, and no on-demand trigger reads it
+    assert {t["metadata"]["listName"] for t in scaled[BATCH_POOL]["spec"]["triggers"]} == {rq_key(BATCH_QUEUE)}
+    assert rq_key(BATCH_QUEUE) not in {t["metadata"]["listName"] for t in scaled[ON_DEMAND_POOL]["spec"]["triggers"]}
+    deployments = by_kind(manifests, "Deployment")
+    assert deployments[ON_DEMAND_POOL]["spec"]["replicas"] >= 1
+
+
+def spot_terms(spec: dict) -> tuple[set, set]:
+    """(the spot labels the pod prefers, the spot labels it requires) as (key, value) pairs."""
+    affinity = spec.get("affinity", {}).get("nodeAffinity", {})
+    preferred = {
+        (e["key"], v)
+        for term in affinity.get("preferredDuringSchedulingIgnoredDuringExecution", [])
+        for e in term["preference"]["matchExpressions"] if e["operator"] == "In" for v in e["values"]
+    }
+    required = {
+        (e["key"], v)
+        for term in affinity.get("requiredDuringSchedulingIgnoredDuringExecution", {}).get("nodeSelectorTerms", [])
+        for e in term["matchExpressions"] if e["operator"] == "In" for v in e["values"]
+    }
+    spot = {(key, value) for key, (value, _) in SPOT_LABELS.items()}
+    return preferred & spot, required & spot
+
+
+def assert_batch_pool_on_spot_within_the_notice(manifests) -> set:
+    deployments = by_kind(manifests, "Deployment")
+    batch = pod_spec(deployments[BATCH_POOL])
+    preferred, required = spot_terms(batch)
+    assert preferred or required, "the batch pool neither prefers nor requires spot nodes"
+    tolerated = {(t["key"], t.get("value")) for t in batch.get("tolerations", []) if t.get("effect") == "NoSchedule"}
+    assert SPOT_TAINTS <= tolerated
+    # the shortest notice among the nodes it may land on bounds the whole stop
+    notice_s = min(SPOT_LABELS[key][1] for key, _ in (required or preferred))
+    grace_s = batch["terminationGracePeriodSeconds"]
+    assert drain_timeout_s(manifests, deployments[BATCH_POOL]) + 20 <= grace_s <= notice_s
+    # the on-demand pool stays off spot nodes: it neither tolerates their taints nor prefers them
+    on_demand = pod_spec(deployments[ON_DEMAND_POOL])
+    assert spot_terms(on_demand) == (set(), set())
+    assert not SPOT_TAINTS & {(t["key"], t.get("value")) for t in on_demand.get("tolerations", [])}
+    return required
+
+
+def test_the_batch_pool_runs_on_spot_nodes_and_stops_within_their_notice(manifests):
+    assert_batch_pool_on_spot_within_the_notice(manifests)
+
+
+def test_the_prod_overlay_requires_its_providers_spot_nodes_for_the_batch_pool():
+    for overlay in ("prod", "prod-triton"):
+        assert assert_batch_pool_on_spot_within_the_notice(render(overlay)) == {("eks.amazonaws.com/capacityType", "SPOT")}
+
+
+@pytest.mark.parametrize("component", sorted(SPOT_COMPONENTS))
+def test_each_spot_component_requires_its_providers_spot_label(component, tmp_path):
+    manifests = render_base_with(component, tmp_path)
+    label = SPOT_COMPONENTS[component]
+    assert assert_batch_pool_on_spot_within_the_notice(manifests) == {(label, SPOT_LABELS[label][0])}
+    from kubernetes_validate import utils as kv
+
+    kv.validate(by_kind(manifests, "Deployment")[BATCH_POOL], KUBERNETES_VERSION, strict=True)
 
 
 def test_secrets_are_files_and_never_in_the_config_map(manifests):
@@ -302,7 +398,7 @@ def test_prometheus_scrapes_the_web_and_every_worker_with_the_metrics_key(manife
             ports = {p["name"]: p["containerPort"] for p in pod_spec(deployment)["containers"][0].get("ports", [])}
             assert ports.get("metrics") == port, name
             scraped.add(name)
-    assert scraped == {"visage-cpu-worker", "visage-gpu-worker"}
+    assert scraped == {"visage-cpu-worker", *GPU_POOLS}
     endpoints = pod_monitor["spec"]["podMetricsEndpoints"] + by_kind(manifests, "ServiceMonitor")["visage-web"]["spec"]["endpoints"]
     for endpoint in endpoints:
         assert endpoint["authorization"]["credentials"] == {"name": "visage-secrets", "key": "metrics-key"}
@@ -319,3 +415,37 @@ def test_result_urls_are_signed_for_an_address_clients_reach(manifests):
     config = by_kind(manifests, "ConfigMap")["visage-config"]["data"]
     assert re.fullmatch(r"https?://[^/?#]+", config["S3_PUBLIC_URL"])
     assert config["S3_PUBLIC_URL"].split("://")[1] != config["S3_ENDPOINT"]
+
+
+def test_gpu_pods_start_with_the_hot_models_pulled_from_the_s3_model_cache(manifests):
+    """Local inference: an init container of each GPU pool runs the real `python -m swap models pull`
+    (parsed here by the swap CLI's own parser) from VISAGE_MODELS_S3 into the node-local volume the
+    worker reads as VISAGE_MODELS_DIR (writable: cold models are fetched into it)."""
+    if serves_with_triton(manifests):
+        pytest.skip("Triton holds the models (the Triton test checks its volume)")
+    from swap.cli import build_parser
+    from swap.models import registry, s3cache
+
+    config = by_kind(manifests, "ConfigMap")["visage-config"]["data"]
+    s3cache.Location.parse(config["VISAGE_MODELS_S3"])
+    hot = config["VISAGE_MODELS_HOT"].split(",")
+    assert hot and set(hot) <= set(registry.MODELS)
+    for pool in GPU_POOLS:
+        spec = pod_spec(by_kind(manifests, "Deployment")[pool])
+        (init,) = spec["initContainers"]
+        assert init["args"][:3] == ["python", "-m", "swap"]
+        args = build_parser().parse_args(init["args"][3:])
+        assert args.models_action == "pull"
+        assert (args.source, args.hot) == ("$(VISAGE_MODELS_S3)", "$(VISAGE_MODELS_HOT)")
+        assert {"configMapRef": {"name": "visage-config"}} in init["envFrom"]
+        worker = spec["containers"][0]
+        assert {"configMapRef": {"name": "visage-config"}} in worker["envFrom"]
+
+        def volume_at(container, path, spec=spec):
+            mount = next(m for m in container["volumeMounts"] if m["mountPath"] == path)
+            return mount, next(v for v in spec["volumes"] if v["name"] == mount["name"])
+
+        init_mount, init_volume = volume_at(init, str(args.target))
+        worker_mount, worker_volume = volume_at(worker, config["VISAGE_MODELS_DIR"])
+        assert init_volume is worker_volume and "emptyDir" in worker_volume  # node-local, per pod
+        assert not init_mount.get("readOnly") and not worker_mount.get("readOnly")

@@ -23,10 +23,23 @@ def _kubectl() -> str:
 
 
 def render(overlay: str) -> list[dict]:
-    output = subprocess.run(
-        [_kubectl(), "kustomize", str(K8S / "overlays" / overlay)], check=True, capture_output=True, text=True
-    ).stdout
+    return render_dir(K8S / "overlays" / overlay)
+
+
+def render_dir(path: Path) -> list[dict]:
+    output = subprocess.run([_kubectl(), "kustomize", str(path)], check=True, capture_output=True, text=True).stdout
     return [doc for doc in yaml.safe_load_all(output) if doc]
+
+
+def render_base_with(component: str, workdir: Path) -> list[dict]:
+    """The base plus one of deploy/k8s/components, as an overlay in `workdir` would add it
+    (kustomize takes only relative paths to other directories)."""
+    k8s = Path(os.path.relpath(K8S, workdir))
+    (workdir / "kustomization.yaml").write_text(
+        "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\n"
+        f"resources: [{k8s / 'base'}]\ncomponents: [{k8s / 'components' / component}]\n"
+    )
+    return render_dir(workdir)
 
 
 def by_kind(docs: list[dict], kind: str) -> dict[str, dict]:

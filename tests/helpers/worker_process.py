@@ -18,7 +18,8 @@ def database_url_for_subprocess() -> str:
     return f"postgres://{user}@{db.get('HOST') or '127.0.0.1'}:{db.get('PORT') or 5432}/{db['NAME']}"
 
 
-def start_worker(**extra_env) -> subprocess.Popen:
+def start_worker(*, queues: str = "vip,default,batch", burst: bool = False, **extra_env) -> subprocess.Popen:
+    """`manage.py visage_worker --queues QUEUES` in its own session (so a test can signal its group)."""
     env = dict(
         os.environ,
         DJANGO_SETTINGS_MODULE="webapp.settings",
@@ -31,7 +32,8 @@ def start_worker(**extra_env) -> subprocess.Popen:
             str(settings.BASE_DIR / "manage.py"),
             "visage_worker",
             "--queues",
-            "vip,default,batch",
+            queues,
+            *(["--burst"] if burst else []),
         ],
         env=env,
         start_new_session=True,

@@ -12,7 +12,7 @@ from django.conf import settings
 
 from swap.config import PipelineConfig
 from swap.inference import clock as inference_clock
-from swap.models import canary
+from swap.models import canary, s3cache
 from swap.pipeline import Pipeline
 from webapp.telemetry import metrics
 
@@ -34,6 +34,7 @@ def get_pipeline() -> Pipeline:
             _pipeline = Pipeline(config)
             # Per-model inference timings to Prometheus; the engine itself stays platform-free.
             inference_clock.add_observer(metrics.observe_inference)
+            s3cache.add_observer(metrics.observe_model_fetch)  # cold models fetched on first use
         return _pipeline
 
 

@@ -73,6 +73,12 @@ INFERENCE_DURATION = Histogram(
     ["model", "provider"],
     buckets=INFERENCE_BUCKETS_S,
 )
+MODEL_FETCH_DURATION = Histogram(
+    "visage_model_fetch_seconds",
+    "Time a worker took to fetch a cold model from the S3 model cache (SHA-256 checked)",
+    ["model"],
+    buckets=(0.5, 1, 2, 5, 10, 30, 60, 120, 300),
+)
 INFERENCE_BATCH_SIZE = Histogram(
     "visage_inference_batch_size", "Items (faces, frames) per model run", ["model"], buckets=BATCH_BUCKETS
 )
@@ -144,6 +150,11 @@ def observe_engine_stages(stage_ms: dict) -> None:
     for stage, ms in stage_ms.items():
         if stage in STAGES and ms:
             observe_stage(stage, ms / 1000.0)
+
+
+def observe_model_fetch(model: str, seconds: float, size_bytes: int) -> None:
+    """The model cache's fetch observer (registered by webapp.jobs.engine)."""
+    MODEL_FETCH_DURATION.labels(model=bounded(model)).observe(max(0.0, seconds))
 
 
 def observe_inference(model: str, provider: str, seconds: float, batch_size: int | None) -> None:
