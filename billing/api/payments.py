@@ -70,6 +70,7 @@ class CheckoutCreateApi(APIView):
         responses={
             201: OutputSerializer,
             404: OpenApiResponse(description="No such pack for sale (application/problem+json)."),
+            502: OpenApiResponse(description="Stripe failed or refused (payment_provider_error); nothing was charged."),
             503: OpenApiResponse(description="Card payments are not configured (payments_not_configured)."),
         },
         tags=["billing"],

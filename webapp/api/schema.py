@@ -9,28 +9,44 @@ declared without content get the Problem schema. Multipart fields that the views
 
 from __future__ import annotations
 
+from .problems import PROBLEM_CODES
+from .representations import OPEN_COMPONENTS
+
 PROBLEM_SCHEMA = {
     "type": "object",
     "description": "RFC 9457 problem details, with a stable machine `code`.",
     "properties": {
         "type": {"type": "string", "description": "URI of the human page for `code`"},
         "title": {"type": "string"},
-        "status": {"type": "integer"},
+        "status": {"type": "integer", "minimum": 400, "maximum": 599},
         "detail": {"type": "string"},
-        "code": {"type": "string", "description": "stable machine code, e.g. insufficient_credits"},
-        "instance": {"type": "string"},
-        "request_id": {"type": "string", "nullable": True},
+        "code": {"type": "string", "enum": list(PROBLEM_CODES), "description": "stable machine code"},
+        "instance": {"type": "string", "nullable": True, "description": "the request's path"},
+        "request_id": {"type": "string", "nullable": True, "description": "quote it to support (X-Request-ID)"},
         "errors": {
             "type": "object",
             "additionalProperties": {"type": "array", "items": {"type": "string"}},
             "description": "per-field messages",
         },
+        # insufficient_credits only: what the job needs, what the caller has, where to buy more.
+        "required": {"type": "string", "description": "insufficient_credits: the price (decimal string)"},
+        "available": {"type": "string", "description": "insufficient_credits: the available credit"},
+        "currency": {"type": "string"},
+        "required_minor": {"type": "integer"},
+        "links": {
+            "type": "object",
+            "properties": {"top_up": {"type": "string", "format": "uri"}},
+            "required": ["top_up"],
+            "additionalProperties": False,
+        },
     },
-    "required": ["type", "title", "status", "detail", "code"],
+    "required": ["type", "title", "status", "detail", "code", "instance", "request_id"],
+    "additionalProperties": False,
 }
 PROBLEM_CONTENT = {"application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}}
 COMMON = {
     "401": "Not authenticated, or a wrong or revoked token (`not_authenticated`, `authentication_failed`).",
+    "406": "The Accept header names no format this operation answers in (`not_acceptable`).",
     "429": "Too many requests (`throttled`): see Retry-After, RateLimit and RateLimit-Policy.",
     "503": "A service the API needs is down; try again after Retry-After.",
 }
@@ -42,7 +58,19 @@ WITH_BODY = {
 NOT_FOUND = {"404": "No such resource, or a page past the last (`not_found`)."}
 # Fields the views check themselves, so that a missing file is `missing_file` rather than a generic error.
 REQUIRED_FIELDS = {"JobCreateRequest": ["source", "target"], "FaceDetectRequest": ["image"]}
+# Operations that answer whatever the Accept header says (the event stream: EventSource's own).
+ANSWERS_ANY_ACCEPT = {"jobs_events"}
 JSON_PARTS = {"jobs_create": ["face_sources"]}
+
+
+def close_objects(result, generator, request, public):
+    """Response objects are closed (`additionalProperties: false`), but for OPEN_COMPONENTS: a client
+    generator then types exactly the members the API sends."""
+    for name, schema in result.get("components", {}).get("schemas", {}).items():
+        if name.endswith("Request") or schema.get("type") != "object" or "properties" not in schema:
+            continue
+        schema.setdefault("additionalProperties", name in OPEN_COMPONENTS)
+    return result
 
 
 def add_problem_responses(result, generator, request, public):
@@ -58,6 +86,8 @@ def add_problem_responses(result, generator, request, public):
             if not isinstance(operation, dict) or "responses" not in operation:
                 continue
             expected = dict(COMMON)
+            if operation.get("operationId") in ANSWERS_ANY_ACCEPT:
+                del expected["406"]
             parameters = operation.get("parameters", [])
             if "requestBody" in operation or any(p.get("in") == "query" for p in parameters):
                 expected["400"] = WITH_BODY["400"]
