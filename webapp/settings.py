@@ -401,6 +401,7 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Moderated, metered face-swap jobs. Errors are RFC 9457 application/problem+json.",
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    "SCHEMA_PATH_PREFIX": r"/api/v[0-9]+",  # tags from the first segment after it: jobs, auth, me, …
     # One name per closed set of values, the same in every generated client.
     "ENUM_NAME_OVERRIDES": {
         "JobStateEnum": "webapp.jobs.choices.JobState",
@@ -417,6 +418,7 @@ SPECTACULAR_SETTINGS = {
         "drf_spectacular.hooks.postprocess_schema_enums",
         "webapp.api.schema.add_problem_responses",
         "webapp.api.schema.close_objects",
+        "webapp.api.schema.add_examples",
     ],
     # Swagger UI and ReDoc from our own static files (drf-spectacular-sidecar), never a CDN.
     "SWAGGER_UI_DIST": "SIDECAR",

@@ -72,11 +72,16 @@ def assert_conforms(response, *, method: str, path: str | None = None, body=None
         return operation["operationId"]
     if body is None:
         body = json.loads(response.content)
+    assert_valid(schema, body, where=f"{method} {template} {status}")
+    return operation["operationId"]
+
+
+def assert_valid(schema: dict, body, *, where: str) -> None:
+    """`body` is valid against an OpenAPI schema object of the generated document."""
     document = json.loads(_document())
     root = {"components": _json_schema(document["components"]), **_json_schema(schema)}
     validator = jsonschema.Draft7Validator(root, format_checker=jsonschema.Draft7Validator.FORMAT_CHECKER)
     errors = sorted(validator.iter_errors(body), key=lambda e: list(e.path))
-    assert not errors, f"{method} {template} {status}: " + "; ".join(
+    assert not errors, f"{where}: " + "; ".join(
         f"{'/'.join(map(str, e.path))}: {e.message}" for e in errors[:5]
     )
-    return operation["operationId"]

@@ -9,7 +9,8 @@ declared without content get the Problem schema. Multipart fields that the views
 
 from __future__ import annotations
 
-from .problems import PROBLEM_CODES
+from . import examples
+from .problems import PROBLEM_CODES, TITLES
 from .representations import OPEN_COMPONENTS
 
 PROBLEM_SCHEMA = {
@@ -105,4 +106,23 @@ def add_problem_responses(result, generator, request, public):
                 multipart = operation.get("requestBody", {}).get("content", {}).get("multipart/form-data")
                 if multipart is not None:
                     multipart.setdefault("encoding", {})[name] = {"contentType": "application/json"}
+    return result
+
+
+def add_examples(result, generator, request, public):
+    """One example per success response (webapp.api.examples.SUCCESS) and per error status."""
+    for path, operations in result.get("paths", {}).items():
+        if not path.startswith("/api/v1/"):
+            continue
+        for operation in operations.values():
+            if not isinstance(operation, dict) or "responses" not in operation:
+                continue
+            for status, response in operation["responses"].items():
+                for content in response.get("content", {}).values():
+                    if status[0] in "45" and status in examples.PROBLEMS:
+                        code = examples.PROBLEMS[status][0]
+                        value = examples.problem_example(status, TITLES[code], path)
+                        content["examples"] = {code: {"value": value}}
+                    elif status[0] == "2" and operation["operationId"] in examples.SUCCESS:
+                        content["examples"] = {"ok": {"value": examples.SUCCESS[operation["operationId"]]}}
     return result
