@@ -66,7 +66,7 @@ class CheckoutCreateApi(APIView):
 
     @extend_schema(
         operation_id="billing_checkout_create",
-        request=InputSerializer,
+        request={"application/json": InputSerializer},
         responses={
             201: OutputSerializer,
             404: OpenApiResponse(description="No such pack for sale (application/problem+json)."),

@@ -229,7 +229,7 @@ class JobDetailView(ThrottledView):
 
     @extend_schema(
         operation_id="jobs_partial_update",
-        request=UpdateSerializer,
+        request={"application/json": UpdateSerializer},
         responses={200: JOB, 400: PROBLEM, 401: PROBLEM, 404: PROBLEM},
         summary="Change what you can change about a job: its favourite star",
     )
