@@ -421,11 +421,24 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Moderated, metered face-swap jobs. Errors are RFC 9457 application/problem+json.",
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    "SCHEMA_PATH_PREFIX": r"/api/v[0-9]+",  # tags from the first segment after it: jobs, auth, me, …
+    # One name per closed set of values, the same in every generated client.
+    "ENUM_NAME_OVERRIDES": {
+        "JobStateEnum": "webapp.jobs.choices.JobState",
+        "ModeEnum": "billing.choices.Mode",
+        "ResolutionEnum": "billing.choices.Resolution",
+        "MediaKindEnum": "billing.choices.MediaKind",
+        "LedgerEntryKindEnum": "billing.choices.EntryKind",
+        "CostStateEnum": ["reserved", "paid", "released", "refunded"],
+        "ModerationStateEnum": ["pending", "in_review", "rejected", "passed", "not_screened"],
+    },
     "COMPONENT_SPLIT_REQUEST": True,
     # Every operation documents the problem+json errors it can answer (429, 401, 503, 400/413, 404).
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "webapp.api.schema.add_problem_responses",
+        "webapp.api.schema.close_objects",
+        "webapp.api.schema.add_examples",
     ],
     # Swagger UI and ReDoc from our own static files (drf-spectacular-sidecar), never a CDN.
     "SWAGGER_UI_DIST": "SIDECAR",

@@ -91,11 +91,12 @@ class CheckoutCreateApi(APIView):
 
     @extend_schema(
         operation_id="billing_checkout_create",
-        request=InputSerializer,
+        request={"application/json": InputSerializer},
         responses={
             201: OutputSerializer,
             404: OpenApiResponse(description="No such pack for sale (application/problem+json)."),
             400: OpenApiResponse(description="Provider unknown, or not for the pack's currency."),
+            502: OpenApiResponse(description="The provider failed or refused (payment_provider_error); nothing was charged."),
             503: OpenApiResponse(description="The provider is not configured (payments_not_configured)."),
         },
         tags=["billing"],

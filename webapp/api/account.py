@@ -49,7 +49,7 @@ class TokenView(APIView):
     def get_throttles(self):
         return [AuthThrottle()] if self.request.method == "POST" else [ReadThrottle()]
 
-    @extend_schema(operation_id="auth_token_create", request=InputSerializer,
+    @extend_schema(operation_id="auth_token_create", request={"application/json": InputSerializer},
                    responses={201: OutputSerializer, 400: PROBLEM, 401: PROBLEM, 429: PROBLEM},
                    summary="Exchange username and password for an API token",
                    description="Failed attempts are limited per username and per client address; past the limit the "

@@ -25,6 +25,7 @@ from swap.pipeline import build_detector
 from swap.selection import by_size
 from webapp.media.validation import UploadRejected, check_photo_type, read_upload
 
+from .representations import FacesSerializer
 from .throttles import FacesThrottle
 
 # The detector works at most at VISAGE_DETECT_MAX_SIDE (1024 by default): decoding a 40-Mpx photo at
@@ -84,9 +85,7 @@ class FaceDetectView(APIView):
         operation_id="faces_detect",
         request={"multipart/form-data": InputSerializer},
         responses={
-            200: OpenApiResponse(
-                description="{width, height, min_face_px, faces: [{index, box: [x1, y1, x2, y2], score}]}"
-            ),
+            200: OpenApiResponse(FacesSerializer, description="The faces, largest first"),
             400: OpenApiResponse(description="problem+json"),
         },
         summary="Find the faces in a photo (largest first, the order of face_index)",

@@ -26,6 +26,7 @@ from webapp.jobs import events
 
 from .jobs import PROBLEM, ThrottledView
 from .problems import problem_response
+from .representations import JobEventSerializer
 from .throttles import ReadThrottle
 
 logger = logging.getLogger(__name__)
@@ -52,7 +53,10 @@ class JobEventsView(ThrottledView):
         ],
         responses={
             (200, "text/event-stream"): OpenApiResponse(
-                description="Server-Sent Events: `event: job` with the job's id, state, progress and url"
+                JobEventSerializer,
+                description="Server-Sent Events. Each `event: job` block's `data` line is a JobEvent (JSON) and its "
+                "`id` the position to resume from; `event: reset` (data `{}`) means events were missed: fetch your "
+                "jobs again. Comment lines (`: keep-alive`) keep the connection open.",
             ),
             400: PROBLEM,
             401: PROBLEM,

@@ -10,7 +10,6 @@ from drf_spectacular.utils import (
     OpenApiParameter,
     OpenApiResponse,
     extend_schema,
-    inline_serializer,
 )
 from rest_framework import serializers, status
 from rest_framework.authentication import SessionAuthentication
@@ -25,10 +24,11 @@ from webapp.jobs.payload import cache_job_payload, cached_job_payload, job_paylo
 from webapp.jobs.services import intake, user_actions
 from webapp.jobs.states import TERMINAL_STATES
 
+from .representations import JobPageSerializer, JobSerializer
 from .throttles import JobCreateThrottle, ReadThrottle
 
 PROBLEM = OpenApiResponse(description="RFC 9457 application/problem+json with a stable `code`")
-JOB = OpenApiResponse(description="The job object (see the API guide in README.md)")
+JOB = OpenApiResponse(JobSerializer, description="The job")
 
 
 class ThrottledView(APIView):
@@ -105,15 +105,7 @@ class JobListCreateView(ThrottledView):
             OpenApiParameter("page", int, required=False),
         ],
         responses={
-            200: inline_serializer(
-                "JobPage",
-                {
-                    "count": serializers.IntegerField(),
-                    "next": serializers.URLField(allow_null=True),
-                    "previous": serializers.URLField(allow_null=True),
-                    "results": serializers.ListField(child=serializers.DictField()),
-                },
-            ),
+            200: JobPageSerializer,
             400: PROBLEM,
             401: PROBLEM,
         },
@@ -237,7 +229,7 @@ class JobDetailView(ThrottledView):
 
     @extend_schema(
         operation_id="jobs_partial_update",
-        request=UpdateSerializer,
+        request={"application/json": UpdateSerializer},
         responses={200: JOB, 400: PROBLEM, 401: PROBLEM, 404: PROBLEM},
         summary="Change what you can change about a job: its favourite star",
     )

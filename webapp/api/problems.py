@@ -45,6 +45,7 @@ TITLES = {
     "permission_denied": "Permission denied",
     "not_found": "Not found",
     "method_not_allowed": "Method not allowed",
+    "not_acceptable": "No acceptable response format",
     "throttled": "Too many requests",
     "too_many_failed_logins": "Too many failed sign-in attempts",
     "unsupported_media_type_header": "Unsupported request content type",
@@ -64,7 +65,11 @@ TITLES = {
     "share_links_disabled": "Share links are turned off",
     "job_not_shareable": "This job cannot be shared",
     "originals_deleted": "The original uploads were deleted",
+    "payments_not_configured": "Card payments are not available",
+    "payment_provider_error": "The payment provider failed",
 }
+# Every `code` a problem can carry: the OpenAPI schema's closed enum (webapp.api.schema).
+PROBLEM_CODES = tuple(sorted(TITLES))
 
 
 def problem_type(request, code: str) -> str:

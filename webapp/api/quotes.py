@@ -30,6 +30,19 @@ MAX_FRAMES = 1_000_000
 _MONEY = {"max_digits": None, "decimal_places": None, "coerce_to_string": True}
 
 
+@extend_schema_serializer(component_name="QuoteTarget")
+class QuoteTargetSerializer(serializers.Serializer):
+    width = serializers.IntegerField()
+    height = serializers.IntegerField()
+    frames = serializers.IntegerField()
+    kind = serializers.ChoiceField(choices=MediaKind.choices)
+
+
+@extend_schema_serializer(component_name="QuoteLinks")
+class QuoteLinksSerializer(serializers.Serializer):
+    top_up = serializers.URLField(help_text="Where to buy credits.")
+
+
 class QuoteCreateView(APIView):
     permission_classes = [IsAuthenticated]
     parser_classes = [BoundedJSONParser, MultiPartParser, FormParser]
@@ -89,8 +102,8 @@ class QuoteCreateView(APIView):
         queue = serializers.CharField(help_text="The GPU queue the job will run on.")
         available = serializers.DecimalField(**_MONEY, help_text="The caller's available credit now.")
         sufficient = serializers.BooleanField(help_text="Whether the available credit covers the price.")
-        target = serializers.DictField(help_text="The size and frame count the price is for.")
-        links = serializers.DictField(help_text="`top_up`: where to buy credits.")
+        target = QuoteTargetSerializer(help_text="The size and frame count the price is for.")
+        links = QuoteLinksSerializer()
 
     @extend_schema(
         operation_id="quotes_create",

@@ -9,28 +9,45 @@ declared without content get the Problem schema. Multipart fields that the views
 
 from __future__ import annotations
 
+from . import examples
+from .problems import PROBLEM_CODES, TITLES
+from .representations import OPEN_COMPONENTS
+
 PROBLEM_SCHEMA = {
     "type": "object",
     "description": "RFC 9457 problem details, with a stable machine `code`.",
     "properties": {
         "type": {"type": "string", "description": "URI of the human page for `code`"},
         "title": {"type": "string"},
-        "status": {"type": "integer"},
+        "status": {"type": "integer", "minimum": 400, "maximum": 599},
         "detail": {"type": "string"},
-        "code": {"type": "string", "description": "stable machine code, e.g. insufficient_credits"},
-        "instance": {"type": "string"},
-        "request_id": {"type": "string", "nullable": True},
+        "code": {"type": "string", "enum": list(PROBLEM_CODES), "description": "stable machine code"},
+        "instance": {"type": "string", "nullable": True, "description": "the request's path"},
+        "request_id": {"type": "string", "nullable": True, "description": "quote it to support (X-Request-ID)"},
         "errors": {
             "type": "object",
             "additionalProperties": {"type": "array", "items": {"type": "string"}},
             "description": "per-field messages",
         },
+        # insufficient_credits only: what the job needs, what the caller has, where to buy more.
+        "required": {"type": "string", "description": "insufficient_credits: the price (decimal string)"},
+        "available": {"type": "string", "description": "insufficient_credits: the available credit"},
+        "currency": {"type": "string"},
+        "required_minor": {"type": "integer"},
+        "links": {
+            "type": "object",
+            "properties": {"top_up": {"type": "string", "format": "uri"}},
+            "required": ["top_up"],
+            "additionalProperties": False,
+        },
     },
-    "required": ["type", "title", "status", "detail", "code"],
+    "required": ["type", "title", "status", "detail", "code", "instance", "request_id"],
+    "additionalProperties": False,
 }
 PROBLEM_CONTENT = {"application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}}
 COMMON = {
     "401": "Not authenticated, or a wrong or revoked token (`not_authenticated`, `authentication_failed`).",
+    "406": "The Accept header names no format this operation answers in (`not_acceptable`).",
     "429": "Too many requests (`throttled`): see Retry-After, RateLimit and RateLimit-Policy.",
     "503": "A service the API needs is down; try again after Retry-After.",
 }
@@ -42,7 +59,19 @@ WITH_BODY = {
 NOT_FOUND = {"404": "No such resource, or a page past the last (`not_found`)."}
 # Fields the views check themselves, so that a missing file is `missing_file` rather than a generic error.
 REQUIRED_FIELDS = {"JobCreateRequest": ["source", "target"], "FaceDetectRequest": ["image"]}
+# Operations that answer whatever the Accept header says (the event stream: EventSource's own).
+ANSWERS_ANY_ACCEPT = {"jobs_events"}
 JSON_PARTS = {"jobs_create": ["face_sources"]}
+
+
+def close_objects(result, generator, request, public):
+    """Response objects are closed (`additionalProperties: false`), but for OPEN_COMPONENTS: a client
+    generator then types exactly the members the API sends."""
+    for name, schema in result.get("components", {}).get("schemas", {}).items():
+        if name.endswith("Request") or schema.get("type") != "object" or "properties" not in schema:
+            continue
+        schema.setdefault("additionalProperties", name in OPEN_COMPONENTS)
+    return result
 
 
 def add_problem_responses(result, generator, request, public):
@@ -58,6 +87,8 @@ def add_problem_responses(result, generator, request, public):
             if not isinstance(operation, dict) or "responses" not in operation:
                 continue
             expected = dict(COMMON)
+            if operation.get("operationId") in ANSWERS_ANY_ACCEPT:
+                del expected["406"]
             parameters = operation.get("parameters", [])
             if "requestBody" in operation or any(p.get("in") == "query" for p in parameters):
                 expected["400"] = WITH_BODY["400"]
@@ -75,4 +106,23 @@ def add_problem_responses(result, generator, request, public):
                 multipart = operation.get("requestBody", {}).get("content", {}).get("multipart/form-data")
                 if multipart is not None:
                     multipart.setdefault("encoding", {})[name] = {"contentType": "application/json"}
+    return result
+
+
+def add_examples(result, generator, request, public):
+    """One example per success response (webapp.api.examples.SUCCESS) and per error status."""
+    for path, operations in result.get("paths", {}).items():
+        if not path.startswith("/api/v1/"):
+            continue
+        for operation in operations.values():
+            if not isinstance(operation, dict) or "responses" not in operation:
+                continue
+            for status, response in operation["responses"].items():
+                for content in response.get("content", {}).values():
+                    if status[0] in "45" and status in examples.PROBLEMS:
+                        code = examples.PROBLEMS[status][0]
+                        value = examples.problem_example(status, TITLES[code], path)
+                        content["examples"] = {code: {"value": value}}
+                    elif status[0] == "2" and operation["operationId"] in examples.SUCCESS:
+                        content["examples"] = {"ok": {"value": examples.SUCCESS[operation["operationId"]]}}
     return result

@@ -1,0 +1,252 @@
+from http import HTTPStatus
+from typing import Any, cast
+from urllib.parse import quote
+
+import httpx
+
+from ...client import AuthenticatedClient, Client
+from ...types import Response, UNSET, Unset
+from ... import errors
+
+from ...models.job import Job
+from ...models.patched_job_update_request import PatchedJobUpdateRequest
+from ...models.problem import Problem
+from ...types import UNSET, Unset
+from typing import cast
+from uuid import UUID
+
+
+
+def _get_kwargs(
+    job_id: UUID,
+    *,
+    body: PatchedJobUpdateRequest | Unset = UNSET,
+
+) -> dict[str, Any]:
+    headers: dict[str, Any] = {}
+
+
+    
+
+    
+
+    _kwargs: dict[str, Any] = {
+        "method": "patch",
+        "url": "/api/v1/jobs/{job_id}".format(job_id=quote(str(job_id), safe=""),),
+    }
+
+    
+    if not isinstance(body, Unset):
+        _kwargs["json"] = body.to_dict()
+
+    headers["Content-Type"] = "application/json"
+
+    _kwargs["headers"] = headers
+    return _kwargs
+
+
+
+def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Job | Problem | None:
+    if response.status_code == 200:
+        response_200 = Job.from_dict(response.json())
+
+
+
+        return response_200
+
+    if response.status_code == 400:
+        response_400 = Problem.from_dict(response.json())
+
+
+
+        return response_400
+
+    if response.status_code == 401:
+        response_401 = Problem.from_dict(response.json())
+
+
+
+        return response_401
+
+    if response.status_code == 404:
+        response_404 = Problem.from_dict(response.json())
+
+
+
+        return response_404
+
+    if response.status_code == 406:
+        response_406 = Problem.from_dict(response.json())
+
+
+
+        return response_406
+
+    if response.status_code == 413:
+        response_413 = Problem.from_dict(response.json())
+
+
+
+        return response_413
+
+    if response.status_code == 415:
+        response_415 = Problem.from_dict(response.json())
+
+
+
+        return response_415
+
+    if response.status_code == 429:
+        response_429 = Problem.from_dict(response.json())
+
+
+
+        return response_429
+
+    if response.status_code == 503:
+        response_503 = Problem.from_dict(response.json())
+
+
+
+        return response_503
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Response[Job | Problem]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    job_id: UUID,
+    *,
+    client: AuthenticatedClient,
+    body: PatchedJobUpdateRequest | Unset = UNSET,
+
+) -> Response[Job | Problem]:
+    """ Change what you can change about a job: its favourite star
+
+    Args:
+        job_id (UUID):
+        body (PatchedJobUpdateRequest | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Job | Problem]
+     """
+
+
+    kwargs = _get_kwargs(
+        job_id=job_id,
+body=body,
+
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+def sync(
+    job_id: UUID,
+    *,
+    client: AuthenticatedClient,
+    body: PatchedJobUpdateRequest | Unset = UNSET,
+
+) -> Job | Problem | None:
+    """ Change what you can change about a job: its favourite star
+
+    Args:
+        job_id (UUID):
+        body (PatchedJobUpdateRequest | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Job | Problem
+     """
+
+
+    return sync_detailed(
+        job_id=job_id,
+client=client,
+body=body,
+
+    ).parsed
+
+async def asyncio_detailed(
+    job_id: UUID,
+    *,
+    client: AuthenticatedClient,
+    body: PatchedJobUpdateRequest | Unset = UNSET,
+
+) -> Response[Job | Problem]:
+    """ Change what you can change about a job: its favourite star
+
+    Args:
+        job_id (UUID):
+        body (PatchedJobUpdateRequest | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Job | Problem]
+     """
+
+
+    kwargs = _get_kwargs(
+        job_id=job_id,
+body=body,
+
+    )
+
+    response = await client.get_async_httpx_client().request(
+        **kwargs
+    )
+
+    return _build_response(client=client, response=response)
+
+async def asyncio(
+    job_id: UUID,
+    *,
+    client: AuthenticatedClient,
+    body: PatchedJobUpdateRequest | Unset = UNSET,
+
+) -> Job | Problem | None:
+    """ Change what you can change about a job: its favourite star
+
+    Args:
+        job_id (UUID):
+        body (PatchedJobUpdateRequest | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Job | Problem
+     """
+
+
+    return (await asyncio_detailed(
+        job_id=job_id,
+client=client,
+body=body,
+
+    )).parsed

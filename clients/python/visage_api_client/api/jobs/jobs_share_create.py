@@ -1,0 +1,237 @@
+from http import HTTPStatus
+from typing import Any, cast
+from urllib.parse import quote
+
+import httpx
+
+from ...client import AuthenticatedClient, Client
+from ...types import Response, UNSET
+from ... import errors
+
+from ...models.problem import Problem
+from ...models.share_link import ShareLink
+from typing import cast
+from uuid import UUID
+
+
+
+def _get_kwargs(
+    job_id: UUID,
+
+) -> dict[str, Any]:
+    
+
+    
+
+    
+
+    _kwargs: dict[str, Any] = {
+        "method": "post",
+        "url": "/api/v1/jobs/{job_id}/share".format(job_id=quote(str(job_id), safe=""),),
+    }
+
+
+    return _kwargs
+
+
+
+def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Problem | ShareLink | None:
+    if response.status_code == 200:
+        response_200 = ShareLink.from_dict(response.json())
+
+
+
+        return response_200
+
+    if response.status_code == 201:
+        response_201 = ShareLink.from_dict(response.json())
+
+
+
+        return response_201
+
+    if response.status_code == 401:
+        response_401 = Problem.from_dict(response.json())
+
+
+
+        return response_401
+
+    if response.status_code == 403:
+        response_403 = Problem.from_dict(response.json())
+
+
+
+        return response_403
+
+    if response.status_code == 404:
+        response_404 = Problem.from_dict(response.json())
+
+
+
+        return response_404
+
+    if response.status_code == 406:
+        response_406 = Problem.from_dict(response.json())
+
+
+
+        return response_406
+
+    if response.status_code == 409:
+        response_409 = Problem.from_dict(response.json())
+
+
+
+        return response_409
+
+    if response.status_code == 429:
+        response_429 = Problem.from_dict(response.json())
+
+
+
+        return response_429
+
+    if response.status_code == 503:
+        response_503 = Problem.from_dict(response.json())
+
+
+
+        return response_503
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Response[Problem | ShareLink]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    job_id: UUID,
+    *,
+    client: AuthenticatedClient,
+
+) -> Response[Problem | ShareLink]:
+    """ Share a result on an unlisted, expiring page (201 new link; 200 the active one again)
+
+     The job's public share link: POST makes (or returns) it, DELETE stops sharing.
+
+    Args:
+        job_id (UUID):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Problem | ShareLink]
+     """
+
+
+    kwargs = _get_kwargs(
+        job_id=job_id,
+
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+def sync(
+    job_id: UUID,
+    *,
+    client: AuthenticatedClient,
+
+) -> Problem | ShareLink | None:
+    """ Share a result on an unlisted, expiring page (201 new link; 200 the active one again)
+
+     The job's public share link: POST makes (or returns) it, DELETE stops sharing.
+
+    Args:
+        job_id (UUID):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Problem | ShareLink
+     """
+
+
+    return sync_detailed(
+        job_id=job_id,
+client=client,
+
+    ).parsed
+
+async def asyncio_detailed(
+    job_id: UUID,
+    *,
+    client: AuthenticatedClient,
+
+) -> Response[Problem | ShareLink]:
+    """ Share a result on an unlisted, expiring page (201 new link; 200 the active one again)
+
+     The job's public share link: POST makes (or returns) it, DELETE stops sharing.
+
+    Args:
+        job_id (UUID):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Problem | ShareLink]
+     """
+
+
+    kwargs = _get_kwargs(
+        job_id=job_id,
+
+    )
+
+    response = await client.get_async_httpx_client().request(
+        **kwargs
+    )
+
+    return _build_response(client=client, response=response)
+
+async def asyncio(
+    job_id: UUID,
+    *,
+    client: AuthenticatedClient,
+
+) -> Problem | ShareLink | None:
+    """ Share a result on an unlisted, expiring page (201 new link; 200 the active one again)
+
+     The job's public share link: POST makes (or returns) it, DELETE stops sharing.
+
+    Args:
+        job_id (UUID):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Problem | ShareLink
+     """
+
+
+    return (await asyncio_detailed(
+        job_id=job_id,
+client=client,
+
+    )).parsed

@@ -1,0 +1,8 @@
+from enum import StrEnum
+
+class MediaKindEnum(StrEnum):
+    IMAGE = "image"
+    VIDEO = "video"
+
+    def __str__(self) -> str:
+        return str(self.value)

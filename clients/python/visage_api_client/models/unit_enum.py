@@ -1,0 +1,7 @@
+from enum import StrEnum
+
+class UnitEnum(StrEnum):
+    CREDITS = "credits"
+
+    def __str__(self) -> str:
+        return str(self.value)
