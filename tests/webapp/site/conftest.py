@@ -110,7 +110,7 @@ def log_in(page, live_server, *, username: str, password: str) -> None:
 
 def stored_result_job(owner, *, width: int, height: int, face_box=None, created_at=None, state: str = "succeeded"):
     """A finished photo job whose result (width×height, a bright "face" square at `face_box`) is stored
-    through the real hook, webapp.jobs.steps.common.store_result (result, before image, unmarked after preview, thumbnail).
+    through the real hook, webapp.jobs.steps.common.store_result (result, before image, marked after preview, thumbnail).
 
     For layout tests that need results of exact shapes without running the engine each time.
     """
