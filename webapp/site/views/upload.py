@@ -19,7 +19,7 @@ from webapp.jobs.services import intake
 from webapp.jobs.submission import OptionsRefused
 from webapp.media.validation import IMAGE_TYPES
 
-from ..submitting import consent_remembered, form_errors, parse_form, refused, remember_consent
+from ..submitting import form_errors, parse_form, refused
 
 VIDEO_TYPES = ("video/mp4", "video/quicktime", "video/webm")
 
@@ -51,8 +51,8 @@ def _upload_context(request: HttpRequest, *, errors: dict[str, str]) -> dict:
         ),
         "modes": Mode.choices,
         "resolutions": Resolution.choices,
+        # Never pre-ticked: consent is an act of each submission (and what its record says).
         "consent_text": settings.CONSENT_TEXT,
-        "consent_checked": consent_remembered(request),
     }
 
 
@@ -77,7 +77,6 @@ def upload(request: HttpRequest) -> HttpResponse:
             if refusal.top_up:
                 errors["top_up"] = reverse("credits")
         else:
-            remember_consent(request)
             messages.success(request, "Your swap is on its way. This page updates by itself.")
             return redirect("job-detail", job_id=job.id)
         if errors and request.FILES:
