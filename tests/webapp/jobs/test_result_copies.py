@@ -52,8 +52,12 @@ def _handed_out(api, owner, job: Job) -> dict[str, str]:
     site.force_login(owner)
     _, token, _ = sharing.share_link_create(job=job)
     urls: set[str] = set()
-    for response in (api.get(f"/api/v1/jobs/{job.id}"), api.get("/api/v1/jobs"),
-                     site.get(f"/jobs/{job.id}/status.json"), site.get(f"/jobs/status.json?ids={job.id}")):
+    for response in (
+        api.get(f"/api/v1/jobs/{job.id}"),
+        api.get("/api/v1/jobs"),
+        site.get(f"/jobs/{job.id}/status.json"),
+        site.get(f"/jobs/status.json?ids={job.id}"),
+    ):
         assert response.status_code == 200
         for text in _strings(json.loads(response.content)):
             urls |= _urls_in(text)
@@ -65,7 +69,7 @@ def _handed_out(api, owner, job: Job) -> dict[str, str]:
     for url in urls:
         path = unquote(urlparse(url).path)
         if path.startswith(prefix):
-            keys[path[len(prefix):]] = url
+            keys[path[len(prefix) :]] = url
     return keys
 
 
@@ -122,7 +126,9 @@ def test_every_copy_of_a_photo_result_is_marked_and_labelled(api_a, funded_user,
     assert {job.result_key, job.after_key, job.thumbnail_key} <= seen, seen
 
 
-def test_every_copy_of_a_video_result_is_marked_and_labelled(api_a, funded_user, source_png, clip, settings, tmp_path):
+def test_every_copy_of_a_video_result_is_marked_and_labelled(
+    api_a, funded_user, source_png, clip, settings, tmp_path
+):
     settings.VIDEO_ENABLED = True
     settings.SHARE_LINKS_ENABLED = True
     response = post_video_job(api_a, source_png, clip)
@@ -131,6 +137,9 @@ def test_every_copy_of_a_video_result_is_marked_and_labelled(api_a, funded_user,
     job = Job.objects.get(id=response.json()["id"])
     assert job.state == "succeeded", job.error_message
     (tmp_path / "clip.mp4").write_bytes(clip)
-    first = next(video_io.read_frames(tmp_path / "clip.mp4", size=(job.processed_width, job.processed_height)))
+    first = next(
+        video_io.read_frames(tmp_path / "clip.mp4", size=(job.processed_width, job.processed_height))
+    )
     seen = _check_every_copy(api_a, funded_user, job, first_frame=first, tmp_path=tmp_path)
-    assert {job.result_key, job.after_key, job.thumbnail_key} <= seen, seen  # the video, its poster, thumbnail
+    # the video, its poster and thumbnail
+    assert {job.result_key, job.after_key, job.thumbnail_key} <= seen, seen

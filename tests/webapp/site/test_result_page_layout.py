@@ -14,7 +14,12 @@ pytestmark = pytest.mark.django_db(transaction=True)
 ALICE = {"username": "alice", "password": "alice-pass-123"}
 VIEWPORTS = {
     "desktop": {"viewport": {"width": 1366, "height": 900}},
-    "phone": {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True, "device_scale_factor": 2},
+    "phone": {
+        "viewport": {"width": 390, "height": 844},
+        "is_mobile": True,
+        "has_touch": True,
+        "device_scale_factor": 2,
+    },
 }
 
 MEASURE = """() => {
