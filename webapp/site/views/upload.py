@@ -36,7 +36,7 @@ def _upload_context(request: HttpRequest, *, errors: dict[str, str]) -> dict:
         "source_accept": ",".join(image_types),
         "target_accept": ",".join(target_types),
         "max_upload_bytes": settings.MAX_UPLOAD_BYTES,
-        "source_hint": f"A clear photo of one person’s face. JPEG, PNG or WebP, up to {limit} each.",
+        "source_hint": f"A clear photo of one person’s face. JPEG, PNG, WebP, HEIC or AVIF, up to {limit} each.",
         "source_more_hint": (
             f"Add up to {settings.MAX_SOURCE_PHOTOS} photos of the same person for a better likeness."
             if settings.MAX_SOURCE_PHOTOS > 1
@@ -46,7 +46,7 @@ def _upload_context(request: HttpRequest, *, errors: dict[str, str]) -> dict:
         "target_label": "Photo or video to put it in" if settings.VIDEO_ENABLED else "Photo to put it in",
         "target_prompt": "Choose the photo or video" if settings.VIDEO_ENABLED else "Choose the photo",
         "target_hint": (
-            f"JPEG, PNG or WebP{', or an MP4, MOV or WebM video' if settings.VIDEO_ENABLED else ''}, "
+            f"JPEG, PNG, WebP, HEIC or AVIF{', or an MP4, MOV or WebM video' if settings.VIDEO_ENABLED else ''}, "
             f"up to {limit}."
         ),
         "modes": Mode.choices,
