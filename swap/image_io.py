@@ -3,6 +3,10 @@
 Pillow reads the header first, so the pixel limit is enforced before any pixel is
 decoded (decompression bombs are refused cheaply); truncated files are refused rather than
 silently grey-filled.
+
+Phone photos: a 48–200 MP JPEG is decoded by libjpeg at 1/2, 1/4 or 1/8 scale (DCT scaling,
+Pillow's `draft`), so it costs no more memory than one within the pixel budget; HEIC (iPhones) is
+read through pillow-heif, AVIF by Pillow itself, both within the budget.
 """
 
 from __future__ import annotations
@@ -13,11 +17,54 @@ import warnings
 import cv2
 import numpy as np
 from PIL import Image, ImageFile, ImageOps, UnidentifiedImageError
+from pillow_heif import register_heif_opener
 
 from swap.errors import InvalidImage
 
 MIN_SIDE_PX = 64
 DEFAULT_MAX_PIXELS = 40_000_000
+# The largest JPEG decoded at a reduced size (a 200 MP phone sensor is 16320×12240).
+MAX_REDUCIBLE_JPEG_PIXELS = 200_000_000
+DCT_SCALES = (1, 2, 4, 8)  # libjpeg's whole reductions
+ACCEPTED_FORMATS = "JPEG, PNG, WebP, HEIC or AVIF"
+
+register_heif_opener()
+# Pillow's own guard against decompression bombs (it refuses over twice this, from the header):
+# well above the largest photo accepted here, so our limits speak first, in the user's terms.
+Image.MAX_IMAGE_PIXELS = MAX_REDUCIBLE_JPEG_PIXELS * 2
+
+
+def megapixels(pixels: int) -> str:
+    """A pixel count as people say it: "48.8 MP"."""
+    return f"{pixels / 1_000_000:.1f} MP".replace(".0 MP", " MP")
+
+
+def pixel_limit(fmt: str | None, max_pixels: int) -> int:
+    """How many pixels a photo of this Pillow format may have: JPEGs, which decode at a reduced
+    size, up to MAX_REDUCIBLE_JPEG_PIXELS; every other format within the decoding budget."""
+    return max(max_pixels, MAX_REDUCIBLE_JPEG_PIXELS) if fmt == "JPEG" else max_pixels
+
+
+def limit_text(max_pixels: int) -> str:
+    """The pixel limits in words, for a refusal."""
+    if max_pixels >= MAX_REDUCIBLE_JPEG_PIXELS:
+        return megapixels(max_pixels)
+    return f"{megapixels(MAX_REDUCIBLE_JPEG_PIXELS)} for a JPEG, {megapixels(max_pixels)} for other formats"
+
+
+def draft_within(image: Image.Image, max_pixels: int, max_side: int | None = None) -> None:
+    """Before load(): ask libjpeg for the least reduction (1/2, 1/4, 1/8) that fits `max_pixels`
+    and, when given, keeps about `max_side` on the longer side. No-op for other formats."""
+    if image.format != "JPEG":
+        return
+    width, height = image.size
+    scale = next(
+        (k for k in DCT_SCALES if -(-width // k) * -(-height // k) <= max_pixels), DCT_SCALES[-1]
+    )
+    if max_side:
+        scale = max(scale, max(k for k in DCT_SCALES if max(width, height) // k >= max_side or k == 1))
+    if scale > 1:
+        image.draft("RGB", (-(-width // scale), -(-height // scale)))
 
 # A truncated upload must fail loudly, not decode with a grey bottom half.
 ImageFile.LOAD_TRUNCATED_IMAGES = False
@@ -43,16 +90,17 @@ def decode_image(
     except (UnidentifiedImageError, Image.DecompressionBombError, OSError, ValueError) as exc:
         if isinstance(exc, Image.DecompressionBombError):
             raise InvalidImage(
-                f"The {which} image is too large (over the limit of {max_pixels:,} pixels).", which=which
+                f"The {which} image is too large (the limit is {limit_text(max_pixels)}).", which=which
             ) from exc
         raise InvalidImage(
-            f"The {which} file is not an image we can read (JPEG, PNG or WebP).", which=which
+            f"The {which} file is not an image we can read ({ACCEPTED_FORMATS}).", which=which
         ) from exc
 
     width, height = image.size
-    if width * height > max_pixels:
+    if width * height > pixel_limit(image.format, max_pixels):
         raise InvalidImage(
-            f"The {which} image is too large: {width}x{height} pixels (limit {max_pixels:,} pixels).",
+            f"The {which} image is too large: {width}×{height} ({megapixels(width * height)}); "
+            f"the limit is {limit_text(max_pixels)}.",
             which=which,
         )
     if min(width, height) < MIN_SIDE_PX:
@@ -63,8 +111,7 @@ def decode_image(
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", Image.DecompressionBombWarning)
-            if max_side and image.format == "JPEG":
-                image.draft("RGB", (max_side, max_side))
+            draft_within(image, max_pixels, max_side)
             image.load()
             if max_side and max(image.size) > max_side:
                 if image.mode.startswith("I;16"):

@@ -72,7 +72,7 @@ class FaceDetectView(APIView):
     throttle_classes = [FacesThrottle]
 
     class InputSerializer(serializers.Serializer):
-        image = serializers.FileField(required=False, help_text="The photo to look for faces in (JPEG, PNG or WebP)")
+        image = serializers.FileField(required=False, help_text="The photo to look for faces in (JPEG, PNG, WebP, HEIC or AVIF)")
         field = serializers.ChoiceField(
             choices=["source", "target"], required=False,
             help_text="Which upload the photo is for, so errors name it (default: image)",

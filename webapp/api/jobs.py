@@ -83,8 +83,6 @@ class JobListCreateView(ThrottledView):
             consent=submitted.consent,
             idempotency_key=key,
         )
-        if channel == "site":  # the site's upload page remembers the consent for this session
-            request.session[submission.CONSENT_SESSION_KEY] = settings.CONSENT_VERSION
         payload = job_payload(job, request=request)
         headers = {"Location": payload["urls"]["self"], "ETag": events.remember(job)}
         if not created:

@@ -353,8 +353,8 @@ def _desk_images(job: Job) -> list[dict]:
                 "video": job.result_media_type.startswith("video/"),
             })
             images.append({
-                # What output moderation screened; a video's middle frame.
-                "label": "output without the visible mark",
+                # A video's middle frame (marked, like every copy of a result).
+                "label": "output (web size; a video's middle frame)",
                 "url": storage.presigned_get(settings.S3_RESULTS_BUCKET, job.after_key),
                 "video": False,
             })
@@ -374,7 +374,7 @@ def _review_images(job: Job) -> list[tuple[str, str]]:
         if job.result_key:  # the output was flagged: show the held result (and what it was made from)
             return [
                 (storage.presigned_get(settings.S3_RESULTS_BUCKET, job.result_key), "result"),
-                (storage.presigned_get(settings.S3_RESULTS_BUCKET, job.after_key), "result without the visible mark"),
+                (storage.presigned_get(settings.S3_RESULTS_BUCKET, job.after_key), "result (web size)"),
                 (storage.presigned_get(settings.S3_RESULTS_BUCKET, job.before_key), "target (processed)"),
             ]
         return [

@@ -168,9 +168,8 @@ def thumbnail_key_for(result_key: str) -> str:
 
 
 def after_key_for(result_key: str) -> str:
-    """The result WITHOUT the visible mark (a video's middle frame), a web-size JPEG for the site's
-    before/after view and the moderators' desk. Private: never in the API's result, never
-    offered as a download; what users download is the marked, signed result."""
+    """A web-size JPEG of the result (a video's middle frame) for the site's before/after view and
+    the moderators' desk: marked, labelled and signed like the result (steps.common.store_result)."""
     return result_key.rsplit(".", 1)[0] + ".after.jpg"
 
 

@@ -23,9 +23,6 @@ from .json_nesting import MAX_JSON_DEPTH, json_too_deep
 from .services.intake import Consent, JobOptions
 from .webhook_urls import WebhookRefused, check_webhook_url_at_submit
 
-# The site remembers here (in the session) which consent wording this browser agreed to, so its
-# forms start with the box ticked; the API's create records it too when the site's page posts there.
-CONSENT_SESSION_KEY = "visage_consent_version"
 MAX_FACE_INDEX = 63  # faces are numbered largest first; no photo needs more
 MAX_FACE_SOURCES = 16
 

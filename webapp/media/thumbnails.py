@@ -17,8 +17,8 @@ THUMBNAIL_MAX_SIDE_PX = 480
 THUMBNAIL_ASPECT = 16 / 10  # the dashboard card's picture (width / height)
 THUMBNAIL_QUALITY = 80
 THUMBNAIL_MEDIA_TYPE = "image/webp"
-# The unmarked result in the site's before/after view: big enough for the view on a
-# high-density screen, small enough not to stand in for the full-size, marked and signed download.
+# The result in the site's before/after view (marked and labelled like the download): big enough
+# for the view on a high-density screen, small enough not to stand in for the full-size download.
 PREVIEW_MAX_SIDE_PX = 1280
 PREVIEW_QUALITY = 85
 
@@ -48,29 +48,23 @@ def crop_box(width: int, height: int, face_boxes: Sequence[Sequence[float]], *, 
     return x1, y1, x1 + crop_w, y1 + crop_h
 
 
-def thumbnail_webp(image_bgr: np.ndarray, face_boxes: Sequence[Sequence[float]] = ()) -> bytes:
-    """A WebP at most THUMBNAIL_MAX_SIDE_PX on its longer side, card-shaped, with the faces in it."""
+def thumbnail_frame(image_bgr: np.ndarray, face_boxes: Sequence[Sequence[float]] = ()) -> np.ndarray:
+    """The gallery card's picture: card-shaped, with the faces in it, at most THUMBNAIL_MAX_SIDE_PX on its longer side."""
     height, width = image_bgr.shape[:2]
     x1, y1, x2, y2 = crop_box(width, height, face_boxes)
-    crop = image_bgr[y1:y2, x1:x2]
-    scale = min(1.0, THUMBNAIL_MAX_SIDE_PX / max(crop.shape[:2]))
-    if scale < 1.0:
-        size = (max(1, round(crop.shape[1] * scale)), max(1, round(crop.shape[0] * scale)))
-        crop = cv2.resize(crop, size, interpolation=cv2.INTER_AREA)
-    ok, encoded = cv2.imencode(".webp", crop, [cv2.IMWRITE_WEBP_QUALITY, THUMBNAIL_QUALITY])
-    if not ok:
-        raise ValueError("could not encode the thumbnail")
-    return encoded.tobytes()
+    return _fit(image_bgr[y1:y2, x1:x2], THUMBNAIL_MAX_SIDE_PX)
 
 
-def preview_jpeg(image_bgr: np.ndarray) -> bytes:
-    """A JPEG at most PREVIEW_MAX_SIDE_PX on its longer side (never scaled up), uncropped."""
+def preview_frame(image_bgr: np.ndarray) -> np.ndarray:
+    """The compare view's picture: uncropped, at most PREVIEW_MAX_SIDE_PX on its longer side."""
+    return _fit(image_bgr, PREVIEW_MAX_SIDE_PX)
+
+
+def _fit(image_bgr: np.ndarray, max_side_px: int) -> np.ndarray:
+    """Scaled down to max_side_px on its longer side (never up)."""
     height, width = image_bgr.shape[:2]
-    scale = min(1.0, PREVIEW_MAX_SIDE_PX / max(height, width))
-    if scale < 1.0:
-        size = (max(1, round(width * scale)), max(1, round(height * scale)))
-        image_bgr = cv2.resize(image_bgr, size, interpolation=cv2.INTER_AREA)
-    ok, encoded = cv2.imencode(".jpg", image_bgr, [cv2.IMWRITE_JPEG_QUALITY, PREVIEW_QUALITY])
-    if not ok:
-        raise ValueError("could not encode the preview")
-    return encoded.tobytes()
+    scale = min(1.0, max_side_px / max(height, width))
+    if scale >= 1.0:
+        return image_bgr
+    size = (max(1, round(width * scale)), max(1, round(height * scale)))
+    return cv2.resize(image_bgr, size, interpolation=cv2.INTER_AREA)

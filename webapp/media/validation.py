@@ -10,18 +10,23 @@ from __future__ import annotations
 
 import hashlib
 import io
+import re
 from dataclasses import dataclass, replace
 from typing import NoReturn
 
 from django.conf import settings
 from PIL import Image, UnidentifiedImageError
 
+from swap.image_io import ACCEPTED_FORMATS, draft_within, limit_text, megapixels, pixel_limit
 from swap.video import io as video_io
 
 from .choices import MediaKind
 
-IMAGE_TYPES = {"JPEG": "image/jpeg", "PNG": "image/png", "WEBP": "image/webp"}
-ACCEPTED_PHOTOS = "JPEG, PNG or WebP"
+# Pillow's format name → media type; HEIC (iPhones) through pillow-heif (registered by swap.image_io).
+IMAGE_TYPES = {
+    "JPEG": "image/jpeg", "PNG": "image/png", "WEBP": "image/webp", "HEIF": "image/heic", "AVIF": "image/avif",
+}
+ACCEPTED_PHOTOS = ACCEPTED_FORMATS
 # ISO-BMFF major brands of MP4 and QuickTime video. The same box layout also carries HEIC/AVIF
 # photos (brands heic, mif1, avif, …), which must not be mistaken for a video.
 MP4_BRANDS = frozenset(
@@ -108,10 +113,11 @@ def inspect_image(data: bytes, *, field: str, media_type: str) -> MediaInfo:
     try:
         with Image.open(io.BytesIO(data)) as image:
             width, height = image.size  # header only: nothing decoded yet
-            if width * height > settings.MAX_IMAGE_PIXELS:
+            if width * height > pixel_limit(image.format, settings.MAX_IMAGE_PIXELS):
                 raise UploadRejected(
                     "image_too_large",
-                    f"The {field} image is {width}×{height} pixels; the limit is {settings.MAX_IMAGE_PIXELS} pixels.",
+                    f"The {field} photo is {width}×{height} ({megapixels(width * height)}); the limit is "
+                    f"{limit_text(settings.MAX_IMAGE_PIXELS)}.",
                     field=field,
                 )
             if min(width, height) < settings.MIN_IMAGE_SIDE:
@@ -129,14 +135,17 @@ def inspect_image(data: bytes, *, field: str, media_type: str) -> MediaInfo:
                     "image data for that: it is damaged or not a real photo.",
                     field=field,
                 )
-            image.load()  # bounded by the pixel check above; catches truncated files
+            # Bounded by the pixel check above (a big JPEG decodes at a reduced size); catches truncated files.
+            draft_within(image, settings.MAX_IMAGE_PIXELS)
+            image.load()
     except UploadRejected:
         raise
     except Image.DecompressionBombError as exc:
         # Pillow refuses absurd headers itself, before we see the size.
         raise UploadRejected(
             "image_too_large",
-            f"The {field} image has far more pixels than the limit of {settings.MAX_IMAGE_PIXELS} ({exc}).",
+            f"The {field} photo has far more pixels{_claimed_megapixels(exc)} than the limit of "
+            f"{limit_text(settings.MAX_IMAGE_PIXELS)}.",
             field=field,
         ) from exc
     except (UnidentifiedImageError, OSError, SyntaxError, ValueError) as exc:
@@ -144,6 +153,12 @@ def inspect_image(data: bytes, *, field: str, media_type: str) -> MediaInfo:
             "corrupt_image", f"The {field} file could not be decoded as an image ({exc}).", field=field
         ) from exc
     return MediaInfo(data, hashlib.sha256(data).hexdigest(), media_type, MediaKind.IMAGE, width, height)
+
+
+def _claimed_megapixels(exc: Image.DecompressionBombError) -> str:
+    """" (900 MP)" from Pillow's "Image size (900000000 pixels) exceeds …", or "" when it says otherwise."""
+    found = re.search(r"\((\d+) pixels\)", str(exc))
+    return f" ({megapixels(int(found.group(1)))})" if found else ""
 
 
 # Huffman-coded sequential JPEG (baseline, extended, lossless): every 8×8 block costs at least two
@@ -210,14 +225,6 @@ def _refuse_unsupported(media_type: str | None, *, field: str, allow_video: bool
     if media_type and media_type.startswith("video/"):
         raise _unsupported(field, f"The {field} must be a photo ({ACCEPTED_PHOTOS}); videos are not supported here.")
     accepted = f"a {ACCEPTED_PHOTOS} photo" + (", or an MP4, MOV or WebM video" if allow_video else "")
-    if media_type in ("image/heic", "image/avif"):
-        kind = "HEIC" if media_type == "image/heic" else "AVIF"
-        raise _unsupported(
-            field,
-            f"The {field} is a {kind} photo, which we can't read yet: send {accepted} "
-            "(on an iPhone, Settings → Camera → Formats → Most Compatible saves JPEG).",
-            status=415,  # a known media type we refuse, rather than an unreadable file
-        )
     raise _unsupported(field, f"The {field} file is not a supported type: send {accepted}.")
 
 
@@ -270,8 +277,8 @@ def inspect_video(data: bytes, *, field: str, media_type: str) -> MediaInfo:
     if info.width * info.height > settings.MAX_IMAGE_PIXELS:
         raise UploadRejected(
             "video_too_large",
-            f"The {field} video is {info.width}×{info.height} pixels; the limit is "
-            f"{settings.MAX_IMAGE_PIXELS} pixels a frame.",
+            f"The {field} video is {info.width}×{info.height} ({megapixels(info.width * info.height)} a frame); "
+            f"the limit is {megapixels(settings.MAX_IMAGE_PIXELS)} a frame.",
             field=field,
         )
     if min(info.width, info.height) < settings.MIN_IMAGE_SIDE:

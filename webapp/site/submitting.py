@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import logging
 
-from django.conf import settings
 from django.http import HttpRequest, QueryDict
 
 from webapp.jobs.choices import FaceSelection
 from webapp.jobs.refusals import Refusal, refusal_for
-from webapp.jobs.submission import CONSENT_SESSION_KEY, OptionsRefused, Submission, parse_submission
+from webapp.jobs.submission import OptionsRefused, Submission, parse_submission
 
 logger = logging.getLogger(__name__)
 
@@ -50,11 +49,3 @@ def refused(exc: Exception, *, what: str) -> Refusal:
         logger.warning("%s refused: storage unavailable", what, exc_info=exc)
     return refusal
 
-
-def consent_remembered(request: HttpRequest) -> bool:
-    """The forms' consent box starts ticked once this session consented to the current wording."""
-    return request.session.get(CONSENT_SESSION_KEY) == settings.CONSENT_VERSION
-
-
-def remember_consent(request: HttpRequest) -> None:
-    request.session[CONSENT_SESSION_KEY] = settings.CONSENT_VERSION

@@ -131,12 +131,12 @@ def test_faces_refuses_what_jobs_refuse(api_a, astronaut_rgb):
         api_a.post("/api/v1/faces", {"image": SimpleUploadedFile("a.gif", _gif(astronaut_rgb))}, format="multipart"),
         400, "unsupported_media_type", field="image",
     )
-    assert "JPEG, PNG or WebP" in body["detail"]
-    heic = b"\x00\x00\x00\x18ftypheic" + b"\x00" * 64
+    assert "JPEG, PNG, WebP, HEIC or AVIF" in body["detail"]
+    heic = b"\x00\x00\x00\x18ftypheic" + b"\x00" * 64  # a HEIC photo's type, with no picture in it
     assert_problem(
         api_a.post("/api/v1/faces", {"image": SimpleUploadedFile("a.heic", heic), "field": "source"},
                    format="multipart"),
-        415, "unsupported_media_type", field="source",
+        400, "corrupt_image", field="source",
     )
     assert_problem(api_a.post("/api/v1/faces", {}, format="multipart"), 400, "missing_file", field="image")
     response = api_a.post(

@@ -1,5 +1,5 @@
-"""Provenance end to end: what a user downloads is marked and signed; moderation and the
-before/after view saw it unmarked; nothing is uploaded without the consent statement."""
+"""Provenance end to end: what a user downloads or sees is marked and signed; moderation saw it
+unmarked; nothing is uploaded without the consent statement."""
 
 from __future__ import annotations
 
@@ -10,7 +10,6 @@ import io
 import json
 import re
 
-import cv2
 import numpy as np
 import pytest
 import requests
@@ -22,9 +21,9 @@ from django.test import Client
 from billing.models import LedgerEntry
 from moderation.models import ModerationRecord
 from swap.image_io import decode_image
-from swap.mark import VisibleMark
 from swap.video import io as video_io
 from tests.helpers.images import encode
+from tests.helpers.marks import badge_contrast, corner_contrast
 from tests.webapp.conftest import drain, post_job
 from webapp.jobs import sharing, takedowns
 from webapp.jobs.models import Job, result_keys
@@ -38,16 +37,6 @@ def _succeeded(job_id) -> Job:
     job = Job.objects.get(id=job_id)
     assert job.state == "succeeded", job.error_message
     return job
-
-
-def _badge_contrast(result: np.ndarray, before: np.ndarray) -> tuple[float, float]:
-    """Mean absolute difference result vs before inside the mark's corner, and everywhere else."""
-    height, width = result.shape[:2]
-    x, y, w, h = VisibleMark().region(width, height)  # the default style, as configured in the tests
-    diff = np.abs(result.astype(np.float32) - before.astype(np.float32)).mean(axis=2)
-    inside = np.zeros(diff.shape, bool)
-    inside[y : y + h, x : x + w] = True
-    return float(diff[inside].mean()), float(diff[~inside].mean())
 
 
 @pytest.mark.parametrize(("fmt", "media_type"), [("JPEG", "image/jpeg"), ("PNG", "image/png"), ("WEBP", "image/webp")])
@@ -77,7 +66,7 @@ def test_a_photo_result_is_marked_signed_and_was_screened_unmarked(api_a, astron
 
     result = decode_image(stored, which="result")
     before = decode_image(storage.get_bytes(settings.S3_RESULTS_BUCKET, job.before_key), which="before")
-    corner, elsewhere = _badge_contrast(result, before)
+    corner, elsewhere = badge_contrast(result, before)
     assert corner > 40 and elsewhere < 12, (corner, elsewhere)
 
     output = ModerationRecord.objects.get(verdict__subject_id=job.id, role="output")
@@ -92,7 +81,7 @@ def test_an_operator_can_turn_the_mark_off(api_a, astronaut_pair, settings):
     job = _succeeded(job_id)
     result = decode_image(storage.get_bytes(settings.S3_RESULTS_BUCKET, job.result_key), which="result")
     before = decode_image(storage.get_bytes(settings.S3_RESULTS_BUCKET, job.before_key), which="before")
-    corner, _ = _badge_contrast(result, before)
+    corner, _ = badge_contrast(result, before)
     assert corner < 12 and job.engine_notes["visible_mark"] is False
 
 
@@ -120,18 +109,12 @@ def test_every_video_frame_is_marked_and_the_mp4_is_signed(api_a, source_png, cl
     results = list(video_io.read_frames(result_path, size=size))
     originals = list(video_io.read_frames(target_path, size=size))
     assert len(results) == len(originals) == job.frames_processed
-    corners = [_badge_contrast(r, o)[0] for r, o in zip(results, originals, strict=True)]
+    corners = [badge_contrast(r, o)[0] for r, o in zip(results, originals, strict=True)]
     assert min(corners) > 30, corners  # on every frame, across segment boundaries
 
 
 def _stored_image(key: str) -> np.ndarray:
     return decode_image(storage.get_bytes(settings.S3_RESULTS_BUCKET, key), which="result")
-
-
-def _corner(image: np.ndarray, before: np.ndarray) -> float:
-    """_badge_contrast's corner figure, `before` scaled to `image`'s size first (a preview is smaller)."""
-    before = cv2.resize(before, (image.shape[1], image.shape[0]), interpolation=cv2.INTER_AREA)
-    return _badge_contrast(image, before)[0]
 
 
 def _attribute(html: str, tag: str, attribute: str) -> str:
@@ -143,7 +126,7 @@ def _attribute(html: str, tag: str, attribute: str) -> str:
     return html_lib.unescape(value.group(1))
 
 
-def test_the_before_after_view_shows_the_unmarked_result_and_every_download_is_the_marked_file(
+def test_the_before_after_view_shows_the_marked_result_and_every_download_is_the_full_file(
     api_a, astronaut_pair, funded_user, settings
 ):
     settings.SHARE_LINKS_ENABLED = True
@@ -152,9 +135,9 @@ def test_the_before_after_view_shows_the_unmarked_result_and_every_download_is_t
     drain()
     job = _succeeded(job_id)
     before = _stored_image(job.before_key)
-    assert _corner(_stored_image(job.result_key), before) > 40  # the download is marked …
+    assert corner_contrast(_stored_image(job.result_key), before) > 40  # the download is marked …
     after = _stored_image(job.after_key)
-    assert _corner(after, before) < 12  # … the compare view's "after" is not
+    assert corner_contrast(after, before) > 40  # … and so is the compare view's "after"
     assert max(after.shape[:2]) == min(PREVIEW_MAX_SIDE_PX, max(before.shape[:2]))
 
     site = Client()
@@ -169,7 +152,7 @@ def test_the_before_after_view_shows_the_unmarked_result_and_every_download_is_t
 
     body = api_a.get(f"/api/v1/jobs/{job_id}").json()
     assert body["result"]["url"] == body["result_url"] and job.result_key in body["result_url"]
-    assert ".after." not in json.dumps(body)  # the API never names the unmarked preview
+    assert ".after." not in json.dumps(body)  # the API gives the result itself, not the web-size copy
 
     _, token, _ = sharing.share_link_create(job=job)
     shared = Client().get(f"/s/{token}/").content.decode()
@@ -202,7 +185,7 @@ def test_everything_stored_beside_a_result_goes_with_it(api_a, astronaut_pair, d
 
 
 @pytest.mark.parametrize("segment_seconds", [10, 1], ids=["inline", "segmented"])
-def test_video_output_moderation_and_the_poster_see_the_unmarked_frames(api_a, source_png, clip, settings,
+def test_video_output_moderation_sees_the_unmarked_frames_and_the_poster_is_marked(api_a, source_png, clip, settings,
                                                                        segment_seconds):
     """The same clip swapped with and without the mark: output moderation screened the very same
     pixels both times (had it screened the result file, the marked run's frames would differ)."""
@@ -223,7 +206,7 @@ def test_video_output_moderation_and_the_poster_see_the_unmarked_frames(api_a, s
 
     marked = jobs[True]
     before = _stored_image(marked.before_key)
-    assert _corner(_stored_image(marked.after_key), before) < 12  # the poster frame, unmarked
+    assert corner_contrast(_stored_image(marked.after_key), before) > 30  # the poster frame, marked too
     assert not storage.list_keys(settings.S3_UPLOADS_BUCKET, f"{marked.owner_id}/{marked.id}/")  # kept frames too
 
 

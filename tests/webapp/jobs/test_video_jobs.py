@@ -189,7 +189,7 @@ def test_gpu_step_fails_a_faceless_video_that_moderation_let_through(
 
 def test_the_job_page_compares_a_video_frame_before_and_after(api_a, funded_user, source_png, clip):
     """A video result's page plays the marked video and compares its middle frame: the original
-    frame and the unmarked swapped one (the download stays the marked, signed video)."""
+    frame and the swapped one, marked like the video."""
     import cv2
     import numpy as np
     from django.test import Client
@@ -216,8 +216,8 @@ def test_the_job_page_compares_a_video_frame_before_and_after(api_a, funded_user
     after = shown("The swapped video’s middle frame (AI-generated)")
     assert before.shape == after.shape
     assert np.abs(after.astype(int) - before.astype(int)).max(axis=2).mean() > 1  # the face changed
-    # No badge in the compare's "after" (the corner matches the original frame's).
+    # The badge in the compare's "after" (its corner differs from the original frame's).
     height, width = after.shape[:2]
     x, y, w, h = aigc.visible_mark().region(width, height)
     corner = np.abs(after[y : y + h, x : x + w].astype(int) - before[y : y + h, x : x + w].astype(int))
-    assert corner.mean() < 4, corner.mean()
+    assert corner.mean() > 30, corner.mean()

@@ -110,7 +110,7 @@ def log_in(page, live_server, *, username: str, password: str) -> None:
 
 def stored_result_job(owner, *, width: int, height: int, face_box=None, created_at=None, state: str = "succeeded"):
     """A finished photo job whose result (width×height, a bright "face" square at `face_box`) is stored
-    through the real hook, webapp.jobs.steps.common.store_result (result, before image, unmarked after preview, thumbnail).
+    through the real hook, webapp.jobs.steps.common.store_result (result, before image, marked after preview, thumbnail).
 
     For layout tests that need results of exact shapes without running the engine each time.
     """
@@ -148,5 +148,40 @@ def stored_result_job(owner, *, width: int, height: int, face_box=None, created_
         processed_width=width, processed_height=height, progress=100, frames_processed=1,
         engine_notes={"face_boxes": boxes}, completed_at=timezone.now(),
         **({"created_at": created_at} if created_at else {}),
+    )
+    return Job.objects.get(id=job.id)
+
+
+def stored_video_job(owner, tmp_path: Path, *, width: int = 640, height: int = 360):
+    """A finished video job (a short synthetic width×height MP4 with the astronaut) stored through the
+    real hook, like stored_result_job: the page then shows the player and the middle-frame compare."""
+    from django.utils import timezone
+    from skimage import data as skdata
+
+    from swap.video import synthetic
+    from webapp.jobs.models import Job, Upload
+    from webapp.jobs.steps.common import store_result
+
+    path = tmp_path / "result.mp4"
+    frames = synthetic.write_clip(
+        path, synthetic.ClipSpec(width=width, height=height, fps=12, seconds=1.0, audio=False), skdata.astronaut()
+    )
+    uploads = [
+        Upload.objects.create(
+            owner=owner, role=role, s3_key=f"{owner.id}/gone-{role}", sha256="0" * 64,
+            media_type="image/png" if role == "source" else "video/mp4",
+            width=width, height=height, size_bytes=1, deleted_at=timezone.now(),
+        )
+        for role in ("source", "target")
+    ]
+    job = Job.objects.create(owner=owner, source=uploads[0], target=uploads[1], state="succeeded")
+    middle = frames[len(frames) // 2][:, :, ::-1].copy()
+    data = path.read_bytes()
+    key = store_result(job, data=data, media_type="video/mp4", extension="mp4", before=middle // 2 + 40,
+                       unmarked=middle, face_boxes=[])
+    Job.objects.filter(id=job.id).update(
+        result_key=key, result_media_type="video/mp4", result_bytes=len(data), result_visible=True,
+        processed_width=width, processed_height=height, progress=100, frames_processed=len(frames),
+        engine_notes={"face_boxes": []}, completed_at=timezone.now(),
     )
     return Job.objects.get(id=job.id)

@@ -134,6 +134,6 @@ def test_sign_up_upload_watch_download_delete(page, live_server, astronaut_files
     assert not Job.objects.exists()
     page.screenshot(path=artifacts / "08-deleted.png", full_page=True)
 
-    # The session remembered the consent statement: the next upload form starts with the box ticked.
+    # Consent is given per upload: the next upload form starts with the box unticked again.
     page.get_by_role("link", name="New swap").click()
-    expect(page.locator("#consent")).to_be_checked()
+    expect(page.locator("#consent")).not_to_be_checked()

@@ -34,9 +34,9 @@ def test_invalid_target_shows_message_next_to_field_and_keeps_source(
     notes = tmp_path / "notes.txt"
     notes.write_text("not a photo")
     page.locator("#id_target").set_input_files(notes)
-    expect(target_error).to_contain_text("is not a JPEG, PNG or WebP photo")
+    expect(target_error).to_contain_text("is not a JPEG, PNG, WebP, HEIC or AVIF photo")
     page.get_by_role("button", name="Swap faces").click()
-    expect(target_error).to_contain_text("is not a JPEG, PNG or WebP photo")
+    expect(target_error).to_contain_text("is not a JPEG, PNG, WebP, HEIC or AVIF photo")
     expect(page.locator("#id_target")).to_have_attribute("aria-invalid", "true")
     expect(source_preview).to_be_visible()
 
@@ -51,7 +51,7 @@ def test_invalid_target_shows_message_next_to_field_and_keeps_source(
         page.get_by_role("button", name="Swap faces").click()
     assert info.value.status == 400
     expect(target_error).to_have_text(
-        "The target file is not a supported type: send a JPEG, PNG or WebP photo, or an MP4, MOV or WebM video."
+        "The target file is not a supported type: send a JPEG, PNG, WebP, HEIC or AVIF photo, or an MP4, MOV or WebM video."
     )
     expect(page.locator("#source-field .field-error")).to_be_empty()
     expect(source_preview).to_be_visible()

@@ -80,7 +80,7 @@ def test_several_source_photos(
     notes = tmp_path / "notes.txt"
     notes.write_text("not a photo")
     page.locator("#id_source").set_input_files(notes)
-    expect(source_error).to_contain_text("is not a JPEG, PNG or WebP photo")
+    expect(source_error).to_contain_text("is not a JPEG, PNG, WebP, HEIC or AVIF photo")
     expect(thumbs).to_have_count(2)
     assert page.eval_on_selector("#id_source", names) == ["face-1.png", "face-3.png"]
 

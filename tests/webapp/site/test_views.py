@@ -310,10 +310,17 @@ def test_upload_without_javascript_needs_the_consent_box(client_a, astronaut_pai
     html = response.content.decode()
     consent_error = html.split('id="consent-error"', 1)[1].split("</div>", 1)[0]
     assert "right to use the face" in consent_error
-    assert 'id="consent" checked' not in html  # not remembered: never given
+    assert 'id="consent" checked' not in html
 
     form = _upload_form([SimpleUploadedFile("face.png", source)], target)
     assert client_a.post("/jobs/new/", form).status_code == 302
     job = Job.objects.get()
     assert (job.consent_channel, job.consent_version) == ("site", settings.CONSENT_VERSION)
-    assert 'id="consent" checked' in client_a.get("/jobs/new/").content.decode()  # remembered this session
+    # Consent is an act per submission: never pre-ticked, on the next upload or on "Run again".
+    assert 'id="consent" checked' not in client_a.get("/jobs/new/").content.decode()
+    Job.objects.filter(id=job.id).update(state="succeeded")
+    page = client_a.get(f"/jobs/{job.id}/").content.decode()
+    assert 'id="again-consent"' in page and 'id="again-consent" checked' not in page
+    form = _upload_form([SimpleUploadedFile("face.png", source)], target)
+    del form["consent"]
+    assert client_a.post("/jobs/new/", form).status_code == 400 and Job.objects.count() == 1

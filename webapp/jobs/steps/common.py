@@ -23,7 +23,14 @@ from swap.errors import EngineError, InferenceUnavailable
 from swap.image_io import decode_image
 from swap.types import SwapOptions
 from webapp.media import provenance, storage
-from webapp.media.thumbnails import THUMBNAIL_MEDIA_TYPE, preview_jpeg, thumbnail_webp
+from webapp.media.aigc import encode_labelled, visible_mark
+from webapp.media.thumbnails import (
+    PREVIEW_QUALITY,
+    THUMBNAIL_MEDIA_TYPE,
+    THUMBNAIL_QUALITY,
+    preview_frame,
+    thumbnail_frame,
+)
 
 from ..choices import JobState
 from ..engine import model_versions
@@ -171,17 +178,29 @@ def store_result(
     before: np.ndarray,
     unmarked: np.ndarray,
     face_boxes: list | tuple = (),
+    claim: provenance.ResultClaim | None = None,
 ) -> str:
     """Store the (already labelled, marked and signed) result and, beside it (same retention, deleted
     together: models.result_keys): the processed target as a JPEG (`before`), and from `unmarked`
-    (the result, or a frame of it, before the visible mark) the private web-size JPEG of the
-    before/after view and the gallery's thumbnail cropped around `face_boxes`. Returns the result's key."""
+    (the result, or a frame of it, before the visible mark) the web-size JPEG of the before/after
+    view and the gallery's thumbnail cropped around `face_boxes`. Returns the result's key.
+
+    Both copies a browser gets are marked like the download (the badge burnt in at their own size,
+    so a crop keeps it), carry the metadata label, and are signed with `claim` when given: no
+    unlabelled copy of a result is ever stored where a user can fetch it."""
     key = f"{job.owner_id}/{job.id}.{extension}"
     storage.put_bytes(settings.S3_RESULTS_BUCKET, key, data, media_type)
     jpeg = cv2.imencode(".jpg", before, [cv2.IMWRITE_JPEG_QUALITY, 88])[1].tobytes()
     storage.put_bytes(settings.S3_RESULTS_BUCKET, before_key_for(key), jpeg, "image/jpeg")
-    storage.put_bytes(settings.S3_RESULTS_BUCKET, after_key_for(key), preview_jpeg(unmarked), "image/jpeg")
-    storage.put_bytes(
-        settings.S3_RESULTS_BUCKET, thumbnail_key_for(key), thumbnail_webp(unmarked, face_boxes), THUMBNAIL_MEDIA_TYPE
+    copies = (
+        (after_key_for(key), preview_frame(unmarked), "jpeg", "image/jpeg", PREVIEW_QUALITY),
+        (thumbnail_key_for(key), thumbnail_frame(unmarked, face_boxes), "webp", THUMBNAIL_MEDIA_TYPE, THUMBNAIL_QUALITY),
     )
+    mark = visible_mark()
+    for copy_key, frame, fmt, copy_type, quality in copies:
+        shown = frame if mark is None else mark.apply(frame)
+        encoded = encode_labelled(shown, fmt=fmt, job_id=job.id, quality=quality)
+        if claim is not None:
+            encoded = provenance.sign(encoded, media_type=copy_type, claim=claim)
+        storage.put_bytes(settings.S3_RESULTS_BUCKET, copy_key, encoded, copy_type)
     return key

@@ -27,6 +27,7 @@ from ..services import lifecycle
 from .common import (
     check_running,
     resize_for_resolution,
+    result_claim,
     sign_result,
     source_images,
     source_uploads,
@@ -86,7 +87,8 @@ def swap_image(job: Job, sources: list, target_bytes: bytes, started: float) -> 
         encoded, provenance = sign_result(job, encoded, media_type=media_type, extension=extension, engine=engine)
     with metrics.timed_stage("upload"):
         key = store_result(job, data=encoded, media_type=media_type, extension=extension, before=target,
-                           unmarked=result.image, face_boxes=boxes)
+                           unmarked=result.image, face_boxes=boxes,
+                           claim=result_claim(job, extension=extension, engine=engine))
     with metrics.timed_stage("output_screening"):
         review = moderation_services.screen_output(subject_id=job.id, data=unmarked)
     height, width = result.image.shape[:2]

@@ -235,7 +235,7 @@ def finish(
     middle = next(video_io.read_frames(target, start=index, stop=index + 1, size=size))
     with metrics.timed_stage("upload"):
         key = store_result(job, data=data, media_type=RESULT_MEDIA_TYPE, extension="mp4", before=middle,
-                           unmarked=poster)
+                           unmarked=poster, claim=claim)
     with metrics.timed_stage("output_screening"):
         review = moderation_services.screen_video_output(subject_id=job.id, frames=[frame for _, frame in kept])
     # "encode": the segments' encoders and the join, one observation per job (job_succeed).

@@ -25,7 +25,7 @@ from webapp.jobs.submission import OptionsRefused
 from webapp.media import storage
 
 from ..presentation import cards_for
-from ..submitting import consent_remembered, form_errors, parse_form, refused, remember_consent
+from ..submitting import form_errors, parse_form, refused
 
 
 def _own_job(request: HttpRequest, job_id: uuid.UUID) -> Job:
@@ -52,15 +52,14 @@ def job_detail(request: HttpRequest, job_id: uuid.UUID) -> HttpResponse:
             "run_again_refused": user_actions.ORIGINALS_DELETED_MESSAGE,
             "modes": Mode.choices,
             "resolutions": Resolution.choices,
-            "consent_text": settings.CONSENT_TEXT,
-            "consent_checked": consent_remembered(request),
+            "consent_text": settings.CONSENT_TEXT,  # the box is never pre-ticked: consent per submission
         },
     )
 
 
 def _compare_after_url(job: Job, card: dict) -> str:
-    """The before/after slider's "after": the result without the visible mark, a private
-    web-size preview shown inline; the download button and the API give only the marked, signed file."""
+    """The before/after slider's "after": a web-size copy of the result, marked, labelled and signed
+    like it (the badge sits in the after side's corner); the download button gives the full file."""
     result = card["job"]["result"]
     if not result or result["deleted"]:
         return ""
@@ -169,7 +168,6 @@ def job_run_again(request: HttpRequest, job_id: uuid.UUID) -> HttpResponse:
     except REFUSALS as exc:
         messages.error(request, refused(exc, what="run again").message)
     else:
-        remember_consent(request)
         messages.success(request, "Running it again with the new options. This page updates by itself.")
         return redirect("job-detail", job_id=new_job.id)
     return redirect("job-detail", job_id=job_id)

@@ -19,7 +19,7 @@ from webapp.jobs.services import intake
 from webapp.jobs.submission import OptionsRefused
 from webapp.media.validation import IMAGE_TYPES
 
-from ..submitting import consent_remembered, form_errors, parse_form, refused, remember_consent
+from ..submitting import form_errors, parse_form, refused
 
 VIDEO_TYPES = ("video/mp4", "video/quicktime", "video/webm")
 
@@ -36,7 +36,7 @@ def _upload_context(request: HttpRequest, *, errors: dict[str, str]) -> dict:
         "source_accept": ",".join(image_types),
         "target_accept": ",".join(target_types),
         "max_upload_bytes": settings.MAX_UPLOAD_BYTES,
-        "source_hint": f"A clear photo of one person’s face. JPEG, PNG or WebP, up to {limit} each.",
+        "source_hint": f"A clear photo of one person’s face. JPEG, PNG, WebP, HEIC or AVIF, up to {limit} each.",
         "source_more_hint": (
             f"Add up to {settings.MAX_SOURCE_PHOTOS} photos of the same person for a better likeness."
             if settings.MAX_SOURCE_PHOTOS > 1
@@ -46,13 +46,13 @@ def _upload_context(request: HttpRequest, *, errors: dict[str, str]) -> dict:
         "target_label": "Photo or video to put it in" if settings.VIDEO_ENABLED else "Photo to put it in",
         "target_prompt": "Choose the photo or video" if settings.VIDEO_ENABLED else "Choose the photo",
         "target_hint": (
-            f"JPEG, PNG or WebP{', or an MP4, MOV or WebM video' if settings.VIDEO_ENABLED else ''}, "
+            f"JPEG, PNG, WebP, HEIC or AVIF{', or an MP4, MOV or WebM video' if settings.VIDEO_ENABLED else ''}, "
             f"up to {limit}."
         ),
         "modes": Mode.choices,
         "resolutions": Resolution.choices,
+        # Never pre-ticked: consent is an act of each submission (and what its record says).
         "consent_text": settings.CONSENT_TEXT,
-        "consent_checked": consent_remembered(request),
     }
 
 
@@ -77,7 +77,6 @@ def upload(request: HttpRequest) -> HttpResponse:
             if refusal.top_up:
                 errors["top_up"] = reverse("credits")
         else:
-            remember_consent(request)
             messages.success(request, "Your swap is on its way. This page updates by itself.")
             return redirect("job-detail", job_id=job.id)
         if errors and request.FILES:

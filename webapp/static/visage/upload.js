@@ -97,7 +97,7 @@
     var types = accepted(fields[name].input);
     if (types.indexOf(file.type) === -1) {
       var allowed = types.some(function (t) { return t.indexOf("video/") === 0; })
-        ? "a JPEG, PNG or WebP photo, or an MP4, MOV or WebM video" : "a JPEG, PNG or WebP photo";
+        ? "a JPEG, PNG, WebP, HEIC or AVIF photo, or an MP4, MOV or WebM video" : "a JPEG, PNG, WebP, HEIC or AVIF photo";
       return "“" + file.name + "” is not " + allowed + ". Choose " + allowed + ".";
     }
     if (file.size === 0) return "“" + file.name + "” is empty.";
