@@ -230,6 +230,7 @@ SUCCESS = {
     "ledger_export_csv": f"id,created_at,kind,amount,job_id,reason\r\n7,2025-05-01T10:00:04Z,capture,0.5000,{JOB_ID},\r\n",
     "billing_packs": {
         "payments_enabled": True,
+        "providers": ["stripe"],
         "packs": [
             {
                 "id": 1,
@@ -243,7 +244,10 @@ SUCCESS = {
     },
     "billing_checkout_create": {
         "id": "cs_test_a1b2c3",
+        "provider": "stripe",
         "url": "https://checkout.stripe.com/c/pay/cs_test_a1b2c3",
+        "code_url": "",
+        "order_string": "",
     },
 }
 
