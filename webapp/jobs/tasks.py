@@ -54,8 +54,8 @@ def finish_video_job(job_id: str, attempt: int) -> None:
         segments.finish_video_job(uuid.UUID(job_id), attempt)
 
 
-def deliver_webhook(job_id: str) -> None:
-    webhooks.deliver(uuid.UUID(job_id))
+def deliver_webhook(delivery_id: str) -> None:
+    webhooks.deliver(uuid.UUID(delivery_id))
 
 
 # --- RQ failure callbacks: (job, connection, type, value, traceback) -----------------------------------

@@ -31,7 +31,7 @@ from webapp.telemetry import context, metrics, tracing
 
 from . import dispatch
 from .choices import JobState
-from .services import lifecycle, maintenance
+from .services import lifecycle, maintenance, webhook_outbox
 
 logger = logging.getLogger(__name__)
 
@@ -68,7 +68,8 @@ class Heartbeat:
 
 
 class Sweeper:
-    """Background thread: every few seconds, requeue or fail jobs whose worker died."""
+    """Background thread: every few seconds, requeue or fail jobs whose worker died, and enqueue
+    again the webhooks whose enqueue was lost."""
 
     def __init__(self, interval_s: float = 10.0):
         self.interval_s = interval_s
@@ -86,6 +87,7 @@ class Sweeper:
         while not self._stop.is_set():
             try:
                 counts = maintenance.jobs_sweep_stale()
+                counts["webhooks"] = webhook_outbox.webhooks_sweep_undelivered()
                 if any(counts.values()):
                     logger.warning("swept stale jobs: %s", counts)
             except Exception:  # the sweeper must outlive a database or Redis blip

@@ -1,10 +1,15 @@
 from django.core.management.base import BaseCommand
 
-from webapp.jobs.services import maintenance
+from webapp.jobs.services import maintenance, webhook_outbox
 
 
 class Command(BaseCommand):
-    help = "Requeue or fail jobs whose worker stopped sending heartbeats (workers also do this themselves)."
+    help = (
+        "Requeue or fail jobs whose worker stopped sending heartbeats, and enqueue again undelivered"
+        " webhooks (workers also do this themselves)."
+    )
 
     def handle(self, *args, **options):
-        self.stdout.write(str(maintenance.jobs_sweep_stale()))
+        counts = maintenance.jobs_sweep_stale()
+        counts["webhooks"] = webhook_outbox.webhooks_sweep_undelivered()
+        self.stdout.write(str(counts))
