@@ -170,9 +170,10 @@ def screening_pending(job_id: uuid.UUID) -> bool:
 
 def run_pending(job_id: uuid.UUID, attempts: int, queue_name: str) -> bool:
     """Will a queued job's GPU run happen without anyone's help? Its task is the next attempt's,
-    or the last attempt's when RQ retries it after a transient fault."""
+    or any earlier attempt's task that RQ retries after a transient fault (RQ keeps a task's id
+    across its retries, so the retry of `run-<job>-1` may be the job's third attempt)."""
     connection = django_rq.get_queue(gpu_queue(queue_name)).connection
-    return _any_alive([run_task_id(job_id, attempts + 1), run_task_id(job_id, attempts)], connection)
+    return _any_alive([run_task_id(job_id, n) for n in range(attempts + 1, 0, -1)], connection)
 
 
 def _any_alive(ids: list[str], connection) -> bool:
