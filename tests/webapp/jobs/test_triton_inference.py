@@ -105,3 +105,32 @@ def test_a_long_inference_outage_runs_a_job_at_most_max_attempts_and_says_why(
     assert job.error_message.startswith("The inference server was unavailable")
     assert not LedgerEntry.objects.filter(job_id=job_id, kind="capture").exists()
     assert LedgerEntry.objects.filter(job_id=job_id, kind="release").count() == 1
+
+
+def test_faces_answers_503_while_the_inference_server_is_down_and_recovers_with_it(
+    api_a, astronaut_pair, triton_down, monkeypatch
+):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from webapp.api.faces import reset_face_detector
+
+    source, _, _ = astronaut_pair
+    # The web process configured as a deployment does it (the environment), like the settings say.
+    monkeypatch.setenv("VISAGE_INFERENCE", "triton")
+    monkeypatch.setenv("VISAGE_TRITON_URL", triton_down.VISAGE_TRITON_URL)
+    reset_face_detector()
+    try:
+        down = api_a.post("/api/v1/faces", {"image": SimpleUploadedFile("me.png", source)})
+        assert down.status_code == 503, down.content
+        assert down["Content-Type"].startswith("application/problem+json")
+        assert down.json()["code"] == "service_unavailable" and down["Retry-After"]
+
+        # The inference service is back (here: the deployment switched to local inference): the next
+        # request answers, nothing broken was kept.
+        triton_down.VISAGE_INFERENCE = "local"
+        monkeypatch.setenv("VISAGE_INFERENCE", "local")
+        back = api_a.post("/api/v1/faces", {"image": SimpleUploadedFile("me.png", source)})
+        assert back.status_code == 200, back.content
+        assert len(back.json()["faces"]) == 1
+    finally:
+        reset_face_detector()
