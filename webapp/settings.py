@@ -230,7 +230,13 @@ S3_PUBLIC_URL = env_str("S3_PUBLIC_URL", "").rstrip("/")
 if S3_PUBLIC_URL and not re.fullmatch(r"https?://[^/?#]+", S3_PUBLIC_URL):
     raise ImproperlyConfigured(f"S3_PUBLIC_URL must be http(s)://host[:port], not {S3_PUBLIC_URL!r}")
 S3_CONNECT_TIMEOUT_S = env_float("S3_CONNECT_TIMEOUT_S", 3.0)
-S3_READ_TIMEOUT_S = env_float("S3_READ_TIMEOUT_S", 15.0)  # between bytes, not for a whole upload
+# Between bytes, not for a whole upload. A request S3 accepted but never answers (a frozen server) is
+# not retried (webapp/media/storage.py), so this bounds a submit against a frozen S3.
+S3_READ_TIMEOUT_S = env_float("S3_READ_TIMEOUT_S", 5.0)
+# Uploaded originals with no job row (the submit failed after the object landed) are deleted this
+# long after they were stored, by the workers' sweeper every UPLOAD_SWEEP_INTERVAL_S.
+UPLOAD_ORPHAN_GRACE_S = env_int("VISAGE_UPLOAD_ORPHAN_GRACE_S", 3600)
+UPLOAD_SWEEP_INTERVAL_S = env_int("VISAGE_UPLOAD_SWEEP_INTERVAL_S", 900)
 S3_RETRIES = env_int("S3_RETRIES", 1)
 RESULT_RETENTION_DAYS = env_int("VISAGE_RESULT_RETENTION_DAYS", 7)
 # Share links: an unlisted public page per result. Off unless a deployment opts in;

@@ -21,11 +21,13 @@ from webapp.ops import embedded
 
 
 class KillableRedis:
-    """A real redis-server on a fixed free port: kill() is a crash (nothing kept), start() a restart."""
+    """A real redis-server on a fixed free port: kill() is a crash, stop() a clean shutdown, start() a
+    restart (with what it had only when `persist`, as production's append-only file keeps it)."""
 
-    def __init__(self, directory):
+    def __init__(self, directory, *, persist: bool = False):
         self.directory = directory
         self.port = embedded.free_port()
+        self.persist = persist
         self.server = None
 
     @property
@@ -33,17 +35,29 @@ class KillableRedis:
         return f"redis://127.0.0.1:{self.port}/0"
 
     def start(self) -> None:
-        self.server = embedded.start_redis(self.directory, port=self.port, persist=False)
+        self.server = embedded.start_redis(self.directory, port=self.port, persist=self.persist)
 
     def kill(self) -> None:
         self.server.process.kill()
         self.server.process.wait()
 
+    def stop(self) -> None:
+        self.server.stop()
+
 
 @pytest.fixture
 def own_redis(settings, tmp_path):
     """Point the queues, the cache and the probes at a Redis this test may kill."""
-    redis = KillableRedis(tmp_path / "redis")
+    yield from _use_redis(settings, KillableRedis(tmp_path / "redis"))
+
+
+@pytest.fixture
+def own_persistent_redis(settings, tmp_path):
+    """The same, with production's append-only file: a restart brings back what it held."""
+    yield from _use_redis(settings, KillableRedis(tmp_path / "redis", persist=True))
+
+
+def _use_redis(settings, redis: KillableRedis):
     redis.start()
     settings.REDIS_URL = redis.url
     settings.RQ_QUEUES = {name: {**config, "URL": redis.url} for name, config in settings.RQ_QUEUES.items()}

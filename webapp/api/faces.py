@@ -19,6 +19,7 @@ from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from swap.config import PipelineConfig
 from swap.errors import InvalidImage
 from swap.image_io import decode_image
 from swap.pipeline import build_detector
@@ -33,6 +34,7 @@ from .throttles import FacesThrottle
 DECODE_MAX_SIDE = 2048
 
 _detector = None
+_detector_runtime: tuple[str, str] | None = None
 _detector_lock = threading.Lock()
 _detect_lock = threading.Lock()
 
@@ -40,11 +42,17 @@ _detect_lock = threading.Lock()
 def face_detector():
     """The engine's own detector (swap.pipeline.build_detector: VISAGE_DETECTOR, or "auto" = the installed
     ONNX detector, else dlib HOG with the engine's detection settings), built once per process, so the
-    boxes are numbered as the engine's `face_index` numbers them."""
-    global _detector
+    boxes are numbered as the engine's `face_index` numbers them. It runs where the workers' models
+    run (VISAGE_INFERENCE, VISAGE_TRITON_URL). While the inference server is down, building or
+    detecting raises InferenceUnavailable (a 503); nothing broken is kept, so the next request after
+    it is back succeeds."""
+    global _detector, _detector_runtime
+    runtime = (settings.VISAGE_INFERENCE, settings.VISAGE_TRITON_URL)
     with _detector_lock:
-        if _detector is None:
-            _detector = build_detector()
+        if _detector is None or _detector_runtime != runtime:
+            config = PipelineConfig.from_env()
+            config.runtime = replace(config.runtime, inference=runtime[0], triton_url=runtime[1])
+            _detector, _detector_runtime = build_detector(config), runtime
         return _detector
 
 
@@ -87,6 +95,7 @@ class FaceDetectView(APIView):
         responses={
             200: OpenApiResponse(FacesSerializer, description="The faces, largest first"),
             400: OpenApiResponse(description="problem+json"),
+            503: OpenApiResponse(description="problem+json: the inference server is unavailable; retry shortly"),
         },
         summary="Find the faces in a photo (largest first, the order of face_index)",
     )

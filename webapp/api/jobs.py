@@ -176,11 +176,16 @@ class JobDetailView(ThrottledView):
         # Where the user's stream stands before anything is read: whatever changes from here on is
         # an event after this id, so the wait below cannot miss it.
         after = events.position(user_id=user_id) if wait_s else None
-        known = events.recorded(job_id=job_id, owner_id=user_id)
-        known_etag = known.etag() if known is not None else None
-        if known_etag is not None and (etags.matches(known_etag, client_etags) or after is None):
-            # The current version is known: a 304 or a cached body needs no Job query.
-            job, etag, terminal = None, known_etag, known.terminal
+        # The row's version fields, one primary-key read: a 304 or a cached body is only ever for
+        # what the database says now (a Redis-side record could lag behind a change whose publish
+        # hit a Redis outage).
+        row = selectors.job_etag_fields(user_id=user_id, job_id=job_id)
+        if row is None:
+            self._load(request, job_id)  # the 404 problem
+        known = etags.representation(row)
+        if etags.matches(known.etag(), client_etags) or after is None:
+            # A 304 or a cached body needs no full Job load.
+            job, etag, terminal = None, known.etag(), known.terminal
         else:
             job = self._load(request, job_id)
             etag, terminal = events.remember(job), job.state in TERMINAL_STATES

@@ -12,6 +12,7 @@ from rest_framework import exceptions
 from rest_framework.response import Response
 from rest_framework.views import exception_handler
 
+from swap.errors import InferenceUnavailable
 from webapp.jobs.refusals import refusal_for
 from webapp.media.storage import StorageError
 
@@ -105,7 +106,7 @@ def _flatten(detail) -> dict:
 
 def problem_exception_handler(exc, context):
     request = context.get("request")
-    if isinstance(exc, StorageError | RedisError | OperationalError | InterfaceError):
+    if isinstance(exc, StorageError | RedisError | OperationalError | InterfaceError | InferenceUnavailable):
         # A dependency is down: nothing was lost, the client should retry (never a 500). One answer
         # for every endpoint, so it comes before the jobs' own refusals (which word S3 for the site).
         logger.warning("dependency unavailable for %s: %s", getattr(request, "path", "?"), exc)

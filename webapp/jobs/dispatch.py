@@ -34,6 +34,8 @@ SCREENING_RETRY = Retry(max=3, interval=[2, 10, 60])
 # A failed video segment is retried alone; its siblings' parts are kept.
 SEGMENT_RETRY = Retry(max=2, interval=[5, 30])
 WEBHOOK_RETRY = Retry(max=5, interval=[10, 60, 300, 1800, 7200])
+# Tries of one webhook in all (RQ's retries and the sweeper's re-enqueues), counted in its row.
+WEBHOOK_MAX_ATTEMPTS = WEBHOOK_RETRY.max + 1
 FAILURE_TTL_S = 7 * 86400
 TASK_IDS_TTL_S = 7 * 86400
 # RQ states of a task that will run later without anyone's help (a `deferred` join only waits on
@@ -168,9 +170,10 @@ def screening_pending(job_id: uuid.UUID) -> bool:
 
 def run_pending(job_id: uuid.UUID, attempts: int, queue_name: str) -> bool:
     """Will a queued job's GPU run happen without anyone's help? Its task is the next attempt's,
-    or the last attempt's when RQ retries it after a transient fault."""
+    or any earlier attempt's task that RQ retries after a transient fault (RQ keeps a task's id
+    across its retries, so the retry of `run-<job>-1` may be the job's third attempt)."""
     connection = django_rq.get_queue(gpu_queue(queue_name)).connection
-    return _any_alive([run_task_id(job_id, attempts + 1), run_task_id(job_id, attempts)], connection)
+    return _any_alive([run_task_id(job_id, n) for n in range(attempts + 1, 0, -1)], connection)
 
 
 def _any_alive(ids: list[str], connection) -> bool:
@@ -196,13 +199,30 @@ def _aware(moment: datetime) -> datetime:
     return moment if timezone.is_aware(moment) else moment.replace(tzinfo=UTC)
 
 
-def enqueue_webhook(job_id: uuid.UUID) -> None:
+def webhook_task_id(delivery_id: uuid.UUID) -> str:
+    return f"webhook-{delivery_id}"
+
+
+def enqueue_webhook(delivery_id: uuid.UUID) -> None:
+    """One outbox row's delivery (models.WebhookDelivery). Redis down: logged; the row stays
+    undelivered and the sweeper enqueues it again."""
     try:
         django_rq.get_queue(settings.WEBHOOK_QUEUE).enqueue(
-            _task("deliver_webhook"), str(job_id), job_timeout=60, retry=WEBHOOK_RETRY, meta=_meta()
+            _task("deliver_webhook"),
+            str(delivery_id),
+            job_id=webhook_task_id(delivery_id),
+            job_timeout=60,
+            retry=WEBHOOK_RETRY,
+            failure_ttl=FAILURE_TTL_S,
+            meta=_meta(),
         )
-    except RedisError:  # a webhook must never break the job's own state change
-        logger.exception("could not enqueue the webhook for job %s", job_id)
+    except RedisError as exc:  # a webhook must never break the job's own state change
+        logger.warning("could not enqueue webhook %s (the sweeper will): %s", delivery_id, exc)
+
+
+def webhook_pending(delivery_id: uuid.UUID) -> bool:
+    """Will this delivery be tried (again) without anyone's help: queued, or a retry scheduled?"""
+    return _any_alive([webhook_task_id(delivery_id)], django_rq.get_connection(settings.WEBHOOK_QUEUE))
 
 
 def cancel_queued(job_id: uuid.UUID, *, attempts: int) -> None:

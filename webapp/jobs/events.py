@@ -6,10 +6,11 @@ last id it saw, so nothing published between "read what was there" and "wait for
 past it, and a reconnecting SSE client resumes from its Last-Event-ID. Pub/sub would drop exactly
 those messages (it keeps nothing) and needs a subscribed connection per listener besides.
 
-The same script keeps each job's representation record (owner, version, ETag parts) so that
-`GET /api/v1/jobs/{id}` with If-None-Match can answer 304 without a Job query. Records and
-events only move forward in `Job.version`: a reader that loaded an older row, or a publisher that
-lost a race, can never replace a newer record nor append an older state after a newer one.
+The same script keeps each job's representation record (owner, version, ETag parts), which orders
+its events: records and events only move forward in `Job.version`, so a reader that loaded an
+older row, or a publisher that lost a race, can never append an older state after a newer one.
+The record never answers a request: `GET /api/v1/jobs/{id}` reads the row's version (one
+primary-key query), because a change whose publish hit a Redis outage leaves the record behind.
 
 Redis is the notification path, never the source of truth: when it is down a change is logged
 and counted (visage_job_event_failures_total), and the transition goes on.
@@ -83,22 +84,24 @@ def release_database_connection() -> None:
         connection.close()
 
 
-_clients: dict[str, redis.Redis] = {}
+_clients: dict[tuple[str, str], redis.Redis] = {}
 _clients_lock = threading.Lock()
 
 
 def _client(kind: str) -> redis.Redis:
-    """Lazily made clients on REDIS_URL: `quick` fails fast (publishing must never stall a
-    transition), `blocking` outlives the longest XREAD BLOCK."""
+    """Lazily made clients on REDIS_URL (one per URL, so a changed setting takes effect):
+    `quick` fails fast (publishing must never stall a transition), `blocking` outlives the
+    longest XREAD BLOCK."""
+    key = (kind, settings.REDIS_URL)
     with _clients_lock:
-        if kind not in _clients:
-            _clients[kind] = redis.Redis.from_url(
+        if key not in _clients:
+            _clients[key] = redis.Redis.from_url(
                 settings.REDIS_URL,
                 socket_connect_timeout=2,
                 socket_timeout=2 if kind == "quick" else MAX_BLOCK_S + 5,
                 decode_responses=True,
             )
-        return _clients[kind]
+        return _clients[key]
 
 
 def stream_key(user_id: int) -> str:
@@ -177,23 +180,6 @@ def remember(job: Job) -> str:
         metrics.JOB_EVENT_FAILURES.labels(operation="remember").inc()
         logger.warning("job %s: could not record its ETag (Redis down?): %s", job.id, exc)
     return representation.etag()
-
-
-def recorded(*, job_id: uuid.UUID, owner_id: int) -> etags.Representation | None:
-    """The newest recorded representation of the user's own job; None when unknown (or Redis down):
-    the caller then asks the database."""
-    try:
-        record = _client("quick").hgetall(record_key(job_id))
-    except RedisError as exc:
-        metrics.JOB_EVENT_FAILURES.labels(operation="recorded").inc()
-        logger.warning("job %s: could not read its ETag record (Redis down?): %s", job_id, exc)
-        return None
-    if not record.get("base") or record.get("deleted") == "1" or record.get("owner") != str(owner_id):
-        return None
-    return etags.Representation(
-        job_id=str(job_id), owner_id=owner_id, version=int(record["version"]), base=record["base"],
-        expiring=record.get("expiring") == "1", terminal=record.get("terminal") == "1",
-    )
 
 
 # --- reading a user's stream ---------------------------------------------------------------------

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
+import threading
 import time
 import uuid
 from dataclasses import dataclass
@@ -23,15 +25,23 @@ from pathlib import Path
 import cv2
 import numpy as np
 from django.conf import settings
+from django.core.cache import cache
 
 from swap.types import SwapOptions
 from webapp.jobs import engine
 from webapp.media import aigc, storage
 
+logger = logging.getLogger(__name__)
+
 PHOTOS = Path(__file__).resolve().parent / "example_photos"
 PREFIX = "site/examples/"
 MANIFEST = PREFIX + "examples.json"
 FACE_THUMB_PX = 240  # the source face is shown small beside the before/after pair
+# The landing page shows the manifest as last read from S3 (kept in Django's cache); one older than
+# this is read again in the background, so no visitor's request ever waits on S3.
+SHOWN_CACHE_KEY = "visage:landing-examples"
+SHOWN_FRESH_S = 300
+SHOWN_KEEP_S = 7 * 86400
 
 
 @dataclass(frozen=True)
@@ -124,6 +134,7 @@ def make() -> dict:
         )
     manifest = {"inputs": digest, "examples": made}
     storage.put_bytes(settings.S3_RESULTS_BUCKET, MANIFEST, json.dumps(manifest).encode(), "application/json")
+    _remember_shown(manifest)
     return manifest
 
 
@@ -133,6 +144,50 @@ def load() -> dict | None:
         return json.loads(storage.get_bytes(settings.S3_RESULTS_BUCKET, MANIFEST))
     except storage.ObjectMissing:
         return None
+
+
+def shown() -> list[dict]:
+    """The examples for the landing page, without waiting on S3: as last read (none before the
+    first read), read again in the background once older than SHOWN_FRESH_S."""
+    remembered = cache.get(SHOWN_CACHE_KEY)  # fails open: a miss while Redis is down
+    if remembered is None or time.time() - remembered["read_at"] > SHOWN_FRESH_S:
+        _refresh_in_background()
+    return remembered["examples"] if remembered else []
+
+
+_refresh_lock = threading.Lock()
+_refresh_thread: threading.Thread | None = None
+
+
+def _refresh_in_background() -> None:
+    global _refresh_thread
+    with _refresh_lock:
+        if _refresh_thread is not None and _refresh_thread.is_alive():
+            return  # one read at a time per process
+        _refresh_thread = threading.Thread(target=refresh, name="landing-examples", daemon=True)
+        _refresh_thread.start()
+
+
+def refresh_join(timeout_s: float | None = None) -> None:
+    """Wait for a background read started by `shown()` (tests)."""
+    thread = _refresh_thread
+    if thread is not None:
+        thread.join(timeout_s)
+
+
+def refresh() -> None:
+    """Read the manifest from S3 now and remember it for the landing page; logged when S3 fails."""
+    try:
+        manifest = load()
+    except storage.StorageError as exc:
+        logger.warning("landing examples: could not read them (%s); showing what was last read", exc)
+        return
+    _remember_shown(manifest)
+
+
+def _remember_shown(manifest: dict | None) -> None:
+    examples = manifest["examples"] if manifest else []
+    cache.set(SHOWN_CACHE_KEY, {"examples": examples, "read_at": time.time()}, SHOWN_KEEP_S)
 
 
 def image(slug: str, which: str) -> bytes:

@@ -135,6 +135,38 @@ class Job(models.Model):
         return after_key_for(self.result_key) if self.result_key else ""
 
 
+class WebhookDelivery(models.Model):
+    """The outbox of job webhooks: one row per event, written in the transaction that moved the job.
+
+    The row, not Redis, says a webhook is owed: the enqueue after commit may hit a Redis outage, and
+    the sweeper (services/maintenance.py) enqueues every undelivered row again. `attempts` counts
+    every delivery try whoever started it, so RQ's retries and the sweeper's re-enqueues together
+    never try more than WEBHOOK_MAX_ATTEMPTS times.
+    """
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    job = models.ForeignKey(Job, on_delete=models.CASCADE, related_name="webhook_deliveries")
+    event = models.CharField(max_length=32)  # "job.succeeded", "job.failed", …
+    created_at = models.DateTimeField(auto_now_add=True)
+    attempts = models.PositiveSmallIntegerField(default=0)
+    delivered_at = models.DateTimeField(null=True, blank=True)
+    abandoned_at = models.DateTimeField(null=True, blank=True)  # attempts spent
+    last_error = models.TextField(blank=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["job", "event"], name="webhook_delivery_one_per_event")]
+        indexes = [
+            models.Index(
+                fields=["created_at"],
+                condition=Q(delivered_at__isnull=True, abandoned_at__isnull=True),
+                name="webhook_delivery_pending",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.event} of job {self.job_id}"
+
+
 class ShareLink(models.Model):
     """An unlisted, expiring, revocable public page for one job's result.
 

@@ -16,11 +16,17 @@ from rq import Worker
 
 from webapp.media.choices import MediaKind
 
+from . import etags
 from .choices import JobState
 from .models import Job
 from .states import TERMINAL_STATES
 
 logger = logging.getLogger(__name__)
+
+
+def job_etag_fields(*, user_id: int, job_id) -> dict | None:
+    """The user's own job's fields its ETag is made of (etags.ETAG_FIELDS), or None."""
+    return Job.objects.filter(id=job_id, owner_id=user_id).values(*etags.ETAG_FIELDS).first()
 
 
 def jobs_for_user(

@@ -12,13 +12,16 @@ import uuid
 
 from rq.exceptions import AbandonedJobError
 
+from swap.errors import InferenceUnavailable
 from webapp.media.choices import MediaKind
+from webapp.media.storage import StorageError
 from webapp.telemetry import context
 
 from . import engine, webhooks
 from .choices import JobState
 from .models import Job
 from .services import lifecycle, maintenance
+from .states import current
 from .steps import image, screen, segments, video
 from .steps.common import fault_injection_pause, run_guarded
 
@@ -54,8 +57,8 @@ def finish_video_job(job_id: str, attempt: int) -> None:
         segments.finish_video_job(uuid.UUID(job_id), attempt)
 
 
-def deliver_webhook(job_id: str) -> None:
-    webhooks.deliver(uuid.UUID(job_id))
+def deliver_webhook(delivery_id: str) -> None:
+    webhooks.deliver(uuid.UUID(delivery_id))
 
 
 # --- RQ failure callbacks: (job, connection, type, value, traceback) -----------------------------------
@@ -68,10 +71,15 @@ def on_run_failure(job, connection, exc_type, exc_value, traceback) -> None:
         return
     if job.retries_left:
         return  # RQ will run it again
+    service = "inference" if issubclass(exc_type, InferenceUnavailable) else None
+    service = service or ("storage" if issubclass(exc_type, StorageError) else None)
+    attempts = (current(uuid.UUID(job.args[0])) or ("", 0))[1]
     lifecycle.job_fail(
         uuid.UUID(job.args[0]),
-        code="internal_error",
-        message="The job could not be completed after several attempts.",
+        code=f"{service}_unavailable" if service else "internal_error",
+        message=lifecycle.UNAVAILABLE_MESSAGES[service].format(attempts=attempts)
+        if service
+        else "The job could not be completed after several attempts.",
         from_states=[JobState.QUEUED, JobState.RUNNING],
     )
 

@@ -1,4 +1,5 @@
-"""Signed job webhooks (Standard Webhooks): the body is the job object; retried with backoff by RQ.
+"""Signed job webhooks (Standard Webhooks): the body is the job object; retried with backoff by RQ,
+each try counted in its outbox row (models.WebhookDelivery), which the sweeper enqueues again.
 
 Signature: `webhook-signature: v1,<base64 HMAC-SHA256 of "id.timestamp.body">`, one per active secret
 (VISAGE_WEBHOOK_SECRET, comma-separated `whsec_…`) so receivers can rotate. The `webhook-id` is
@@ -10,6 +11,7 @@ from __future__ import annotations
 import base64
 import ipaddress
 import json
+import logging
 import secrets
 import socket
 import uuid
@@ -19,12 +21,16 @@ from urllib.parse import urlparse
 
 import urllib3
 from django.conf import settings
-from rq import get_current_job
+from django.db.models import F
+from django.utils import timezone
 from standardwebhooks import Webhook
 
-from .models import Job
+from .dispatch import WEBHOOK_MAX_ATTEMPTS
+from .models import Job, WebhookDelivery
 from .payload import job_payload
 from .webhook_urls import WebhookRefused, check_webhook_url_shape, is_public_address
+
+logger = logging.getLogger(__name__)
 
 __all__ = ["Destination", "WebhookRefused", "check_destination", "deliver", "post", "sign", "signing_secrets"]
 
@@ -94,14 +100,29 @@ def post(destination: Destination, body: bytes, headers: dict[str, str]) -> int:
         return response.status
 
 
-def deliver(job_id: uuid.UUID) -> None:
-    job = Job.objects.select_related("source", "target").filter(id=job_id).first()
-    if job is None or not job.webhook_url:
-        return
+def deliver(delivery_id: uuid.UUID) -> None:
+    """One try of an outbox row (models.WebhookDelivery). A failed try raises, so RQ retries it with
+    backoff, until the row's tries reach WEBHOOK_MAX_ATTEMPTS: then it is given up, logged."""
+    pending = WebhookDelivery.objects.filter(id=delivery_id, delivered_at__isnull=True, abandoned_at__isnull=True)
+    if not pending.update(attempts=F("attempts") + 1):
+        return  # delivered or given up meanwhile (a duplicate task), or its job was deleted
+    delivery = WebhookDelivery.objects.select_related("job__source", "job__target").get(id=delivery_id)
+    job = delivery.job
+    try:
+        status = _post_event(job, delivery.event)
+    except Exception as exc:  # a refused or unreachable receiver: counted like any failed try
+        _failed(delivery, f"{type(exc).__name__}: {exc}")
+        raise
+    if status >= 300:
+        _failed(delivery, f"the receiver answered {status}")
+        raise RuntimeError(f"webhook receiver answered {status} (try {delivery.attempts})")
+    pending.update(delivered_at=timezone.now(), last_error="")
+
+
+def _post_event(job: Job, event: str) -> int:
     destination = check_destination(job.webhook_url)
-    body = json.dumps({"type": f"job.{job.state}", "data": job_payload(job)}, separators=(",", ":"))
-    rq_job = get_current_job()
-    message_id = f"msg_{job.id.hex}_{job.state}"  # stable across retries of this event
+    body = json.dumps({"type": event, "data": job_payload(job)}, separators=(",", ":"))
+    message_id = f"msg_{job.id.hex}_{event.removeprefix('job.')}"  # stable across retries of this event
     timestamp = datetime.now(tz=UTC)
     headers = {
         "content-type": "application/json",
@@ -110,7 +131,13 @@ def deliver(job_id: uuid.UUID) -> None:
         "webhook-signature": sign(message_id=message_id, timestamp=timestamp, body=body),
         "user-agent": "Visage-Webhooks/1",
     }
-    status = post(destination, body.encode(), headers)
-    if status >= 300:
-        attempt = rq_job.retries_left if rq_job else None
-        raise RuntimeError(f"webhook receiver answered {status} (retries left: {attempt})")
+    return post(destination, body.encode(), headers)
+
+
+def _failed(delivery: WebhookDelivery, error: str) -> None:
+    fields = {"last_error": error[:2000]}
+    if delivery.attempts >= WEBHOOK_MAX_ATTEMPTS:
+        fields["abandoned_at"] = timezone.now()
+        logger.warning("webhook %s of job %s given up after %s tries: %s", delivery.event, delivery.job_id,
+                       delivery.attempts, error)
+    WebhookDelivery.objects.filter(id=delivery.id, delivered_at__isnull=True).update(**fields)

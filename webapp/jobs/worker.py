@@ -20,6 +20,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
+import time
 import uuid
 from datetime import UTC, datetime, timedelta
 
@@ -31,7 +32,7 @@ from webapp.telemetry import context, metrics, tracing
 
 from . import dispatch
 from .choices import JobState
-from .services import lifecycle, maintenance
+from .services import lifecycle, maintenance, stored_files, webhook_outbox
 
 logger = logging.getLogger(__name__)
 
@@ -68,10 +69,12 @@ class Heartbeat:
 
 
 class Sweeper:
-    """Background thread: every few seconds, requeue or fail jobs whose worker died."""
+    """Background thread: every few seconds, requeue or fail jobs whose worker died, and enqueue
+    again the webhooks whose enqueue was lost; now and then, delete originals no job owns."""
 
     def __init__(self, interval_s: float = 10.0):
         self.interval_s = interval_s
+        self._next_upload_sweep = 0.0  # the bucket listing is costlier: every UPLOAD_SWEEP_INTERVAL_S
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="stale-job-sweeper", daemon=True)
 
@@ -86,6 +89,10 @@ class Sweeper:
         while not self._stop.is_set():
             try:
                 counts = maintenance.jobs_sweep_stale()
+                counts["webhooks"] = webhook_outbox.webhooks_sweep_undelivered()
+                if time.monotonic() >= self._next_upload_sweep:
+                    self._next_upload_sweep = time.monotonic() + settings.UPLOAD_SWEEP_INTERVAL_S
+                    counts["orphan_uploads"] = stored_files.uploads_sweep_orphans()
                 if any(counts.values()):
                     logger.warning("swept stale jobs: %s", counts)
             except Exception:  # the sweeper must outlive a database or Redis blip

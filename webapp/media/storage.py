@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import io
 import threading
-from datetime import timedelta
+from datetime import datetime, timedelta
 from urllib.parse import urlsplit
 
 import urllib3
@@ -29,10 +29,21 @@ class ObjectMissing(StorageError):
     """The object is not there (deleted, expired): not worth retrying."""
 
 
+def retry_policy(retries: int) -> urllib3.Retry:
+    """The only retries of an S3 request (the MinIO SDK adds none when given this client): a refused
+    connection or a 5xx answer is tried again `retries` times; a request S3 took but does not
+    answer (a frozen server: the read times out) is not, so one request waits at most
+    connect + read timeout per try and a frozen S3 fails a submit in seconds, not minutes."""
+    return urllib3.Retry(
+        total=retries, connect=retries, read=0, status=retries, other=0,
+        backoff_factor=0.3, status_forcelist=[500, 502, 503, 504],
+    )
+
+
 def _connect(*, connect_s: float, read_s: float, retries: int) -> Minio:
     http = urllib3.PoolManager(
         timeout=urllib3.Timeout(connect=connect_s, read=read_s),
-        retries=urllib3.Retry(total=retries, backoff_factor=0.3, status_forcelist=[500, 502, 503, 504]),
+        retries=retry_policy(retries),
         maxsize=16,
     )
     return Minio(
@@ -151,3 +162,15 @@ def presigned_get(bucket: str, key: str, *, expiry_s: int | None = None, downloa
 
 def list_keys(bucket: str, prefix: str = "") -> list[str]:
     return [obj.object_name for obj in client().list_objects(bucket, prefix=prefix, recursive=True)]
+
+
+def list_stored_before(bucket: str, before: datetime) -> list[str]:
+    """Keys of the objects stored (last modified) before `before`. Raises StorageError."""
+    try:
+        return [
+            obj.object_name
+            for obj in client().list_objects(bucket, recursive=True)
+            if obj.last_modified is not None and obj.last_modified < before
+        ]
+    except (S3Error, urllib3.exceptions.HTTPError, OSError) as exc:
+        raise StorageError(f"Could not list {bucket}: {exc}") from exc

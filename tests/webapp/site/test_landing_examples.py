@@ -9,6 +9,7 @@ import cv2
 import numpy as np
 import pytest
 from django.conf import settings
+from django.core.cache import cache
 from django.core.management import call_command
 from django.test import Client
 from playwright.sync_api import expect
@@ -24,8 +25,10 @@ def no_examples():
     """Start and end without stored examples (other tests see the landing page without them)."""
 
     def clear():
+        examples.refresh_join()
         for key in storage.list_keys(settings.S3_RESULTS_BUCKET, prefix=examples.PREFIX):
             storage.delete(settings.S3_RESULTS_BUCKET, key)
+        cache.delete(examples.SHOWN_CACHE_KEY)
 
     clear()
     yield
@@ -39,6 +42,7 @@ def decode(data: bytes) -> np.ndarray:
 def test_examples_are_made_once_by_the_engine_and_shown_to_visitors(no_examples):
     visitor = Client()
     assert 'id="examples"' not in visitor.get("/").content.decode()  # nothing made yet: no section
+    examples.refresh_join()  # the page's background read of S3 (found none)
 
     out = io.StringIO()
     call_command("visage_examples", stdout=out)
@@ -87,6 +91,7 @@ def test_the_landing_page_does_without_examples_while_s3_is_down(no_examples, mo
 
     monkeypatch.setattr(storage, "get_bytes", down)
     response = Client().get("/")
+    examples.refresh_join()
     assert response.status_code == 200 and 'id="examples"' not in response.content.decode()
     assert Client().get("/examples/cameraman/after.jpg").status_code == 503
 

@@ -6,6 +6,7 @@
 - user_actions: what an owner does to a job (cancel, delete, star, run again).
 - maintenance: the sweeper that moves on stranded jobs, and the purge of expired results.
 - stored_files: deleting what a job stored in S3 (its originals, its result).
+- webhook_outbox: the webhook a final state owes, as a row; enqueued again until delivered.
 
 Credits: hold at submit, capture at success, release on every other exit (billing enforces once).
 Work is enqueued only through `dispatch`, after the transaction that made it due has committed.

@@ -180,6 +180,11 @@ def job_create(
         if idempotency_key and existing is not None:
             return _replay(existing, fingerprint), False
         raise
+    except storage.StorageError:
+        # S3 failed (down, frozen): deleting now would wait on it again, and an object whose
+        # request timed out may still land after we gave up. The orphan sweep
+        # (stored_files.uploads_sweep_orphans) deletes whatever landed without a job.
+        raise
     except BaseException:
         _delete_objects(keys.values())
         raise

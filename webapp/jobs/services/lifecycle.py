@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from decimal import Decimal
 
+from django.conf import settings
 from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
@@ -24,6 +25,7 @@ from ..choices import JobState
 from ..models import Job
 from ..states import BEFORE_RUNNING, transition
 from .stored_files import job_result_delete, result_discard, uploads_purge
+from .webhook_outbox import webhook_owe
 
 # --- ending a job ------------------------------------------------------------------------------------
 
@@ -43,13 +45,13 @@ def job_end_without_charge(
         )
         if moved:
             billing_services.hold_release(job_id=job_id, reason=f"job {to_state}: {code}")
+            webhook_owe(job_id, state=to_state)
     if moved:
         observe.job_ended(job_id)
         job = Job.objects.select_related("source", "target").get(id=job_id)
         if job.result_key:
             job_result_delete(job)
         uploads_purge(job)
-        dispatch.enqueue_webhook(job_id)
     return moved
 
 
@@ -144,9 +146,37 @@ def job_heartbeat(job_id: uuid.UUID) -> None:
     Job.objects.filter(id=job_id, state=JobState.RUNNING).update(heartbeat_at=timezone.now())
 
 
-def job_requeue_after_transient_fault(job_id: uuid.UUID) -> bool:
-    """S3/Redis hiccup: put the job back so RQ's retry (with backoff) can run it again."""
-    return transition(job_id, from_states=[JobState.RUNNING], to_state=JobState.QUEUED, progress=0)
+# What a job that never got past a dependency's outage says, by the service that was down.
+UNAVAILABLE_MESSAGES = {
+    "inference": "The inference server was unavailable, so this swap could not be completed after {attempts} "
+    "attempts. Nothing was charged; please try again later.",
+    "storage": "The storage service was unavailable, so this swap could not be completed after {attempts} "
+    "attempts. Nothing was charged; please try again later.",
+}
+
+
+def job_requeue_after_transient_fault(job_id: uuid.UUID, *, service: str) -> bool:
+    """A dependency (`service`: "inference" or "storage") failed this run. True: the job is back in
+    `queued` for RQ's retry (with backoff) of the same task, the caller re-raises. False: the row's
+    attempts are spent (VISAGE_JOB_MAX_ATTEMPTS), and the job failed naming the service.
+
+    The row is the one retry authority: RQ's retries and the sweeper only ever run the next attempt
+    of a `queued` job, and job_start counts it, so no chain of retries can run a job more often.
+    """
+    moved = Job.objects.filter(
+        id=job_id, state=JobState.RUNNING, attempts__lt=settings.JOB_MAX_ATTEMPTS
+    ).update(state=JobState.QUEUED, progress=0, queued_at=timezone.now(), version=F("version") + 1)
+    if moved:
+        events.job_changed(job_id)
+        return True
+    attempts = Job.objects.filter(id=job_id).values_list("attempts", flat=True).first() or 0
+    job_fail(
+        job_id,
+        code=f"{service}_unavailable",
+        message=UNAVAILABLE_MESSAGES[service].format(attempts=attempts),
+        from_states=[JobState.RUNNING],
+    )
+    return False
 
 
 @dataclass(frozen=True)
@@ -218,10 +248,10 @@ def _record_outcome(job_id: uuid.UUID, outcome: JobOutcome) -> bool:
         )
         if moved:
             _capture(Job.objects.get(id=job_id))
+            webhook_owe(job_id, state=JobState.SUCCEEDED)
     if moved:
         observe.job_ended(job_id)
         uploads_purge(Job.objects.select_related("source", "target").get(id=job_id))
-        dispatch.enqueue_webhook(job_id)
     return moved
 
 
@@ -269,7 +299,7 @@ def _succeed_after_review(job: Job) -> bool:
         )
         if moved:
             _capture(job)
+            webhook_owe(job.id, state=JobState.SUCCEEDED)
     if moved:
         observe.job_ended(job.id)
-        dispatch.enqueue_webhook(job.id)
     return moved

@@ -26,7 +26,7 @@ def jobs_sweep_stale(*, now: datetime | None = None) -> dict[str, int]:
     after screening) or a worker died, this enqueues the task again under the same deterministic
     RQ id, requeues the job, or fails it once its attempts are spent. It runs in every worker and
     from `manage.py visage_sweep`, so a Redis or worker fault delays a job; it never strands it
-    or its credits.
+    or its credits. The webhooks final states owe are swept beside it (webhook_outbox).
     """
     now = now or timezone.now()
     stale = now - timedelta(seconds=settings.JOB_HEARTBEAT_TIMEOUT_S)

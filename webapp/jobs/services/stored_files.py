@@ -1,6 +1,10 @@
-"""Deleting what a job stored in S3: its uploaded originals (once it ends) and its result."""
+"""Deleting what a job stored in S3: its uploaded originals (once it ends), its result, and
+originals whose submit failed after they landed (no job row)."""
 
 from __future__ import annotations
+
+import uuid
+from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.utils import timezone
@@ -31,3 +35,33 @@ def result_discard(*, result_key: str) -> None:
     will show (canceled, superseded by a newer attempt), deleted, expired or taken down."""
     for key in result_keys(result_key):
         storage.delete(settings.S3_RESULTS_BUCKET, key)
+
+
+def uploads_sweep_orphans(*, now: datetime | None = None) -> int:
+    """Delete uploaded objects that belong to no job, stored more than UPLOAD_ORPHAN_GRACE_S ago.
+
+    Every object of a job lives under `<owner>/<job id>/`, and the job's row is committed right
+    after its originals are stored. A submit that failed in between (S3 timed out, the process
+    died) leaves objects without a row: a user's face kept by nobody. The grace period leaves a
+    submit in flight alone. Returns how many objects were deleted.
+    """
+    now = now or timezone.now()
+    before = now - timedelta(seconds=settings.UPLOAD_ORPHAN_GRACE_S)
+    by_job: dict[uuid.UUID, list[str]] = {}
+    for key in storage.list_stored_before(settings.S3_UPLOADS_BUCKET, before):
+        parts = key.split("/")
+        try:
+            job_id = uuid.UUID(parts[1]) if len(parts) >= 3 else None
+        except ValueError:
+            job_id = None
+        if job_id is not None:  # not ours otherwise: left alone
+            by_job.setdefault(job_id, []).append(key)
+    known = set(Job.objects.filter(id__in=list(by_job)).values_list("id", flat=True))
+    deleted = 0
+    for job_id, keys in by_job.items():
+        if job_id in known:
+            continue
+        for key in keys:
+            storage.delete(settings.S3_UPLOADS_BUCKET, key)
+            deleted += 1
+    return deleted

@@ -77,16 +77,15 @@ def run_guarded(
         cleanup()
     except InferenceUnavailable:
         # Triton down or a model not ready (VISAGE_INFERENCE=triton): transient, like S3 below.
-        if whole_job:
-            lifecycle.job_requeue_after_transient_fault(job_id)
-        raise
+        if not whole_job or lifecycle.job_requeue_after_transient_fault(job_id, service="inference"):
+            raise
     except EngineError as exc:
         fail_running(job_id, code=exc.code, message=str(exc))
         cleanup()
     except storage.StorageError:
-        if whole_job:
-            lifecycle.job_requeue_after_transient_fault(job_id)
-        raise  # RQ retries with backoff (dispatch.GPU_RETRY / SEGMENT_RETRY)
+        # RQ retries with backoff (dispatch.GPU_RETRY / SEGMENT_RETRY) while the job's attempts last.
+        if not whole_job or lifecycle.job_requeue_after_transient_fault(job_id, service="storage"):
+            raise
     except Exception:
         if not whole_job:
             raise
