@@ -1,7 +1,7 @@
 """Admin for verdicts (read-only audit), blocked terms and protected identities.
 
 The review queue itself is the Job admin (webapp/admin.py): approving or rejecting is a job
-transition, recorded here through moderation.services.verdict_record_review.
+transition, recorded here through moderation.reviews.verdict_record_review.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import ValidationError
 
-from . import selectors, services
+from . import reviews, selectors
 from .models import BlockedTerm, CheckResult, ModerationRecord, ProtectedIdentity, Verdict
 
 
@@ -145,7 +145,7 @@ class ProtectedIdentityAdmin(admin.ModelAdmin):
         added = 0
         for upload in form.cleaned_data.get("reference_photos") or []:
             try:
-                services.protected_identity_add_reference(identity=obj, photo=upload.read())
+                reviews.protected_identity_add_reference(identity=obj, photo=upload.read())
                 added += 1
             except ValidationError as exc:
                 messages.warning(request, f"{upload.name}: {' '.join(exc.messages)}")

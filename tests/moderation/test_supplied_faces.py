@@ -9,7 +9,7 @@ from dataclasses import replace
 
 import pytest
 
-from moderation import identities, services
+from moderation import identities, reviews, services
 from moderation.models import ProtectedIdentity
 
 pytestmark = pytest.mark.django_db
@@ -39,7 +39,7 @@ def test_supplied_faces_are_checked_instead_of_analysing_again(astronaut_pair):
 @pytest.fixture
 def astronaut_protected(astronaut_pair):
     identity = ProtectedIdentity.objects.create(name="The astronaut")
-    services.protected_identity_add_reference(identity=identity, photo=astronaut_pair[0])
+    reviews.protected_identity_add_reference(identity=identity, photo=astronaut_pair[0])
 
 
 def test_a_protected_person_is_caught_in_supplied_faces(astronaut_pair, astronaut_protected):

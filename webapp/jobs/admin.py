@@ -24,6 +24,7 @@ from django.urls import path, reverse
 from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 
+from moderation import reviews as moderation_reviews
 from moderation import selectors as moderation_selectors
 from moderation import services as moderation_services
 from webapp.media import storage
@@ -176,7 +177,7 @@ class JobAdmin(admin.ModelAdmin):
             else lifecycle.job_review_reject(job.id, message=moderation_services.REVIEW_REJECT_MESSAGE)
         )
         if moved:
-            moderation_services.verdict_record_review(
+            moderation_reviews.verdict_record_review(
                 subject_id=job.id, reviewer=request.user, approved=approved, note=note
             )
             self.message_user(
@@ -271,7 +272,7 @@ class JobAdmin(admin.ModelAdmin):
         approved = 0
         for job_id in queryset.filter(state=JobState.REVIEW).values_list("id", flat=True):
             if lifecycle.job_review_approve(job_id):
-                moderation_services.verdict_record_review(
+                moderation_reviews.verdict_record_review(
                     subject_id=job_id, reviewer=request.user, approved=True
                 )
                 approved += 1
@@ -282,7 +283,7 @@ class JobAdmin(admin.ModelAdmin):
         rejected = 0
         for job_id in queryset.filter(state=JobState.REVIEW).values_list("id", flat=True):
             if lifecycle.job_review_reject(job_id, message=moderation_services.REVIEW_REJECT_MESSAGE):
-                moderation_services.verdict_record_review(
+                moderation_reviews.verdict_record_review(
                     subject_id=job_id, reviewer=request.user, approved=False
                 )
                 rejected += 1
