@@ -473,13 +473,18 @@ class Pipeline(_Backends):
             return {"name": name, "dlib": dlib.__version__, **getattr(backend, "engine", {})}
         version = canary.version_for(name, registry.stable_version(name, self.config.models_dir))
         runtime = self.config.runtime
+        if hasattr(backend, "model") and hasattr(backend.model, "runtime_identity"):  # LiteRT (MediaPipe's)
+            where = backend.model.runtime_identity
+        elif runtime is not None:
+            url = runtime.triton_url if runtime.inference == "triton" else ""
+            where = [runtime.inference, url, *runtime.resolved_providers()]
+        else:
+            where = None
         return {
             "name": name,
             "version": version,
             "sha256": spec.sha256 if version == registry.manifest_version(name) else "",
-            "runtime": [runtime.inference, runtime.triton_url, *runtime.resolved_providers()]
-            if runtime is not None
-            else None,
+            "runtime": where,
         }
 
     def _detect(self, frame: np.ndarray, mode: str) -> list[Face]:

@@ -19,6 +19,7 @@ import cv2
 import numpy as np
 
 from swap.face_landmarks.dlib_shape import five_from_68
+from swap.face_mesh_points import MESH_TO_68
 from swap.inference.litert import load_tflite
 from swap.types import Face
 
@@ -34,25 +35,6 @@ MIN_PRESENCE = 0.2
 MAX_TILT_DEG = 6.0
 MAX_RERUNS = 3
 RIGHT_EYE_OUTER, LEFT_EYE_OUTER = 33, 263
-
-# The 468 -> 68 correspondence in wide use (iBUG 300-W order: jaw 0-16, brows 17-26, nose 27-35,
-# eyes 36-47, outer lips 48-59, inner lips 60-67), e.g. in the MediaPipe-to-dlib ports of
-# face-alignment tools. Mesh indices are the subject's right side first, as dlib's are.
-MESH_TO_68 = np.array(
-    [
-        # jaw line, from the subject's right ear to the left ear through the chin (152)
-        127, 234, 93, 132, 58, 136, 150, 176, 152, 400, 379, 365, 288, 361, 323, 454, 356,
-        70, 63, 105, 66, 107,  # right brow, outer to inner
-        336, 296, 334, 293, 300,  # left brow, inner to outer
-        168, 197, 5, 4,  # nose bridge down to the tip
-        75, 97, 2, 326, 305,  # nostrils and columella
-        33, 160, 158, 133, 153, 144,  # right eye: outer corner, upper lid, inner corner, lower lid
-        362, 385, 387, 263, 373, 380,  # left eye: inner corner, upper lid, outer corner, lower lid
-        61, 39, 37, 0, 267, 269, 291, 405, 314, 17, 84, 181,  # outer lip, from the right corner
-        78, 82, 13, 312, 308, 317, 14, 87,  # inner lip, from the right corner
-    ],
-    np.int64,
-)  # fmt: skip
 
 
 def roi_matrix(centre: np.ndarray, side: float, angle_rad: float) -> np.ndarray:

@@ -8,6 +8,7 @@ inference clock bills the calling thread's CPU time exactly.
 
 from __future__ import annotations
 
+import importlib.metadata
 import os
 import sys
 import threading
@@ -42,6 +43,11 @@ class TfliteModel:
         self._outputs = [d["index"] for d in self._interpreter.get_output_details()]
         self.input_shape = tuple(int(v) for v in self._input["shape"])
         self._call_lock = threading.Lock()
+
+    @property
+    def runtime_identity(self) -> list[str]:
+        """Where it runs, for an analysis signature (results differ across runtime builds)."""
+        return ["litert", importlib.metadata.version("ai-edge-litert"), "cpu"]
 
     def run(self, tensor: np.ndarray) -> list[np.ndarray]:
         with self._call_lock, inference_clock.measure(self.name, "cpu", 1):

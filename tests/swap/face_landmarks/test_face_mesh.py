@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from swap.face_detection.retry import rotate_frame
-from swap.face_landmarks.face_mesh import MESH_TO_68
+from swap.face_mesh_points import MESH_TO_68
 from swap.models import registry
 from swap.types import Face
 
