@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from swap.face_detection.retry import rotate_frame
+from swap.face_landmarks.face_mesh import MIN_PRESENCE, roi_from_box
 from swap.face_mesh_points import MESH_TO_68
 from swap.models import registry
 from swap.types import Face
@@ -59,9 +60,10 @@ def test_a_rolled_face_is_meshed_upright_and_mapped_back(mesh, dlib_face, astron
     assert error[27:].mean() < 0.08
 
 
-def test_a_crop_without_a_face_has_a_low_presence(mesh):
+def test_a_detection_without_a_face_has_a_low_presence_and_is_dropped(mesh):
     wall = np.full((300, 300, 3), (60, 120, 170), np.uint8)
     box = np.array([80, 80, 220, 220], np.float32)
     eyes = np.array([[120, 130], [180, 130], [150, 160], [125, 190], [175, 190]], np.float32)
-    (face,) = mesh.refine(wall, [Face(box=box, score=1.0, landmarks_5=eyes)])
-    assert face.mesh_presence < 0.5
+    _, presence = mesh.mesh(wall, roi_from_box(box, 0.0))
+    assert presence < MIN_PRESENCE
+    assert mesh.refine(wall, [Face(box=box, score=1.0, landmarks_5=eyes)]) == []
