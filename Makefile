@@ -12,6 +12,9 @@ $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[all,test]'
+	# MediaPipe's face detector and mesh, from the pinned mediapipe wheel (SHA-256 checked): at install
+	# time like any wheel, never at job or test time.
+	$(PY) -m swap models fetch mediapipe-face --models-dir var/models
 	@$(PY) -c "from swap.inference.sessions import onnxruntime_install_problem as p; m = p(); print(m) if m else None"
 	touch $(STAMP)
 

@@ -338,6 +338,9 @@ def write_per_swap(path: Path, rows: dict[tuple[str, str], list[dict]], keys: tu
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--faces", type=Path, default=FACES)
+    parser.add_argument(
+        "--models-dir", type=Path, default=Path("var/models"), help="the engine's models (var/models-none: dlib)"
+    )
     parser.add_argument("--sources", type=int, default=2, help="how many people to use as sources")
     parser.add_argument("--modes", default="fast,standard,hq")
     parser.add_argument("--transforms", default=",".join(TRANSFORMS))
@@ -357,9 +360,13 @@ def main() -> None:
         print(f"no portraits in {args.faces}; nothing to measure")
         return
     print(f"engine: {ROOT}", flush=True)
-    pipeline = Pipeline(PipelineConfig(models_dir=Path("var/models-none")))
+    pipeline = Pipeline(PipelineConfig(models_dir=args.models_dir))
+    # Identity is judged by one fixed analyser (dlib's detector, 68 points and ResNet), whatever the
+    # engine under test analyses with, so that figures of different engines compare.
+    judge = Pipeline(PipelineConfig(models_dir=Path("var/models-none")))
+    print(f"engine under test: {pipeline.backends}", flush=True)
     images = {p: shrink(cv2.imread(str(p)), args.max_side) for p in photos}
-    analysed = {p: pipeline.analyse(img) for p, img in images.items()}
+    analysed = {p: judge.analyse(img) for p, img in images.items()}
     if args.multi:
         multi_photo(pipeline, photos, images, analysed, modes)
         return
@@ -371,6 +378,7 @@ def main() -> None:
         if len(sources) == args.sources:
             break
     identities = {p: pipeline.prepare_source([images[p]]) for p in sources}
+    references = {p: judge.prepare_source([images[p]]).embedding for p in sources}
 
     rows: dict[tuple[str, str], list[dict]] = defaultdict(list)
     sheet_rows = []
@@ -385,7 +393,7 @@ def main() -> None:
             box = analysed[t][0].box
             for name in transforms:
                 target, bar = transform(images[t], name, box)
-                target_faces = pipeline.analyse(target)
+                target_faces = judge.analyse(target)
                 outputs = {}
                 for mode in modes:
                     try:
@@ -396,11 +404,11 @@ def main() -> None:
                         continue
                     used = result.faces_used[0]
                     outputs[mode] = (result.image, used.box)
-                    out_face = nearest_face(pipeline.analyse(result.image), used.box)
+                    out_face = nearest_face(judge.analyse(result.image), used.box)
                     ref = nearest_face(target_faces, used.box)
                     figures = {"failed": 0.0, "source": s.stem, "target": t.stem, "transform": name}
                     if out_face is not None and ref is not None:
-                        d_src = dlib_distance(out_face.embedding, identities[s].embedding)
+                        d_src = dlib_distance(out_face.embedding, references[s])
                         d_tgt = dlib_distance(out_face.embedding, ref.embedding)
                         figures.update(d_src=d_src, d_tgt=d_tgt, closer=float(d_src < d_tgt))
                     figures.update(artefacts(target, result.image, used.box))

@@ -13,12 +13,14 @@ from typing import Any
 
 import dlib
 
-from swap.errors import ModelMissing
+from swap.errors import ModelMissing, ModelRefused
 from swap.inference.sessions import record_model_load
+from swap.models.registry import SHAPE_68_MODEL, non_commercial_allowed
 
 SHAPE_68 = "shape_predictor_68_face_landmarks.dat"
 RESNET = "dlib_face_recognition_resnet_model_v1.dat"
 CNN_DETECTOR = "mmod_human_face_detector.dat"
+
 
 _lock = threading.Lock()
 _cache: dict[str, Any] = {}
@@ -57,6 +59,9 @@ def frontal_detector() -> Any:
 
 
 def shape_predictor_68() -> Any:
+    """Refused (ModelRefused) where VISAGE_ALLOW_NON_COMMERCIAL=0: see SHAPE_68_MODEL."""
+    if not non_commercial_allowed():
+        raise ModelRefused(SHAPE_68_MODEL.name, SHAPE_68_MODEL.licence)
     return load_once("dlib_shape68", lambda: dlib.shape_predictor(model_path(SHAPE_68)))
 
 

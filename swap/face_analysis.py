@@ -64,6 +64,13 @@ def analysis_to_bytes(analysis: FaceAnalysis) -> bytes:
         "embeddings": embeddings,
         "embedding_kinds": np.array([f.embedding_kind or "" for f in faces], dtype="<U16"),
     }
+    if any(face.landmarks_468 is not None for face in faces):  # the mesh landmarker's analysis
+        arrays["has_mesh"] = np.array([f.landmarks_468 is not None for f in faces], bool)
+        arrays["landmarks_468"] = np.array(
+            [np.zeros((468, 3), np.float32) if f.landmarks_468 is None else f.landmarks_468 for f in faces],
+            np.float32,
+        ).reshape(count, 468, 3)
+        arrays["mesh_presence"] = np.array([f.mesh_presence or 0.0 for f in faces], np.float64)
     buffer = io.BytesIO()
     np.savez_compressed(buffer, **arrays)
     return buffer.getvalue()
@@ -80,6 +87,7 @@ def analysis_from_bytes(data: bytes) -> FaceAnalysis:
             raise
         raise AnalysisUnreadable(f"not a stored face analysis: {exc}") from exc
     faces = []
+    meshed = arrays.get("has_mesh", np.zeros(len(arrays["boxes"]), bool))
     for i in range(len(arrays["boxes"])):
         faces.append(
             Face(
@@ -90,6 +98,8 @@ def analysis_from_bytes(data: bytes) -> FaceAnalysis:
                 embedding=arrays["embeddings"][i].copy() if arrays["has_embedding"][i] else None,
                 embedding_kind=str(arrays["embedding_kinds"][i]) or None,
                 angle=float(arrays["angles"][i]),
+                landmarks_468=arrays["landmarks_468"][i].copy() if meshed[i] else None,
+                mesh_presence=float(arrays["mesh_presence"][i]) if meshed[i] else None,
             )
         )
     return FaceAnalysis(faces=faces, inference_ms=float(arrays["inference_ms"][0]))

@@ -110,9 +110,17 @@ class _Backends:
         self.config = config
 
     def _build_detector(self) -> FaceDetector:
-        return self._resolve(
+        detector = self._resolve(
             self.config.detector, registry.auto_order("detector"), DLIB_DETECTOR, self._dlib_detector
         )
+        if getattr(detector, "wants_retries", False):
+            detector.max_side = self.config.detect_max_side
+            # BlazeFace: the same angle retries as dlib's HOG, then dlib (HOG, then its CNN) as the
+            # fallback for what it misses.
+            return RetryingDetector(
+                detector, angles=self.config.detect_angles, fallback=self._dlib_fallback_factory()
+            )
+        return detector
 
     # -- backend choice -------------------------------------------------------------------
 
@@ -222,6 +230,21 @@ class _Backends:
             score_threshold=self.config.detect_score_threshold,
         )
         return RetryingDetector(hog, angles=self.config.detect_angles, fallback=self._fallback_factory())
+
+    def _dlib_fallback_factory(self):
+        if self.config.detect_fallback in ("", "none"):
+            return None
+        cnn = self._fallback_factory()
+
+        def build():
+            hog = DlibHogDetector(
+                upsample=self.config.detect_upsample,
+                max_side=self.config.detect_max_side,
+                score_threshold=self.config.detect_score_threshold,
+            )
+            return RetryingDetector(hog, angles=(), fallback=cnn)
+
+        return build
 
     def _fallback_factory(self):
         if self.config.detect_fallback in ("", "none"):
@@ -337,6 +360,39 @@ class Pipeline(_Backends):
             **({"masks": "+".join(m.name for m in self.maskers)} if self.maskers else {}),
         }
 
+    def models_used(self) -> list[dict]:
+        """Every model this pipeline runs (the fallback detector too), with its version and licence:
+        for a job's record ("models" in its engine block)."""
+        stages = [("detector", self.detector.name)]
+        if hasattr(self.detector, "last_report") and self.config.detect_fallback not in ("", "none"):
+            if self.detector.name != DLIB_DETECTOR:
+                stages.append(("fallback detector", DLIB_DETECTOR))
+            stages.append(("fallback detector", self.config.detect_fallback))
+        stages += [("landmarker", self.landmarker.name), ("recognizer", self.recognizer.name)]
+        stages += [
+            ("swapper", self.swapper.name),
+            ("enhancer", self.enhancer.name if self.enhancer else None),
+        ]
+        stages += [("mask", m.name) for m in self.maskers]
+        return [
+            {"stage": stage, "name": name, **self._model_terms(name)}
+            for stage, name in stages
+            if name is not None and name != CLASSICAL
+        ]
+
+    def _model_terms(self, name: str) -> dict:
+        try:
+            spec = registry.get_spec(name)
+        except KeyError:
+            dlib_model = next((m for m in registry.DLIB_MODELS if m.name == name), None)
+            return {
+                "version": f"dlib {dlib.__version__}",
+                "licence": dlib_model.licence if dlib_model else "",
+                "non_commercial": bool(dlib_model and dlib_model.non_commercial),
+            }
+        version = canary.version_for(name, registry.stable_version(name, self.config.models_dir))
+        return {"version": version, "licence": spec.licence, "non_commercial": spec.non_commercial}
+
     # -- running ----------------------------------------------------------------------------
 
     def warm_up(self) -> None:
@@ -373,7 +429,9 @@ class Pipeline(_Backends):
             if last.retry_ms:
                 timer.timings_ms["detect_retry"] = last.retry_ms
         faces = selection.by_size(faces)
-        if faces and self._skips_landmarks(mode):  # fast with an ONNX detector: its own 5 points align the face
+        if faces and self._skips_landmarks(
+            mode
+        ):  # fast with an ONNX detector: its own 5 points align the face
             if embed:
                 with timer.stage("embed"):
                     self._embed(frame, faces)
@@ -386,7 +444,11 @@ class Pipeline(_Backends):
         return faces
 
     def _skips_landmarks(self, mode: str) -> bool:
-        return mode == "fast" and self.swapper.name != CLASSICAL and self.detector.name != DLIB_DETECTOR
+        """Fast with an ONNX swapper and a detector whose 5 points are exact (yoloface): no landmarker.
+        BlazeFace's mouth corners are guessed from its mouth centre, so its faces always get the mesh."""
+        detector = getattr(self.detector, "primary", self.detector)
+        exact_five = self.detector.name != DLIB_DETECTOR and not getattr(detector, "rough_landmarks", False)
+        return mode == "fast" and self.swapper.name != CLASSICAL and exact_five
 
     def analysis_signature(self, mode: str) -> dict:
         """Everything that decides what `analyse(frame, mode=mode)` returns, as plain data: the
@@ -400,7 +462,9 @@ class Pipeline(_Backends):
         if hasattr(self.detector, "last_report"):  # dlib HOG behind RetryingDetector: our settings apply
             detector.update(
                 upsample=self.config.detect_upsample,
-                max_side=min(FAST_DETECT_MAX_SIDE, self.config.detect_max_side) if fast else self.config.detect_max_side,
+                max_side=min(FAST_DETECT_MAX_SIDE, self.config.detect_max_side)
+                if fast
+                else self.config.detect_max_side,
                 score_threshold=self.config.detect_score_threshold,
                 retry_angles=[] if fast else list(self.config.detect_angles),
                 fallback="none" if fast else self.config.detect_fallback,
@@ -428,13 +492,18 @@ class Pipeline(_Backends):
             return {"name": name, "dlib": dlib.__version__, **getattr(backend, "engine", {})}
         version = canary.version_for(name, registry.stable_version(name, self.config.models_dir))
         runtime = self.config.runtime
+        if hasattr(backend, "model") and hasattr(backend.model, "runtime_identity"):  # LiteRT (MediaPipe's)
+            where = backend.model.runtime_identity
+        elif runtime is not None:
+            url = runtime.triton_url if runtime.inference == "triton" else ""
+            where = [runtime.inference, url, *runtime.resolved_providers()]
+        else:
+            where = None
         return {
             "name": name,
             "version": version,
             "sha256": spec.sha256 if version == registry.manifest_version(name) else "",
-            "runtime": [runtime.inference, runtime.triton_url, *runtime.resolved_providers()]
-            if runtime is not None
-            else None,
+            "runtime": where,
         }
 
     def _detect(self, frame: np.ndarray, mode: str) -> list[Face]:

@@ -24,6 +24,10 @@ class Face:
     embedding: np.ndarray | None = None  # raw (not normalised) identity embedding
     embedding_kind: EmbeddingKind | None = None
     angle: float = 0.0  # degrees the frame was rotated for the detector to see this face upright
+    # (468, 3) float32: MediaPipe Face Mesh points (x, y in frame pixels, z on x's scale), where the
+    # mesh landmarker ran; its face-presence score (0-1).
+    landmarks_468: np.ndarray | None = None
+    mesh_presence: float | None = None
 
     @property
     def area(self) -> float:

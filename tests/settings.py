@@ -11,6 +11,7 @@ import os
 import tempfile
 from pathlib import Path
 
+from tests.helpers.face_models import link_mediapipe_models
 from webapp.ops import embedded
 
 _data_dir = Path(tempfile.mkdtemp(prefix="visage-test-"))
@@ -20,6 +21,8 @@ os.environ.setdefault("VISAGE_DATA_DIR", str(_data_dir))
 os.environ["PROMETHEUS_MULTIPROC_DIR"] = str(_data_dir / "metrics")
 (_data_dir / "metrics").mkdir()
 os.environ.setdefault("VISAGE_MODELS_DIR", str(_data_dir / "models"))
+# The default engine's models as `make` installed them (MediaPipe's detector and mesh), when present.
+link_mediapipe_models(Path(os.environ["VISAGE_MODELS_DIR"]))
 # Worker subprocesses start without measuring their speed (a few real swaps, slow on a busy CPU);
 # tests/webapp/jobs/test_billing_e2e.py runs that measurement itself.
 os.environ.setdefault("VISAGE_WARMUP_CALIBRATION", "0")

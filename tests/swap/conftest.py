@@ -10,8 +10,10 @@ import pytest
 from skimage import data
 
 from swap.config import PipelineConfig
+from swap.inference.litert import clear_tflite_models
 from swap.inference.sessions import clear_sessions
 from swap.pipeline import Pipeline
+from tests.helpers.face_models import require_mediapipe_models
 
 
 @pytest.fixture(scope="session")
@@ -44,9 +46,24 @@ def pipeline(tmp_path_factory) -> Pipeline:
     return Pipeline(PipelineConfig(models_dir=models_dir))
 
 
+@pytest.fixture(scope="session")
+def mesh_models_dir(tmp_path_factory) -> Path:
+    """A models folder with only MediaPipe's detector and mesh (the default engine's models)."""
+    return require_mediapipe_models(Path(tmp_path_factory.mktemp("mesh-models")))
+
+
+@pytest.fixture(scope="session")
+def mesh_pipeline(mesh_models_dir) -> Pipeline:
+    """The default engine as installed by `make`: BlazeFace + Face Mesh, dlib's embedding, classical."""
+    return Pipeline(PipelineConfig(models_dir=mesh_models_dir))
+
+
 @pytest.fixture
 def fresh_sessions():
-    """No onnxruntime session cached before or after the test (load counts start at zero)."""
+    """No onnxruntime session or LiteRT interpreter cached before or after the test (load counts
+    start at zero)."""
     clear_sessions()
+    clear_tflite_models()
     yield
     clear_sessions()
+    clear_tflite_models()

@@ -62,3 +62,8 @@ def job_routing(job_id: uuid.UUID) -> Iterator[canary.Routing]:
 def model_versions() -> dict[str, int]:
     """{model: version} the current job ran, for its record (engine_notes["model_versions"])."""
     return canary.versions_ran(canary.current(), get_pipeline().backends, settings.VISAGE_MODELS_DIR)
+
+
+def models_used() -> list[dict]:
+    """Every model the pipeline runs, with version and licence (engine_notes["models"])."""
+    return get_pipeline().models_used()

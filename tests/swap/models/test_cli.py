@@ -7,6 +7,7 @@ import hashlib
 import http.server
 import json
 import threading
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -193,6 +194,9 @@ def test_fetch_all_skips_installed_and_fails_on_the_first_bad_one(manifest, mode
 def test_packaged_manifest_has_no_trusted_checksum_for_facefusion_assets():
     # sha256 "" marks entries we could not verify; fetch refuses them without --trust-unverified.
     for spec in registry.MODELS.values():
+        if spec.wheel is not None:  # MediaPipe's: from a pinned wheel, checksums of the wheel and the file
+            assert len(spec.wheel.sha256) == 64 and len(spec.sha256) == 64
+            continue
         assert spec.url.startswith("https://github.com/facefusion/facefusion-assets/releases/download/")
         assert spec.sha256 == "" or len(spec.sha256) == 64
 
@@ -221,3 +225,50 @@ def test_the_models_directory_follows_the_data_directory(monkeypatch, tmp_path):
     monkeypatch.setenv(registry.MODELS_DIR_ENV, str(tmp_path / "elsewhere"))
     assert registry.default_models_dir() == tmp_path / "elsewhere"
     assert PipelineConfig.from_env().models_dir == tmp_path / "elsewhere"
+
+
+WHEEL = "demo-1.0-cp311-cp311-manylinux_2_28_x86_64.whl"
+
+
+def wheel_manifest(tmp_path: Path, wheel_sha256: str) -> Path:
+    source = {"requirement": "demo==1.0", "file": WHEEL, "sha256": wheel_sha256, "member": "demo/face.tflite"}
+    model = {**entry("demo_face", "https://pypi.org/project/demo/1.0/", hashlib.sha256(GOOD).hexdigest())}
+    model.update(file="face.tflite", wheel=source)
+    path = tmp_path / "wheel-manifest.json"
+    path.write_text(json.dumps({"models": [model], "bundles": {"demo-face": ["demo_face"]}}))
+    return path
+
+
+def write_wheel(path: Path) -> Path:
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("demo/face.tflite", GOOD)
+        archive.writestr("demo-1.0.dist-info/METADATA", "Name: demo")
+    return path
+
+
+def test_install_extracts_a_model_from_its_pinned_wheel(tmp_path, models_dir, capsys):
+    wheel = write_wheel(tmp_path / WHEEL)
+    manifest = wheel_manifest(tmp_path, hashlib.sha256(wheel.read_bytes()).hexdigest())
+    assert run(manifest, models_dir, "install", str(wheel)) == 0
+    assert (models_dir / "face.tflite").read_bytes() == GOOD
+    assert "demo_face: installed" in capsys.readouterr().out
+    assert run(manifest, models_dir, "verify") == 0
+
+
+def test_install_refuses_a_wheel_whose_checksum_differs(tmp_path, models_dir, capsys):
+    wheel = write_wheel(tmp_path / WHEEL)
+    manifest = wheel_manifest(tmp_path, "0" * 64)
+    assert run(manifest, models_dir, "install", str(wheel)) == 1
+    assert "SHA-256 mismatch" in capsys.readouterr().err
+    assert not (models_dir / "face.tflite").exists()
+
+
+def test_list_shows_the_licence_of_every_model_file_including_dlibs(capsys):
+    assert cli.main(["models", "list"]) == 0
+    out = capsys.readouterr().out
+    for name in ("blazeface_full_range", "face_mesh_468", "dlib_hog", "dlib_shape68", "dlib_resnet"):
+        assert name in out
+    shape68 = next(line for line in out.splitlines() if line.startswith("dlib_shape68"))
+    assert "NON-COMMERCIAL" in shape68 and "300-W" in shape68
+    mesh = next(line for line in out.splitlines() if line.startswith("face_mesh_468"))
+    assert "commercial ok" in mesh and "Apache-2.0" in mesh

@@ -21,7 +21,7 @@ from webapp.media.aigc import encode_labelled, visible_mark
 from webapp.telemetry import metrics
 
 from .. import face_analysis
-from ..engine import get_pipeline, model_versions
+from ..engine import get_pipeline, model_versions, models_used
 from ..models import Job
 from ..services import lifecycle
 from .common import (
@@ -98,6 +98,7 @@ def swap_image(job: Job, sources: list, target_bytes: bytes, started: float) -> 
         "faces_swapped": len(result.faces_used),
         "source_photos": len(sources),
         "model_versions": model_versions(),
+        "models": models_used(),  # each with its version and licence
         # Billing charges the mode that ran (lifecycle.job_mode_ran), never a dearer one asked for.
         "mode_requested": result.mode_requested,
         "mode_ran": result.mode,

@@ -33,7 +33,7 @@ from webapp.media.aigc import video_metadata, visible_mark
 from webapp.telemetry import metrics, tracing
 
 from .. import dispatch
-from ..engine import get_pipeline, model_versions
+from ..engine import get_pipeline, model_versions, models_used
 from ..models import Job
 from ..services import lifecycle, stored_files
 from .common import JobCanceled, check_running, result_claim, source_images, store_result, swap_options_for
@@ -258,6 +258,7 @@ def finish(
         "audio": info.has_audio,
         "fps": float(info.fps),
         "model_versions": model_versions(),
+        "models": models_used(),  # each with its version and licence
     }
     return lifecycle.JobOutcome(
         result_key=key,

@@ -1,0 +1,90 @@
+"""Face analysis (detection + landmarks) per photo and per face: dlib (HOG + 68-point predictor)
+against MediaPipe (BlazeFace full range + Face Mesh), on ../shared/faces as is, rotated, cut by
+the frame edge and shrunk into a 720p frame (small faces). Prints faces found per case, false
+faces on noface_*, and CPU ms (this thread's CPU time: both run single-threaded in the caller,
+so the figure holds on a busy machine) per frame and per face found. Figures only.
+
+    python bench/face_analysis.py [--faces DIR] [--models-dir var/models]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from swap.config import PipelineConfig
+from swap.pipeline import Pipeline
+
+FACES = Path(__file__).resolve().parents[2] / "shared" / "faces"
+
+
+def cases(image: np.ndarray) -> dict[str, np.ndarray]:
+    h, w = image.shape[:2]
+    out = {"clean": image}
+    for angle in (25, 50):
+        m = cv2.getRotationMatrix2D((w / 2, h / 2), angle, 1.0)
+        out[f"rot{angle}"] = cv2.warpAffine(image, m, (w, h), borderMode=cv2.BORDER_REFLECT_101)
+    out["edge_cut"] = np.ascontiguousarray(image[:, int(0.3 * w) :])
+    frame = np.full((720, 1280, 3), 80, np.uint8)
+    scale = 200 / max(h, w)  # the face about 40-80 px
+    small = cv2.resize(image, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA)
+    frame[400 : 400 + small.shape[0], 900 : 900 + small.shape[1]] = small
+    out["small_720p"] = frame
+    return out
+
+
+def analyse(pipeline: Pipeline, image: np.ndarray, repeats: int) -> tuple[int, float, float]:
+    pipeline.analyse(image, embed=False)  # warm
+    cpu, wall = time.thread_time(), time.perf_counter()
+    for _ in range(repeats):
+        faces = pipeline.analyse(image, embed=False)
+    return (
+        len(faces),
+        (time.thread_time() - cpu) * 1000 / repeats,
+        (time.perf_counter() - wall) * 1000 / repeats,
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--faces", type=Path, default=FACES)
+    parser.add_argument("--models-dir", type=Path, default=Path("var/models"))
+    parser.add_argument("--repeats", type=int, default=3)
+    args = parser.parse_args()
+    cv2.setNumThreads(1)
+    engines = {
+        "dlib": Pipeline(PipelineConfig(models_dir=Path(tempfile.mkdtemp()))),
+        "mediapipe": Pipeline(PipelineConfig(models_dir=args.models_dir)),
+    }
+    assert engines["mediapipe"].backends["detector"] == "blazeface_full_range", "fetch mediapipe-face first"
+    totals = {name: {"faces": 0, "cpu_ms": 0.0, "frames": 0} for name in engines}
+    print(f"{'photo':<22}{'case':<12}" + "".join(f"{n + ' faces':>17}{'cpu ms':>9}" for n in engines))
+    for path in sorted(args.faces.glob("*.jpg")):
+        image = cv2.imread(str(path))
+        for case, frame in cases(image).items():
+            row = f"{path.stem:<22}{case:<12}"
+            for name, pipeline in engines.items():
+                found, cpu_ms, _ = analyse(pipeline, frame, args.repeats)
+                totals[name]["faces"] += found
+                totals[name]["cpu_ms"] += cpu_ms
+                totals[name]["frames"] += 1
+                row += f"{found:>17}{cpu_ms:>9.1f}"
+            print(row)
+    for name, t in totals.items():
+        per_frame = t["cpu_ms"] / max(1, t["frames"])
+        per_face = t["cpu_ms"] / max(1, t["faces"])
+        print(
+            f"{name}: {t['faces']} faces in {t['frames']} frames, {per_frame:.1f} CPU ms a frame, {per_face:.1f} a face"
+        )
+
+
+if __name__ == "__main__":
+    main()

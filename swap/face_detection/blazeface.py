@@ -1,0 +1,187 @@
+"""MediaPipe's BlazeFace detector (the `face_detection_*` graphs), decoded as MediaPipe does.
+
+Input: the frame letterboxed (aspect kept, zero padding) to the model's square size, RGB scaled
+to [-1, 1]. Output per SSD anchor: 16 regressors (box centre offset, size, then 6 keypoints:
+right eye, left eye, nose tip, mouth centre, right and left ear tragion, the subject's
+right/left) and a logit. Scores are sigmoids of the logit clipped to ±100, boxes and keypoints
+are anchor-relative offsets in input pixels; overlapping detections are merged by MediaPipe's
+weighted non-maximum suppression (the box is the score-weighted mean of its cluster).
+The full-range model (192 px, 2304 anchors on one 48x48 layer) finds faces up to ~5 m away;
+the short-range one (128 px, 896 anchors) is for selfie-distance faces.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from swap.inference.litert import load_tflite
+from swap.types import Face
+
+
+@dataclass(frozen=True)
+class AnchorOptions:
+    """MediaPipe's SsdAnchorsCalculatorOptions for one model (fixed-size anchors)."""
+
+    size: int
+    strides: tuple[int, ...]
+    interpolated_scale_aspect_ratio: float  # 1.0: two anchors per cell; 0: one
+    min_score: float
+
+
+FULL_RANGE = AnchorOptions(size=192, strides=(4,), interpolated_scale_aspect_ratio=0.0, min_score=0.6)
+SHORT_RANGE = AnchorOptions(
+    size=128, strides=(8, 16, 16, 16), interpolated_scale_aspect_ratio=1.0, min_score=0.5
+)
+NMS_IOU = 0.3
+RIGHT_EYE, LEFT_EYE, NOSE_TIP, MOUTH_CENTRE = 0, 1, 2, 3
+# Tile side for the second pass: a 40-px face is 15 px of the 192-px input (it finds ~10 px at best).
+TILE = 512
+
+
+def ssd_anchors(options: AnchorOptions) -> np.ndarray:
+    """(N, 2) anchor centres in [0, 1], in the model's output order (fixed anchor size 1)."""
+    centres = []
+    layer = 0
+    strides = options.strides
+    while layer < len(strides):
+        # Consecutive layers with the same stride share one grid (MediaPipe's layer merging).
+        per_cell = 0
+        last = layer
+        while last < len(strides) and strides[last] == strides[layer]:
+            per_cell += 1 + (1 if options.interpolated_scale_aspect_ratio > 0 else 0)
+            last += 1
+        cells = int(np.ceil(options.size / strides[layer]))
+        for y in range(cells):
+            for x in range(cells):
+                centres.extend([((x + 0.5) / cells, (y + 0.5) / cells)] * per_cell)
+        layer = last
+    return np.array(centres, np.float32)
+
+
+def weighted_nms(boxes: np.ndarray, points: np.ndarray, scores: np.ndarray, iou_threshold: float):
+    """MediaPipe's WEIGHTED non-max suppression: each kept detection is the score-weighted mean of
+    the candidates overlapping the best remaining one by more than `iou_threshold`."""
+    order = list(np.argsort(-scores))
+    kept = []
+    while order:
+        best = order[0]
+        rest = np.array(order)
+        x1 = np.maximum(boxes[best, 0], boxes[rest, 0])
+        y1 = np.maximum(boxes[best, 1], boxes[rest, 1])
+        x2 = np.minimum(boxes[best, 2], boxes[rest, 2])
+        y2 = np.minimum(boxes[best, 3], boxes[rest, 3])
+        inter = np.clip(x2 - x1, 0, None) * np.clip(y2 - y1, 0, None)
+        area = (boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1])
+        iou = inter / np.maximum(area[best] + area[rest] - inter, 1e-9)
+        cluster = rest[iou > iou_threshold]
+        weights = scores[cluster][:, None]
+        box = (boxes[cluster] * weights).sum(0) / weights.sum()
+        pts = (points[cluster] * weights[:, :, None]).sum(0) / weights.sum()
+        kept.append((box, pts, float(scores[best])))
+        order = [i for i in rest[iou <= iou_threshold]]
+    return kept
+
+
+class BlazeFaceDetector:
+    """FaceDetector for MediaPipe's BlazeFace (full or short range)."""
+
+    reports_inference_time = True
+    wants_retries = True  # the pipeline wraps it in RetryingDetector (angle retries, dlib fallback)
+    rough_landmarks = True  # mouth corners guessed: the mesh must run before aligning on landmarks_5
+
+    def __init__(self, model_path: Path, runtime: object | None = None, *, name: str, max_batch: int = 1):
+        self.name = name
+        self.model = load_tflite(Path(model_path), name)
+        size = self.model.input_shape[1]
+        self.options = FULL_RANGE if size == FULL_RANGE.size else SHORT_RANGE
+        self.anchors = ssd_anchors(self.options)
+        self.max_side = 1024  # the pipeline sets its detect_max_side
+        self.upsample = 1  # 0: one pass over the whole frame, no tiles (RetryingDetector's largest_only)
+
+    def detect(
+        self, frame: np.ndarray, *, max_side: int | None = None, upsample: int | None = None
+    ) -> list[Face]:
+        """Faces on a copy of at most `max_side` px: the whole copy in one pass (faces from ~1/19 of
+        its longer side), then, unless `upsample` is 0, overlapping TILE-px tiles of it (faces from
+        ~40 px). Candidates of all passes are merged by one weighted NMS."""
+        h, w = frame.shape[:2]
+        scale = min(1.0, (max_side or self.max_side) / max(h, w))
+        copy = (
+            frame
+            if scale == 1.0
+            else cv2.resize(frame, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA)
+        )
+        rgb = cv2.cvtColor(copy, cv2.COLOR_BGR2RGB)
+        passes = [self._candidates(rgb)]
+        if (self.upsample if upsample is None else upsample) > 0 and max(rgb.shape[:2]) > TILE * 1.1:
+            for x0, y0, x1, y1 in tiles(rgb.shape, TILE):
+                boxes, points, scores = self._candidates(rgb[y0:y1, x0:x1])
+                # A face cut by an inner tile edge is found whole by the next tile or the full pass.
+                inner = (
+                    ((boxes[:, 0] > 2) | (x0 == 0))
+                    & ((boxes[:, 1] > 2) | (y0 == 0))
+                    & ((boxes[:, 2] < x1 - x0 - 2) | (x1 == rgb.shape[1]))
+                    & ((boxes[:, 3] < y1 - y0 - 2) | (y1 == rgb.shape[0]))
+                    & ((boxes[:, 2:] - boxes[:, :2]).max(1) < TILE / 3)
+                )
+                offset = np.array([x0, y0], np.float32)
+                passes.append((boxes[inner] + np.tile(offset, 2), points[inner] + offset, scores[inner]))
+        boxes, points, scores = (np.concatenate(parts) for parts in zip(*passes, strict=True))
+        faces = []
+        for box, pts, score in weighted_nms(boxes, points, scores, NMS_IOU) if len(scores) else []:
+            box = np.clip(box / scale, 0, [w, h, w, h]).astype(np.float32)
+            if box[2] - box[0] < 2 or box[3] - box[1] < 2:
+                continue
+            faces.append(Face(box=box, score=score, landmarks_5=five_from_keypoints(pts / scale)))
+        faces.sort(key=lambda f: f.area, reverse=True)
+        return faces
+
+    def _candidates(self, rgb: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Boxes (x1, y1, x2, y2), 6 keypoints and scores above the threshold, in `rgb`'s pixels."""
+        size = self.options.size
+        h, w = rgb.shape[:2]
+        scale = size / max(h, w)
+        pad_x, pad_y = (size - w * scale) / 2.0, (size - h * scale) / 2.0
+        # Letterboxed and centred, as MediaPipe's ImageToTensorCalculator does (keep_aspect_ratio).
+        matrix = np.array([[scale, 0, pad_x], [0, scale, pad_y]], np.float32)
+        interpolation = cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR
+        canvas = cv2.warpAffine(rgb, matrix, (size, size), flags=interpolation, borderValue=(0, 0, 0))
+        regressors, logits = self.model.run(canvas.astype(np.float32)[None] / 127.5 - 1.0)
+        raw, logits = regressors.reshape(-1, 16), logits.reshape(-1).astype(np.float64)
+        scores = 1.0 / (1.0 + np.exp(-np.clip(logits, -100.0, 100.0)))
+        keep = scores >= self.options.min_score
+        raw, scores, anchors = raw[keep], scores[keep], self.anchors[keep] * size
+        centres = raw[:, :2] + anchors
+        half = raw[:, 2:4] / 2.0
+        boxes = np.concatenate([centres - half, centres + half], axis=1)
+        points = raw[:, 4:16].reshape(-1, 6, 2) + anchors[:, None, :]
+        pad = np.array([pad_x, pad_y], np.float32)
+        return (boxes - np.tile(pad, 2)) / scale, (points - pad) / scale, scores
+
+
+def tiles(shape: tuple[int, ...], side: int) -> list[tuple[int, int, int, int]]:
+    """Overlapping `side`-px tiles covering an image (a quarter of a tile's overlap, so a face up to a
+    third of a tile lies wholly inside one)."""
+    h, w = shape[:2]
+
+    def starts(length: int) -> list[int]:
+        if length <= side:
+            return [0]
+        count = int(np.ceil((length - side) / (side * 0.75))) + 1
+        return [round(i * (length - side) / (count - 1)) for i in range(count)]
+
+    return [(x, y, min(w, x + side), min(h, y + side)) for y in starts(h) for x in starts(w)]
+
+
+def five_from_keypoints(points: np.ndarray) -> np.ndarray:
+    """Rough 5 alignment points from BlazeFace's 6 keypoints (eyes, nose tip; the mouth corners
+    put either side of the mouth centre, along the eye line). The mesh replaces them; until then
+    the eyes carry the face's roll, which the mesh's crop uses."""
+    right_eye, left_eye, nose, mouth = (points[i] for i in (RIGHT_EYE, LEFT_EYE, NOSE_TIP, MOUTH_CENTRE))
+    half_mouth = (left_eye - right_eye) * 0.4
+    # Image order of Face.landmarks_5: the eye on the image's left first (the subject's right).
+    return np.array([right_eye, left_eye, nose, mouth - half_mouth, mouth + half_mouth], np.float32)

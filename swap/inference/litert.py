@@ -1,0 +1,90 @@
+"""TensorFlow Lite models (MediaPipe's face detector and mesh) under Google's LiteRT runtime.
+
+One interpreter per model file and process (counted like an ONNX session). Interpreters are not
+thread-safe, so each call holds the model's lock. They run single-threaded in the calling
+thread: a face detector or mesh call is ~1-3 ms, less than a thread pool's hand-off, and the
+inference clock bills the calling thread's CPU time exactly.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import os
+import sys
+import threading
+from contextlib import contextmanager
+from pathlib import Path
+
+import numpy as np
+
+from swap.errors import ModelMissing
+from swap.inference import clock as inference_clock
+from swap.inference.sessions import record_model_load
+
+_lock = threading.Lock()
+_models: dict[Path, TfliteModel] = {}
+
+
+class TfliteModel:
+    """A loaded .tflite file: `run(tensor)` returns its outputs in the model's output order."""
+
+    def __init__(self, path: Path, name: str) -> None:
+        from ai_edge_litert.interpreter import Interpreter  # noqa: PLC0415 - only where a model is loaded
+
+        self.name = name
+        self.path = path
+        # LiteRT's C++ logs "INFO: Created TensorFlow Lite XNNPACK delegate" on the first run.
+        with _quiet_stderr():
+            self._interpreter = Interpreter(model_path=str(path), num_threads=1)
+            self._interpreter.allocate_tensors()
+            self._input = self._interpreter.get_input_details()[0]
+            self._interpreter.set_tensor(self._input["index"], np.zeros(self._input["shape"], np.float32))
+            self._interpreter.invoke()
+        self._outputs = [d["index"] for d in self._interpreter.get_output_details()]
+        self.input_shape = tuple(int(v) for v in self._input["shape"])
+        self._call_lock = threading.Lock()
+
+    @property
+    def runtime_identity(self) -> list[str]:
+        """Where it runs, for an analysis signature (results differ across runtime builds)."""
+        return ["litert", importlib.metadata.version("ai-edge-litert"), "cpu"]
+
+    def run(self, tensor: np.ndarray) -> list[np.ndarray]:
+        with self._call_lock, inference_clock.measure(self.name, "cpu", 1):
+            self._interpreter.set_tensor(self._input["index"], np.ascontiguousarray(tensor, np.float32))
+            self._interpreter.invoke()
+            return [self._interpreter.get_tensor(i).copy() for i in self._outputs]
+
+
+@contextmanager
+def _quiet_stderr():
+    """File descriptor 2 to /dev/null for the enclosed (native) call; a CLI's stderr is its error
+    channel, and a model load is not an error."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    try:
+        with open(os.devnull, "wb") as null:
+            os.dup2(null.fileno(), 2)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
+def load_tflite(path: Path, name: str) -> TfliteModel:
+    """The process's interpreter for `path` (loaded and counted the first time)."""
+    path = Path(path)
+    if not path.is_file():
+        raise ModelMissing(name, str(path.parent))
+    key = path.resolve()
+    with _lock:
+        model = _models.get(key)
+        if model is None:
+            model = _models[key] = TfliteModel(path, name)
+            record_model_load(name)
+        return model
+
+
+def clear_tflite_models() -> None:
+    with _lock:
+        _models.clear()

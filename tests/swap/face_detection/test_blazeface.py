@@ -1,0 +1,68 @@
+"""MediaPipe's BlazeFace as the engine decodes it: anchors, weighted NMS, faces on real pixels."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from swap.face_detection.blazeface import (
+    FULL_RANGE,
+    SHORT_RANGE,
+    ssd_anchors,
+    weighted_nms,
+)
+from swap.models import registry
+
+
+def test_anchor_grids_match_the_models_outputs():
+    assert len(ssd_anchors(FULL_RANGE)) == 2304  # one 48x48 layer, one anchor a cell
+    short = ssd_anchors(SHORT_RANGE)
+    assert len(short) == 896  # 16x16 x2, then 8x8 x6 (three merged stride-16 layers)
+    assert np.allclose(short[0], [0.5 / 16, 0.5 / 16]) and np.allclose(short[512], [0.5 / 8, 0.5 / 8])
+
+
+def test_weighted_nms_averages_a_cluster_by_score_and_keeps_separate_faces():
+    boxes = np.array([[0, 0, 10, 10], [2, 0, 12, 10], [50, 50, 60, 60]], np.float32)
+    points = np.zeros((3, 6, 2), np.float32)
+    points[1] += 4
+    scores = np.array([0.9, 0.3, 0.8])
+    kept = weighted_nms(boxes, points, scores, 0.3)
+    assert len(kept) == 2
+    box, pts, score = kept[0]
+    assert score == 0.9
+    assert box[0] == pytest.approx(2 * 0.3 / 1.2) and pts[0, 0] == pytest.approx(4 * 0.3 / 1.2)
+    assert np.allclose(kept[1][0], [50, 50, 60, 60])
+
+
+@pytest.fixture(scope="module")
+def blazeface(mesh_models_dir):
+    return registry.load_adapter("blazeface_full_range", mesh_models_dir)
+
+
+def test_finds_the_astronauts_face_with_her_eyes_where_dlib_puts_them(blazeface, pipeline, astronaut):
+    (face,) = blazeface.detect(astronaut)
+    (reference,) = pipeline.analyse(astronaut, embed=False)  # dlib HOG + 68 points
+    eyes = reference.landmarks_5[:2]
+    between = float(np.linalg.norm(eyes[0] - eyes[1]))
+    assert np.linalg.norm(face.landmarks_5[:2] - eyes, axis=1).max() < 0.15 * between
+    x1, y1, x2, y2 = face.box
+    cx, cy = reference.landmarks_5[2]
+    assert x1 < cx < x2 and y1 < cy < y2
+
+
+def test_a_small_face_in_a_large_frame_is_found_where_it_is(blazeface, astronaut):
+    face_crop = astronaut[40:220, 150:300]
+    small = cv2.resize(face_crop, (60, 72), interpolation=cv2.INTER_AREA)
+    frame = np.full((720, 1280, 3), 90, np.uint8)
+    frame[500:572, 900:960] = small
+    faces = blazeface.detect(frame)
+    assert len(faces) == 1
+    x1, y1, x2, y2 = faces[0].box
+    assert 890 < (x1 + x2) / 2 < 970 and 495 < (y1 + y2) / 2 < 580
+
+
+def test_no_face_on_a_blank_or_noisy_frame(blazeface):
+    rng = np.random.default_rng(3)
+    assert blazeface.detect(np.full((480, 640, 3), 127, np.uint8)) == []
+    assert blazeface.detect(rng.integers(0, 256, (480, 640, 3), dtype=np.uint8)) == []

@@ -1,0 +1,47 @@
+"""The classical swapper on the dense Face Mesh warp: the target's expression is kept."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from swap.swappers.classical import delaunay, mouth_openness, piecewise_affine_maps
+
+LOWER_LIP = [146, 91, 181, 84, 17, 314, 405, 321, 375, 95, 88, 178, 87, 14, 317, 402, 318, 324]
+CHIN = [152, 148, 176, 149, 150, 377, 400, 378, 379, 365, 397, 288, 58, 172, 136, 18, 200, 199, 175, 83, 313]
+INNER_LIPS = [78, 95, 88, 178, 87, 14, 317, 402, 318, 324, 308, 415, 310, 311, 312, 13, 82, 81, 80, 191]
+
+
+def open_mouth(pipeline, image: np.ndarray) -> np.ndarray:
+    """`image` with the face's jaw dropped (lower lip and chin moved down by a warp on its mesh) and
+    the mouth's inside dark: a person caught talking."""
+    (face,) = pipeline.analyse(image, embed=False)
+    src = face.landmarks_468[:, :2].astype(np.float32)
+    dst = src.copy()
+    width = float(np.linalg.norm(src[291] - src[61]))
+    dst[LOWER_LIP, 1] += 0.35 * width
+    dst[CHIN, 1] += 0.25 * width
+    h, w = image.shape[:2]
+    corners = np.array([[0, 0], [w - 1, 0], [0, h - 1], [w - 1, h - 1]], np.float32)
+    to, back = np.vstack([dst, corners]), np.vstack([src, corners])
+    map_x, map_y, _ = piecewise_affine_maps(to, back, delaunay(to, (w, h)), (w, h))
+    out = cv2.remap(image, map_x, map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    cv2.fillPoly(out, [np.round(dst[INNER_LIPS]).astype(np.int32)], (30, 25, 60))
+    return out
+
+
+def measured_mouth(pipeline, image: np.ndarray) -> float:
+    (face,) = pipeline.analyse(image, embed=False)
+    return mouth_openness(face.landmarks_68)
+
+
+def test_the_targets_mouth_opening_is_kept(mesh_pipeline, astronaut):
+    target = open_mouth(mesh_pipeline, astronaut)
+    source = cv2.flip(astronaut, 1)
+    result = mesh_pipeline.swap_image(source, target).image
+    opening = {
+        name: measured_mouth(mesh_pipeline, im) for name, im in (("target", target), ("source", source))
+    }
+    assert opening["target"] > opening["source"] + 0.05  # the synthetic jaw drop shows in the mesh
+    swapped = measured_mouth(mesh_pipeline, result)
+    assert abs(swapped - opening["target"]) < 0.04
