@@ -21,7 +21,7 @@ def parse(chunk: bytes) -> dict:
 
 def chunks(response) -> Iterator[bytes]:
     """The stream's chunks as they come. Its body is an async generator (it waits on the server's
-    event loop): driven here on one event loop of its own, closed when the reader stops."""
+    event loop): driven here on one event loop of its own."""
     if not response.is_async:
         yield from response.streaming_content
         return
