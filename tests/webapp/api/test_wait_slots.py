@@ -69,5 +69,7 @@ def test_a_finished_wait_gives_its_slot_back(api_a, user_a, astronaut_pair, sett
 def test_slots_left_by_a_dead_server_expire(api_a, user_a, astronaut_pair):
     job_id = new_job(api_a, astronaut_pair)
     past = time.time() - wait_slots.GRACE_S - 1  # waits that ended long ago and were never given back
-    django_rq.get_connection("default").zadd(wait_slots.leases_key(user_a.pk), {"dead-1": past, "dead-2": past})
+    django_rq.get_connection("default").zadd(
+        wait_slots.leases_key(user_a.pk), {"dead-1": past, "dead-2": past}
+    )
     assert api_a.get(f"/api/v1/jobs/{job_id}?wait=0.1").status_code == 200
