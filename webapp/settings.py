@@ -69,7 +69,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "webapp.ops.http_metrics.HttpMetricsMiddleware",  # first: times everything below it
     "django.middleware.security.SecurityMiddleware",
-    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "webapp.ops.static_files.StaticFilesMiddleware",  # WhiteNoise's, async-capable
     "webapp.ops.request_id.RequestIdMiddleware",
     "webapp.api.middleware.ProblemJsonMiddleware",  # /api/ errors as problem+json, also Django's own
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -83,6 +83,7 @@ MIDDLEWARE = [
 
 ROOT_URLCONF = "webapp.urls"
 WSGI_APPLICATION = "webapp.wsgi.application"
+ASGI_APPLICATION = "webapp.asgi.application"  # what the web server runs (README, "Serving")
 
 TEMPLATES = [
     {
@@ -212,6 +213,10 @@ FAULT_PAUSE_S = env_float("VISAGE_FAULT_PAUSE_S", 0.0)
 EVENTS_STREAM_MAX_S = env_float("VISAGE_EVENTS_STREAM_MAX_S", 300.0)
 EVENTS_KEEPALIVE_S = env_float("VISAGE_EVENTS_KEEPALIVE_S", 15.0)
 LONG_POLL_MAX_S = 30
+# Long-polls and event streams one user may hold open at once (webapp.api.wait_slots); one more is a 429.
+WAITS_PER_USER = env_int("VISAGE_WAITS_PER_USER", 20)
+# Requests running Django's sync code at once per web server process (webapp.serving).
+WEB_THREADS = env_int("WEB_THREADS", 32)
 
 # --- S3 storage -------------------------------------------------------------------------------
 S3_ENDPOINT = env_str("S3_ENDPOINT", "127.0.0.1:8333")

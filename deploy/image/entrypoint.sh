@@ -10,9 +10,10 @@ case "$1" in
     # (prometheus-client multiprocess mode); emptied at start, as counters restart with the processes.
     export PROMETHEUS_MULTIPROC_DIR="${PROMETHEUS_MULTIPROC_DIR:-/tmp/prometheus}"
     rm -rf "$PROMETHEUS_MULTIPROC_DIR" && mkdir -p "$PROMETHEUS_MULTIPROC_DIR"
-    # granian (WSGI): chosen over gunicorn gthread by measurement (README, "Serving").
-    exec granian --interface wsgi webapp.wsgi:application --host 0.0.0.0 --port "${PORT:-8000}" \
-      --workers "${WEB_CONCURRENCY:-2}" --blocking-threads "${WEB_THREADS:-32}" \
+    # granian (ASGI): long-polls and event streams wait on the event loop; other requests run
+    # Django's sync code, at most WEB_THREADS (default 32) at once per process (README, "Serving").
+    exec granian --interface asgi webapp.asgi:application --host 0.0.0.0 --port "${PORT:-8000}" \
+      --workers "${WEB_CONCURRENCY:-2}" \
       --respawn-failed-workers --workers-kill-timeout 10 --access-log "$@"
     ;;
   worker)

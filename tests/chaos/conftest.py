@@ -11,6 +11,7 @@ from billing import selectors
 from billing.models import LedgerEntry
 from tests.webapp.conftest import (  # noqa: F401 - the platform's fixtures, re-exported for this package
     api_a,
+    api_b,
     astronaut_pair,
     astronaut_rgb,
     clean_redis_and_buckets,

@@ -5,7 +5,8 @@ Each event is `id: <Redis stream id>`, `event: job`, `data: {"id", "state", "pro
 with the Last-Event-ID header (EventSource sends it when it reconnects) or `?last_event_id=`; when
 events it missed were already trimmed from the stream it gets one `event: reset` (fetch your jobs
 again). A `: keep-alive` comment goes out every EVENTS_KEEPALIVE_S; the response ends after
-EVENTS_STREAM_MAX_S so it never holds a server thread (a granian blocking thread) for good.
+EVENTS_STREAM_MAX_S (the client reconnects). The stream waits on the event loop, not on a server
+thread (webapp.api.waiting), and counts as one of the user's open waits (wait_slots).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import Iterator
+from collections.abc import AsyncIterator
 
 from django.conf import settings
 from django.http import StreamingHttpResponse
@@ -24,6 +25,7 @@ from rest_framework import serializers
 
 from webapp.jobs import events
 
+from . import wait_slots, waiting
 from .jobs import PROBLEM, ThrottledView
 from .problems import problem_response
 from .representations import JobEventSerializer
@@ -32,6 +34,7 @@ from .throttles import ReadThrottle
 logger = logging.getLogger(__name__)
 
 RECONNECT_MS = 3000  # EventSource's wait before it reconnects
+NIL_UUID = "00000000-0000-0000-0000-000000000000"
 
 
 class JobEventsView(ThrottledView):
@@ -60,6 +63,7 @@ class JobEventsView(ThrottledView):
             ),
             400: PROBLEM,
             401: PROBLEM,
+            429: PROBLEM,
             503: PROBLEM,
         },
         summary="Follow your jobs live (Server-Sent Events)",
@@ -78,8 +82,15 @@ class JobEventsView(ThrottledView):
                 detail="Live job events are briefly unavailable; poll GET /api/v1/jobs/{id} meanwhile.",
                 headers={"Retry-After": "5"},
             )
+        reset = bool(after) and events.trimmed_after(user_id=user_id, after=after)
+        try:
+            lease = wait_slots.take(user_id=user_id, seconds=settings.EVENTS_STREAM_MAX_S)
+        except wait_slots.TooManyWaits as refusal:
+            return waiting.too_many_waits(request, refusal)
+        events.release_database_connection()  # the stream reads Redis only, for minutes
+        job_url = request.build_absolute_uri(reverse("api-job-detail", args=[NIL_UUID]))
         response = StreamingHttpResponse(
-            event_stream(request, user_id=user_id, after=start, resumed=bool(after)),
+            event_stream(user_id=user_id, after=start, reset=reset, lease=lease, job_url=job_url),
             content_type="text/event-stream",
         )
         response["Cache-Control"] = "no-cache"
@@ -87,23 +98,28 @@ class JobEventsView(ThrottledView):
         return response
 
 
-def event_stream(request, *, user_id: int, after: str, resumed: bool) -> Iterator[str]:
+async def event_stream(*, user_id: int, after: str, reset: bool, lease: wait_slots.Lease | None,
+                       job_url: str) -> AsyncIterator[str]:
+    """The stream's body, on the event loop; `job_url` is a job's URL with the nil UUID for its id."""
     deadline = time.monotonic() + settings.EVENTS_STREAM_MAX_S
-    events.release_database_connection()  # the stream reads Redis only, for minutes
-    yield f"retry: {RECONNECT_MS}\n: connected\n\n"
-    if resumed and events.trimmed_after(user_id=user_id, after=after):
-        yield "event: reset\ndata: {}\n\n"
-    while (remaining := deadline - time.monotonic()) > 0:
-        try:
-            batch = events.read(user_id=user_id, after=after, block_s=min(settings.EVENTS_KEEPALIVE_S, remaining))
-        except RedisError as exc:
-            logger.warning("user %s: event stream ended early (Redis down?): %s", user_id, exc)
-            return  # the client reconnects with its Last-Event-ID
-        if not batch:
-            yield ": keep-alive\n\n"
-            continue
-        for event in batch:
-            after = event.stream_id
-            data = {**event.data, "url": request.build_absolute_uri(reverse("api-job-detail", args=[event.data["id"]]))}
-            yield f"id: {event.stream_id}\nevent: job\ndata: {json.dumps(data, separators=(',', ':'))}\n\n"
-
+    try:
+        yield f"retry: {RECONNECT_MS}\n: connected\n\n"
+        if reset:
+            yield "event: reset\ndata: {}\n\n"
+        while (remaining := deadline - time.monotonic()) > 0:
+            try:
+                batch = await events.read(
+                    user_id=user_id, after=after, block_s=min(settings.EVENTS_KEEPALIVE_S, remaining)
+                )
+            except RedisError as exc:
+                logger.warning("user %s: event stream ended early (Redis down?): %s", user_id, exc)
+                return  # the client reconnects with its Last-Event-ID
+            if not batch:
+                yield ": keep-alive\n\n"
+                continue
+            for event in batch:
+                after = event.stream_id
+                data = {**event.data, "url": job_url.replace(NIL_UUID, event.data["id"])}
+                yield f"id: {event.stream_id}\nevent: job\ndata: {json.dumps(data, separators=(',', ':'))}\n\n"
+    finally:
+        await wait_slots.give_back(lease)

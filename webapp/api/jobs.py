@@ -24,6 +24,7 @@ from webapp.jobs.payload import cache_job_payload, cached_job_payload, job_paylo
 from webapp.jobs.services import intake, user_actions
 from webapp.jobs.states import TERMINAL_STATES
 
+from . import wait_slots, waiting
 from .representations import JobPageSerializer, JobSerializer
 from .throttles import JobCreateThrottle, ReadThrottle
 
@@ -190,21 +191,40 @@ class JobDetailView(ThrottledView):
             job = self._load(request, job_id)
             etag, terminal = events.remember(job), job.state in TERMINAL_STATES
         if after is not None and not terminal:
+            try:
+                lease = wait_slots.take(user_id=user_id, seconds=wait_s)
+            except wait_slots.TooManyWaits as refusal:
+                return waiting.too_many_waits(request, refusal)
             arrived = (job.state, job.progress) if job is not None else None
-            events.release_database_connection()  # the wait reads Redis only
-            for _event in events.job_updates(user_id=user_id, job_id=job_id, after=after, timeout_s=wait_s):
-                job = self._load(request, job_id)  # a 404 when it was deleted meanwhile
-                etag = events.remember(job)
+            seen = {"job": job, "etag": etag}
+
+            def on_event(_event):
+                seen["job"] = job = self._load(request, job_id)  # a 404 when it was deleted meanwhile
+                seen["etag"] = etag = events.remember(job)
                 if until_final and job.state not in TERMINAL_STATES:
-                    continue  # progress and intermediate states: keep waiting
+                    return None  # progress and intermediate states: keep waiting
                 if client_etags:
-                    if not etags.matches(etag, client_etags):
-                        break
-                elif (job.state, job.progress) != arrived:
-                    break
-                if job.state in TERMINAL_STATES:
-                    break
-            terminal = job.state in TERMINAL_STATES if job is not None else terminal
+                    changed = not etags.matches(etag, client_etags)
+                else:
+                    changed = (job.state, job.progress) != arrived
+                if changed or job.state in TERMINAL_STATES:
+                    return self._answer(request, job_id, job=job, etag=etag, client_etags=client_etags)
+                return None
+
+            events.release_database_connection()  # the wait reads Redis only
+            # The wait runs on the event loop (waiting.waiting_view), each event back here.
+            return waiting.LongPoll(
+                view=self, request=request, user_id=user_id, job_id=job_id, after=after, timeout_s=wait_s,
+                lease=lease, on_event=on_event,
+                on_timeout=lambda: self._answer(request, job_id, job=seen["job"], etag=seen["etag"],
+                                                client_etags=client_etags, terminal=terminal),
+            )
+        return self._answer(request, job_id, job=job, etag=etag, client_etags=client_etags, terminal=terminal)
+
+    def _answer(self, request, job_id, *, job, etag: str, client_etags, terminal: bool | None = None):
+        """304 when the client's ETag is current, else the job's body (from the cache when known)."""
+        if job is not None:
+            terminal = job.state in TERMINAL_STATES
         headers = {"ETag": etag}
         if not terminal:
             headers["Retry-After"] = "2"

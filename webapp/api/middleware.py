@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 
+from asgiref.sync import iscoroutinefunction, markcoroutinefunction
 from django.conf import settings
 from django.core.exceptions import DisallowedHost, RequestDataTooBig, TooManyFieldsSent, TooManyFilesSent
 from django.http import HttpResponse
@@ -67,16 +68,35 @@ def _is_json(response) -> bool:
 
 
 class ProblemJsonMiddleware:
+    # Both modes: a sync-only middleware would make Django run the async views below on a thread.
+    sync_capable = True
+    async_capable = True
+
     def __init__(self, get_response):
         self.get_response = get_response
+        if iscoroutinefunction(get_response):
+            markcoroutinefunction(self)
 
     def __call__(self, request):
+        if iscoroutinefunction(self):
+            return self._acall(request)
         if not request.path.startswith(API_PREFIX):
             return self.get_response(request)
         too_large = self._refuse_oversized(request)
         if too_large is not None:
             return too_large
-        response = self.get_response(request)
+        return self._as_problem(request, self.get_response(request))
+
+    async def _acall(self, request):
+        if not request.path.startswith(API_PREFIX):
+            return await self.get_response(request)
+        too_large = self._refuse_oversized(request)
+        if too_large is not None:
+            return too_large
+        return self._as_problem(request, await self.get_response(request))
+
+    @staticmethod
+    def _as_problem(request, response):
         for header, value in getattr(request, "ratelimit_headers", {}).items():  # set by api/throttles.py
             response.setdefault(header, value)
         if response.status_code < 400 or _is_json(response):

@@ -48,6 +48,7 @@ TITLES = {
     "method_not_allowed": "Method not allowed",
     "not_acceptable": "No acceptable response format",
     "throttled": "Too many requests",
+    "too_many_waits": "Too many long-polls and event streams open at once",
     "too_many_failed_logins": "Too many failed sign-in attempts",
     "unsupported_media_type_header": "Unsupported request content type",
     "parse_error": "Malformed request",

@@ -18,16 +18,19 @@ and counted (visage_job_event_failures_total), and the transition goes on.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import re
 import threading
 import time
 import uuid
-from collections.abc import Iterator
+import weakref
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
 import redis
+import redis.asyncio
 from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
@@ -46,6 +49,9 @@ STREAM_MAXLEN = 1000  # per user, approximate (MAXLEN ~): far more than a page o
 RECORD_TTL_S = 120
 STREAM_TTL_S = 7 * 86400  # an idle user's stream goes; a reader absent that long fetches its jobs anew
 MAX_BLOCK_S = 30  # the longest single XREAD BLOCK we issue (long-poll cap; SSE blocks less)
+# Each open wait holds one Redis connection for its XREAD BLOCK: redis.asyncio's default pool
+# (100) would fail the 101st wait of a process at once. Redis itself allows 10,000 clients.
+MAX_WAITS_PER_PROCESS = 5000
 EVENT_ID = re.compile(r"\A\d{1,20}(-\d{1,20})?\Z")
 
 # KEYS: record, stream. ARGV: version, owner, base, expiring, terminal, deleted, ttl, maxlen, event,
@@ -76,9 +82,9 @@ return 1
 """
 
 def release_database_connection() -> None:
-    """Before a long wait (SSE, long-poll): give the database connection back. A waiting request
-    holds a server thread, and with CONN_MAX_AGE it would also hold a PostgreSQL connection for
-    minutes: 64 waiting browsers would take 64 of the server's connections. Django reconnects on
+    """Before a long wait (SSE, long-poll): give the database connection back, or a waiting request
+    would hold a PostgreSQL connection for minutes: 64 waiting browsers would take 64 of the
+    server's connections. Django reconnects on
     the next query. Inside a transaction (tests, ATOMIC_REQUESTS) the connection stays."""
     if not connection.in_atomic_block:
         connection.close()
@@ -86,22 +92,37 @@ def release_database_connection() -> None:
 
 _clients: dict[tuple[str, str], redis.Redis] = {}
 _clients_lock = threading.Lock()
+_waiting_clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, redis.asyncio.Redis]] = (
+    weakref.WeakKeyDictionary()
+)
 
 
 def _client(kind: str) -> redis.Redis:
-    """Lazily made clients on REDIS_URL (one per URL, so a changed setting takes effect):
-    `quick` fails fast (publishing must never stall a transition), `blocking` outlives the
-    longest XREAD BLOCK."""
+    """Lazily made clients on REDIS_URL (one per URL, so a changed setting takes effect): `quick`
+    fails fast (publishing must never stall a transition)."""
     key = (kind, settings.REDIS_URL)
     with _clients_lock:
         if key not in _clients:
             _clients[key] = redis.Redis.from_url(
-                settings.REDIS_URL,
-                socket_connect_timeout=2,
-                socket_timeout=2 if kind == "quick" else MAX_BLOCK_S + 5,
-                decode_responses=True,
+                settings.REDIS_URL, socket_connect_timeout=2, socket_timeout=2, decode_responses=True
             )
         return _clients[key]
+
+
+def waiting_client() -> redis.asyncio.Redis:
+    """The running event loop's client for waits (XREAD BLOCK): it outlives the longest block. The
+    waits run on the loop, not on server threads (webapp.api.waiting); one client per loop, as its
+    connections belong to the loop that opened them."""
+    clients = _waiting_clients.setdefault(asyncio.get_running_loop(), {})
+    if settings.REDIS_URL not in clients:  # per URL too, as for _client
+        clients[settings.REDIS_URL] = redis.asyncio.Redis.from_url(
+            settings.REDIS_URL,
+            socket_connect_timeout=2,
+            socket_timeout=MAX_BLOCK_S + 5,
+            decode_responses=True,
+            max_connections=MAX_WAITS_PER_PROCESS,
+        )
+    return clients[settings.REDIS_URL]
 
 
 def stream_key(user_id: int) -> str:
@@ -217,11 +238,11 @@ def _parts(stream_id: str) -> tuple[int, int]:
     return int(ms), int(seq or 0)
 
 
-def read(*, user_id: int, after: str, block_s: float) -> list[JobEvent]:
+async def read(*, user_id: int, after: str, block_s: float) -> list[JobEvent]:
     """The user's events after `after`, waiting up to `block_s` for the first; [] when none came.
     Raises RedisError."""
     block_ms = max(1, min(int(block_s * 1000), MAX_BLOCK_S * 1000))
-    reply = _client("blocking").xread({stream_key(user_id): after}, count=100, block=block_ms)
+    reply = await waiting_client().xread({stream_key(user_id): after}, count=100, block=block_ms)
     return [
         JobEvent(stream_id=entry_id, data=json.loads(fields["event"]))
         for _stream, entries in reply or []
@@ -229,13 +250,13 @@ def read(*, user_id: int, after: str, block_s: float) -> list[JobEvent]:
     ]
 
 
-def job_updates(*, user_id: int, job_id: uuid.UUID, after: str, timeout_s: float) -> Iterator[JobEvent]:
+async def job_updates(*, user_id: int, job_id: uuid.UUID, after: str, timeout_s: float) -> AsyncIterator[JobEvent]:
     """The events of one job after `after`, as they come, for at most `timeout_s` seconds (the
     long-poll). Stops early, logged, when Redis fails."""
     deadline = time.monotonic() + timeout_s
     while (remaining := deadline - time.monotonic()) > 0:
         try:
-            batch = read(user_id=user_id, after=after, block_s=remaining)
+            batch = await read(user_id=user_id, after=after, block_s=remaining)
         except RedisError as exc:
             logger.warning("job %s: stopped waiting for its events (Redis down?): %s", job_id, exc)
             return

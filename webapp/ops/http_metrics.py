@@ -12,18 +12,35 @@ from __future__ import annotations
 
 import time
 
+from asgiref.sync import iscoroutinefunction, markcoroutinefunction
+
 from webapp.telemetry import metrics
 
 METHODS = frozenset({"GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"})
 
 
 class HttpMetricsMiddleware:
+    # Both modes: a sync-only middleware would make Django run the async views below on a thread.
+    sync_capable = True
+    async_capable = True
+
     def __init__(self, get_response):
         self.get_response = get_response
+        if iscoroutinefunction(get_response):
+            markcoroutinefunction(self)
 
     def __call__(self, request):
+        if iscoroutinefunction(self):
+            return self._acall(request)
         started = time.perf_counter()
-        response = self.get_response(request)
+        return self._observe(request, self.get_response(request), started)
+
+    async def _acall(self, request):
+        started = time.perf_counter()
+        return self._observe(request, await self.get_response(request), started)
+
+    @staticmethod
+    def _observe(request, response, started: float):
         match = getattr(request, "resolver_match", None)
         route = (match.route or match.view_name or "unnamed") if match is not None else "unmatched"
         metrics.HTTP_REQUEST_DURATION.labels(

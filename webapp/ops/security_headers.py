@@ -14,6 +14,7 @@ from __future__ import annotations
 import base64
 import hashlib
 
+from asgiref.sync import iscoroutinefunction, markcoroutinefunction
 from django.conf import settings
 
 # The inline script in templates/base.html, byte for byte (tests/webapp/ops/test_security_headers.py
@@ -50,12 +51,25 @@ def site_policy() -> str:
 
 
 class ContentSecurityPolicyMiddleware:
+    # Both modes: a sync-only middleware would make Django run the async (waiting) views on a thread.
+    sync_capable = True
+    async_capable = True
+
     def __init__(self, get_response):
         self.get_response = get_response
         self.policy = site_policy()
+        if iscoroutinefunction(get_response):
+            markcoroutinefunction(self)
 
     def __call__(self, request):
-        response = self.get_response(request)
+        if iscoroutinefunction(self):
+            return self._acall(request)
+        return self._with_policy(request, self.get_response(request))
+
+    async def _acall(self, request):
+        return self._with_policy(request, await self.get_response(request))
+
+    def _with_policy(self, request, response):
         if (
             response.get("Content-Type", "").startswith("text/html")
             and not request.path.startswith(EXEMPT_PREFIXES)

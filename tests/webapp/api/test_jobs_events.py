@@ -10,12 +10,12 @@ from __future__ import annotations
 import threading
 
 import pytest
-from django.db import connection
+from django.db import connection, connections
 from django.test.utils import CaptureQueriesContext
 from rest_framework.test import APIClient
 
 from tests.helpers.problems import assert_problem
-from tests.helpers.sse import job_events, parse
+from tests.helpers.sse import chunks, job_events, parse
 from tests.webapp.conftest import post_job
 from webapp.jobs import events
 from webapp.jobs.choices import JobState
@@ -109,7 +109,7 @@ def test_resuming_with_last_event_id_misses_nothing(api_a, astronaut_pair):
 def test_a_stream_starts_at_now_without_last_event_id(api_a, astronaut_pair):
     old = new_job(api_a, astronaut_pair)
     response = sse(api_a)
-    assert parse(next(iter(response.streaming_content)))["retry"]  # the stream is open
+    assert parse(next(chunks(response)))["retry"]  # the stream is open
     newer = new_job(api_a, astronaut_pair)
     (first,) = job_events(response, 1)
     response.close()
@@ -150,25 +150,27 @@ def test_a_malformed_last_event_id_is_a_400_problem(api_a):
 def test_stream_sends_keep_alives_and_ends_by_itself(api_a, settings):
     settings.EVENTS_KEEPALIVE_S = 0.05
     settings.EVENTS_STREAM_MAX_S = 0.5
-    blocks = [parse(chunk) for chunk in sse(api_a).streaming_content]  # ends: the client reconnects
+    blocks = [parse(chunk) for chunk in chunks(sse(api_a))]  # ends: the client reconnects
     assert blocks[0]["retry"] == "3000"
     assert {"comment": "keep-alive"} in blocks[1:]
 
 
 def test_a_waiting_stream_or_long_poll_holds_no_database_connection(api_a, astronaut_pair, monkeypatch):
-    """Waiting clients hold a server thread each; they must not hold a PostgreSQL connection too."""
+    """Waiting clients must not hold a PostgreSQL connection (the one of the thread that served them)."""
     job_id = new_job(api_a, astronaut_pair)
     response = sse(api_a)
-    assert parse(next(iter(response.streaming_content)))["retry"] == "3000"  # open, about to wait
+    assert parse(next(chunks(response)))["retry"] == "3000"  # open, about to wait
     assert connection.connection is None
     response.close()
 
     held = []
     waited = events.job_updates
+    request_thread_connection = connections["default"]  # the wait itself runs on an event loop
 
-    def job_updates(**kwargs):
-        held.append(connection.connection is not None)
-        yield from waited(**{**kwargs, "timeout_s": 0.05})
+    async def job_updates(**kwargs):
+        held.append(request_thread_connection.connection is not None)
+        async for event in waited(**{**kwargs, "timeout_s": 0.05}):
+            yield event
 
     monkeypatch.setattr(events, "job_updates", job_updates)
     assert api_a.get(f"/api/v1/jobs/{job_id}?wait=30").status_code == 200
@@ -285,9 +287,9 @@ def _change_once_waiting(monkeypatch, change):
     blocked = threading.Event()
     real_read = events.read
 
-    def read(**kwargs):
+    async def read(**kwargs):
         blocked.set()
-        return real_read(**kwargs)
+        return await real_read(**kwargs)
 
     monkeypatch.setattr(events, "read", read)
 
@@ -339,9 +341,9 @@ def test_long_poll_until_final_sleeps_through_progress(api_a, astronaut_pair, mo
     reads = threading.Semaphore(0)
     real_read = events.read
 
-    def read(**kwargs):
+    async def read(**kwargs):
         reads.release()  # one release per time the request blocks on its stream
-        return real_read(**kwargs)
+        return await real_read(**kwargs)
 
     monkeypatch.setattr(events, "read", read)
 

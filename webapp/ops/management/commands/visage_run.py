@@ -33,6 +33,15 @@ from webapp.ops import embedded
 DEMO_CREDITS = Decimal("500")
 
 
+def web_server_command(host: str, port: str) -> list[str]:
+    """granian, not runserver: the same server as production (deploy/image/entrypoint.sh). ASGI:
+    event streams and long-polls wait on the event loop; other requests run Django's sync code, at
+    most WEB_THREADS at once per process (webapp.serving). bench/waiting_clients.py starts this too."""
+    return [sys.executable, "-m", "granian", "--interface", "asgi", "webapp.asgi:application",
+            "--host", host, "--port", port, "--workers", "2",
+            "--respawn-failed-workers", "--workers-kill-timeout", "10", "--access-log"]
+
+
 class Command(BaseCommand):
     help = "Run Visage on this machine with its embedded defaults."
 
@@ -119,11 +128,7 @@ class Command(BaseCommand):
             "webhook-worker": manage + ["visage_worker", "--queues", settings.WEBHOOK_QUEUE],
             "gpu-worker": manage + ["visage_worker", "--queues", ",".join(settings.GPU_QUEUES)],
             "scheduler": manage + ["visage_scheduler"],
-            # granian, not runserver: the same server as production (deploy/image/entrypoint.sh). Many
-            # threads: an event stream or long-poll holds one while it waits (in Redis, no CPU).
-            "web": [sys.executable, "-m", "granian", "--interface", "wsgi", "webapp.wsgi:application",
-                    "--host", host, "--port", port, "--workers", "2", "--blocking-threads", "32",
-                    "--respawn-failed-workers", "--workers-kill-timeout", "10", "--access-log"],
+            "web": web_server_command(host, port),
         }
         # The site's own error pages, never Django's debug pages (settings and tracebacks), unless the
         # operator asks with DEBUG=1; WhiteNoise serves the static files either way.

@@ -1,0 +1,148 @@
+"""Long-polls and event streams against the real server (granian ASGI, as `make run` starts it) hold
+no server thread: with more waits open than the server has threads for sync code, another user's
+/api/v1/me is answered while every wait is still open. A client that goes away gives its slot back."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+
+import aiohttp
+import django_rq
+import pytest
+import requests
+
+from tests.helpers.waiting import wait_until
+from tests.helpers.worker_process import database_url_for_subprocess
+from tests.webapp.conftest import post_job
+from webapp.api import wait_slots
+from webapp.ops.embedded import free_port
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+SYNC_THREADS = 2  # the server's threads for sync code (WEB_THREADS): fewer than the waits below
+WAITS = 12
+
+
+@pytest.fixture
+def web(tmp_path):
+    port = free_port()
+    env = dict(
+        os.environ,
+        DJANGO_SETTINGS_MODULE="webapp.settings",
+        DATABASE_URL=database_url_for_subprocess(),
+        WEB_THREADS=str(SYNC_THREADS),
+        VISAGE_WAITS_PER_USER=str(WAITS + 1),
+        DEBUG="0",
+    )
+    log = (tmp_path / "web.log").open("wb")
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "granian",
+            "--interface",
+            "asgi",
+            "webapp.asgi:application",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--workers",
+            "1",
+        ],
+        env=env,
+        start_new_session=True,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    url = f"http://127.0.0.1:{port}"
+
+    def answering():
+        assert process.poll() is None, (tmp_path / "web.log").read_text()[-3000:]
+        try:
+            return requests.get(f"{url}/api/v1/me", timeout=5).status_code == 401
+        except requests.ConnectionError:
+            return False
+
+    wait_until(answering, timeout_s=60, what="the web server")
+    yield url
+    os.killpg(process.pid, signal.SIGTERM)
+    process.wait(timeout=20)
+
+
+def blocked_reads() -> int:
+    return sum(1 for client in django_rq.get_connection("default").client_list() if client["cmd"] == "xread")
+
+
+def test_open_waits_do_not_delay_another_users_request(web, api_a, api_b, astronaut_pair):
+    source, target, _ = astronaut_pair
+    job_id = post_job(api_a, source, target).json()["id"]  # no worker: it stays "created"
+    waiter = {"Authorization": api_a._credentials["HTTP_AUTHORIZATION"]}
+    other = {"Authorization": api_b._credentials["HTTP_AUTHORIZATION"]}
+    finished: list[str] = []
+
+    async def long_poll(session):
+        async with session.get(f"{web}/api/v1/jobs/{job_id}?wait=20&until=final", headers=waiter) as response:
+            assert response.status == 200
+            finished.append("wait")
+
+    async def stream(session):
+        async with session.get(f"{web}/api/v1/jobs/events", headers=waiter) as response:
+            assert response.status == 200
+            await response.content.readuntil(b"\n\n")  # connected
+            await asyncio.sleep(20)  # hold it open
+            finished.append("wait")
+
+    async def scenario():
+        async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0)) as session:
+            waits = [asyncio.create_task(long_poll(session)) for _ in range(WAITS - 2)]
+            waits += [asyncio.create_task(stream(session)) for _ in range(2)]
+            await asyncio.to_thread(
+                wait_until,
+                lambda: blocked_reads() >= WAITS,
+                timeout_s=60,
+                what=f"{WAITS} waits blocked in Redis",
+            )
+            async with session.get(f"{web}/api/v1/me", headers=other) as me:
+                assert me.status == 200 and (await me.json())["username"] == "bob"
+                finished.append("me")
+            open_waits = sum(not task.done() for task in waits)
+            for task in waits:
+                task.cancel()
+            await asyncio.gather(*waits, return_exceptions=True)
+            return open_waits
+
+    open_waits = asyncio.run(scenario())
+    assert finished[0] == "me" and open_waits == WAITS  # answered while every wait was still open
+
+
+def test_a_client_that_goes_away_gives_its_slot_back(web, api_a, user_a, astronaut_pair):
+    source, target, _ = astronaut_pair
+    job_id = post_job(api_a, source, target).json()["id"]
+    headers = {"Authorization": api_a._credentials["HTTP_AUTHORIZATION"]}
+    leases = django_rq.get_connection("default")
+
+    async def scenario():
+        async with aiohttp.ClientSession() as session:
+            poll = asyncio.create_task(session.get(f"{web}/api/v1/jobs/{job_id}?wait=20", headers=headers))
+            async with session.get(f"{web}/api/v1/jobs/events", headers=headers) as response:
+                await response.content.readuntil(b"\n\n")
+                await asyncio.to_thread(
+                    wait_until,
+                    lambda: leases.zcard(wait_slots.leases_key(user_a.pk)) == 2,
+                    timeout_s=60,
+                    what="two open waits",
+                )
+            poll.cancel()
+            await asyncio.gather(poll, return_exceptions=True)
+
+    asyncio.run(scenario())
+    wait_until(
+        lambda: leases.zcard(wait_slots.leases_key(user_a.pk)) == 0,
+        timeout_s=30,
+        what="both slots given back after their clients went away",
+    )

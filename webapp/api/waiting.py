@@ -1,0 +1,101 @@
+"""API views that wait (the long-poll, the event stream) without holding a server thread.
+
+DRF views are synchronous. `waiting_view(ViewClass)` runs the view as usual (authentication,
+throttling, validation, the first read: everything DRF does, on the request's thread within a
+webapp.serving slot) as an async Django view. A view that has to wait answers `LongPoll`, and the
+wait itself, an XREAD BLOCK on the user's event stream, is awaited on the event loop; each event
+and the timeout go back to the view's own code on a thread, whose answer DRF renders as before
+(errors as problem+json). An event stream's body is an async generator, so it waits on the loop
+too. Under WSGI (the test client) the same code runs, on a thread Django adapts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from django.views.decorators.csrf import csrf_exempt
+from rest_framework.response import Response
+
+from webapp import serving
+from webapp.jobs import events
+
+from . import wait_slots
+from .problems import problem_response
+
+
+class LongPoll(Response):
+    """A view's "not yet": wait for `job_id`'s events after `after` for `timeout_s`; each event goes
+    to `on_event` (a response ends the wait, None waits on), the end of the wait to `on_timeout`."""
+
+    def __init__(
+        self,
+        *,
+        view,
+        request,
+        user_id: int,
+        job_id,
+        after: str,
+        timeout_s: float,
+        lease: wait_slots.Lease | None,
+        on_event: Callable,
+        on_timeout: Callable,
+    ):
+        super().__init__()
+        self.view, self.drf_request = view, request
+        self.user_id, self.job_id, self.after, self.timeout_s, self.lease = (
+            user_id,
+            job_id,
+            after,
+            timeout_s,
+            lease,
+        )
+        self.on_event, self.on_timeout = on_event, on_timeout
+
+    async def answer(self):
+        try:
+            async for event in events.job_updates(
+                user_id=self.user_id, job_id=self.job_id, after=self.after, timeout_s=self.timeout_s
+            ):
+                response = await serving.run_sync(self._respond, self.on_event, event)
+                if response is not None:
+                    return response
+            return await serving.run_sync(self._respond, self.on_timeout)
+        finally:
+            await wait_slots.give_back(self.lease)
+
+    def _respond(self, step: Callable, *args):
+        """`step` as DRF's dispatch would run a handler: exceptions become problem responses."""
+        try:
+            response = step(*args)
+            if response is None:
+                return None
+        except Exception as exc:  # noqa: BLE001 - DRF's handle_exception re-raises what it does not map
+            response = self.view.handle_exception(exc)
+        return self.view.finalize_response(self.drf_request, response)
+
+
+def too_many_waits(request, refusal: wait_slots.TooManyWaits):
+    return problem_response(
+        request,
+        status_code=429,
+        code="too_many_waits",
+        detail="You have too many long-polls and event streams open at once; close one or wait for one "
+        "to end.",
+        headers={"Retry-After": str(refusal.retry_after_s)},
+    )
+
+
+def waiting_view(view_class) -> Callable:
+    """`view_class.as_view()` as an async view: its waits hold no thread."""
+    sync_view = view_class.as_view()
+
+    async def view(request, *args, **kwargs):
+        response = await serving.run_sync(sync_view, request, *args, **kwargs)
+        if isinstance(response, LongPoll):
+            response = await response.answer()
+        return response
+
+    # What DRF and drf-spectacular read off an as_view() callable (the schema stays the same).
+    view.cls, view.initkwargs = sync_view.cls, sync_view.initkwargs
+    view.__name__ = view.__qualname__ = view_class.__name__
+    return csrf_exempt(view)
