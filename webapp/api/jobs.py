@@ -82,6 +82,8 @@ class JobListCreateView(ThrottledView):
             options=submitted.options,
             consent=submitted.consent,
             idempotency_key=key,
+            source_upload_ids=submitted.source_upload_ids,
+            target_upload_id=submitted.target_upload_id,
         )
         if channel == "site":  # the site's upload page remembers the consent for this session
             request.session[submission.CONSENT_SESSION_KEY] = settings.CONSENT_VERSION

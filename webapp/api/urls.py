@@ -1,6 +1,6 @@
 from django.urls import include, path
 
-from . import account, faces, job_events, jobs, quotes
+from . import account, faces, job_events, jobs, quotes, uploads
 
 urlpatterns = [
     path("auth/token", account.TokenView.as_view(), name="api-token"),
@@ -10,6 +10,9 @@ urlpatterns = [
     path("jobs/<uuid:job_id>", jobs.JobDetailView.as_view(), name="api-job-detail"),
     path("jobs/<uuid:job_id>/cancel", jobs.JobCancelView.as_view(), name="api-job-cancel"),
     path("jobs/<uuid:job_id>/share", jobs.JobShareView.as_view(), name="api-job-share"),
+    path("uploads", uploads.UploadCreateView.as_view(), name="api-uploads"),
+    path("uploads/<uuid:upload_id>", uploads.UploadDetailView.as_view(), name="api-upload-detail"),
+    path("uploads/<uuid:upload_id>/complete", uploads.UploadCompleteView.as_view(), name="api-upload-complete"),
     path("faces", faces.FaceDetectView.as_view(), name="api-faces"),
     path("quotes", quotes.QuoteCreateView.as_view(), name="api-quotes"),
     path("", include("billing.urls")),

@@ -72,6 +72,18 @@ class SubmittedFields(serializers.Serializer):
         "with more photos of the same person: the identity is averaged over all of them.",
     )
     target = serializers.FileField(required=False, help_text="Photo to put the face into")
+    source_upload = serializers.ListField(
+        child=serializers.UUIDField(),
+        required=False,
+        max_length=16,
+        help_text="Instead of source files: the ids of completed direct uploads (POST /api/v1/uploads) of the "
+        "source photo(s), repeated in order.",
+    )
+    target_upload = serializers.UUIDField(
+        required=False,
+        help_text="Instead of a target file: the id of a completed direct upload (POST /api/v1/uploads), "
+        "for large videos sent in resumable parts straight to storage.",
+    )
     mode = serializers.ChoiceField(choices=Mode.choices, default=Mode.STANDARD)
     resolution = serializers.ChoiceField(choices=Resolution.choices, default=Resolution.P720)
     faces = serializers.ChoiceField(choices=FaceSelection.choices, default=FaceSelection.ONE)
@@ -163,6 +175,8 @@ class OptionsRefused(Exception):
 class Submission:
     options: JobOptions
     consent: Consent
+    source_upload_ids: tuple = ()  # direct uploads named instead of posted files
+    target_upload_id: object = None
 
 
 def parse_submission(fields: Mapping, *, channel: str) -> Submission:
@@ -183,4 +197,9 @@ def parse_submission(fields: Mapping, *, channel: str) -> Submission:
         webhook_url=data.get("webhook_url", ""),
         face_sources=data.get("face_sources") or (),
     )
-    return Submission(options=options, consent=Consent(given=data.get("consent") is True, channel=channel))
+    return Submission(
+        options=options,
+        consent=Consent(given=data.get("consent") is True, channel=channel),
+        source_upload_ids=tuple(data.get("source_upload") or ()),
+        target_upload_id=data.get("target_upload"),
+    )

@@ -31,7 +31,7 @@ from webapp.telemetry import context, metrics, tracing
 
 from . import dispatch
 from .choices import JobState
-from .services import lifecycle, maintenance
+from .services import direct_uploads, lifecycle, maintenance
 
 logger = logging.getLogger(__name__)
 
@@ -88,6 +88,8 @@ class Sweeper:
                 counts = maintenance.jobs_sweep_stale()
                 if any(counts.values()):
                     logger.warning("swept stale jobs: %s", counts)
+                if expired := direct_uploads.direct_uploads_expire():
+                    logger.info("expired %d abandoned direct uploads", expired)
             except Exception:  # the sweeper must outlive a database or Redis blip
                 logger.exception("stale-job sweep failed")
             finally:
