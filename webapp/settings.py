@@ -126,6 +126,10 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 
+# --- App tokens (webapp/accounts/devices.py): short-lived access, rotating refresh ---------------
+ACCESS_TOKEN_TTL_S = env_int("VISAGE_ACCESS_TOKEN_TTL_S", 15 * 60)
+REFRESH_TOKEN_TTL_S = env_int("VISAGE_REFRESH_TOKEN_TTL_S", 30 * 24 * 3600)
+
 # --- Sign-in limits (webapp/accounts/login_limits.py) -------------------------------------------
 # Reverse proxies in front of the web server that append to X-Forwarded-For (0: ignore the header,
 # the socket's address is the client). The API throttles (DRF NUM_PROXIES) and the login limits agree.

@@ -4,6 +4,9 @@ from . import account, faces, job_events, jobs, quotes, uploads
 
 urlpatterns = [
     path("auth/token", account.TokenView.as_view(), name="api-token"),
+    path("auth/refresh", account.RefreshView.as_view(), name="api-token-refresh"),
+    path("auth/devices", account.DeviceListView.as_view(), name="api-devices"),
+    path("auth/devices/<int:device_id>", account.DeviceDetailView.as_view(), name="api-device-detail"),
     path("me", account.MeView.as_view(), name="api-me"),
     path("jobs", jobs.JobListCreateView.as_view(), name="api-jobs"),
     path("jobs/events", job_events.JobEventsView.as_view(), name="api-job-events"),
