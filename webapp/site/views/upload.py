@@ -16,7 +16,7 @@ from billing import selectors as billing_selectors
 from billing.choices import Mode, Resolution
 from webapp.jobs.refusals import REFUSALS
 from webapp.jobs.services import intake
-from webapp.jobs.submission import OptionsRefused
+from webapp.jobs.submission import DEFAULT_RESOLUTION, OptionsRefused
 from webapp.media.validation import IMAGE_TYPES
 
 from ..submitting import consent_remembered, form_errors, parse_form, refused, remember_consent
@@ -51,6 +51,7 @@ def _upload_context(request: HttpRequest, *, errors: dict[str, str]) -> dict:
         ),
         "modes": Mode.choices,
         "resolutions": Resolution.choices,
+        "default_resolution": DEFAULT_RESOLUTION["web"],
         "consent_text": settings.CONSENT_TEXT,
         "consent_checked": consent_remembered(request),
     }
