@@ -1,7 +1,7 @@
 """The Django app `webapp` keeps its label, tables and migration history; its models live in the
 packages that own them and are registered here, where Django looks for them."""
 
-from webapp.accounts.models import ApiToken
+from webapp.accounts.models import ApiToken, DeviceToken, SignedInDevice
 from webapp.jobs.models import Job, ShareLink, Upload
 
-__all__ = ["ApiToken", "Job", "ShareLink", "Upload"]
+__all__ = ["ApiToken", "DeviceToken", "Job", "ShareLink", "SignedInDevice", "Upload"]

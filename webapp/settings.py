@@ -127,6 +127,10 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 
+# --- App tokens (webapp/accounts/devices.py): short-lived access, rotating refresh ---------------
+ACCESS_TOKEN_TTL_S = env_int("VISAGE_ACCESS_TOKEN_TTL_S", 15 * 60)
+REFRESH_TOKEN_TTL_S = env_int("VISAGE_REFRESH_TOKEN_TTL_S", 30 * 24 * 3600)
+
 # --- Sign-in limits (webapp/accounts/login_limits.py) -------------------------------------------
 # Reverse proxies in front of the web server that append to X-Forwarded-For (0: ignore the header,
 # the socket's address is the client). The API throttles (DRF NUM_PROXIES) and the login limits agree.
@@ -259,6 +263,10 @@ MIN_IMAGE_SIDE = env_int("VISAGE_MIN_IMAGE_SIDE", 64)
 MAX_SOURCE_PHOTOS = env_int("VISAGE_MAX_SOURCE_PHOTOS", 5)  # photos of the same face per job
 DATA_UPLOAD_MAX_MEMORY_SIZE = MAX_UPLOAD_BYTES * 2 + 1024 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
+# Direct uploads (POST /api/v1/uploads): parts sent straight to S3 (5 MiB is S3's smallest part),
+# and how long an unfinished or unused one is kept before the sweep aborts and deletes it.
+DIRECT_UPLOAD_PART_BYTES = max(5 * 1024 * 1024, env_int("VISAGE_DIRECT_UPLOAD_PART_BYTES", 8 * 1024 * 1024))
+DIRECT_UPLOAD_EXPIRY_S = env_int("VISAGE_DIRECT_UPLOAD_EXPIRY_S", 24 * 3600)
 
 # --- Video ---------------------------------------------------------------------------------
 VIDEO_ENABLED = env_bool("VISAGE_VIDEO_ENABLED", True)  # video targets (MP4/MOV/WebM)

@@ -1,4 +1,4 @@
-"""/api/v1/auth/token (log in / revoke) and /api/v1/me."""
+"""/api/v1/auth/token (log in / revoke), /api/v1/auth/refresh, /api/v1/auth/devices and /api/v1/me."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from billing import selectors as billing_selectors
-from webapp.accounts import services
+from webapp.accounts import devices, services
 from webapp.accounts.login_limits import LoginLocked, authenticate_limited
 
 from .authentication import BearerTokenAuthentication
@@ -31,14 +31,29 @@ class TokenView(APIView):
         username = serializers.CharField()
         password = serializers.CharField(style={"input_type": "password"})
         name = serializers.CharField(required=False, default="API token", max_length=100)
+        device_name = serializers.CharField(
+            required=False, max_length=100,
+            help_text="For apps: sign this device in. The answer is a short-lived access token and a refresh "
+            "token (rotated on every refresh) instead of a long-lived API token.",
+        )
+        client = serializers.ChoiceField(
+            choices=devices.CLIENTS, default="mobile",
+            help_text="With device_name: the kind of client, which sets its defaults (mobile: 720p, web: 1080p).",
+        )
 
         class Meta:
             ref_name = "TokenCreate"
 
     class OutputSerializer(serializers.Serializer):
-        token = serializers.CharField(help_text="Send as 'Authorization: Bearer <token>'. Shown once.")
-        name = serializers.CharField()
-        prefix = serializers.CharField()
+        token = serializers.CharField(
+            required=False, help_text="Without device_name: send as 'Authorization: Bearer <token>'. Shown once."
+        )
+        name = serializers.CharField(required=False)
+        prefix = serializers.CharField(required=False)
+        access_token = serializers.CharField(required=False, help_text="With device_name: the bearer token.")
+        refresh_token = serializers.CharField(required=False, help_text="Exchange once at /api/v1/auth/refresh.")
+        expires_in = serializers.IntegerField(required=False, help_text="The access token's lifetime in seconds.")
+        device = serializers.DictField(required=False)
 
         class Meta:
             ref_name = "Token"
@@ -64,16 +79,110 @@ class TokenView(APIView):
             raise TooManyFailedLogins(wait=exc.retry_after_s, detail=exc.message) from None
         if user is None:
             raise exceptions.AuthenticationFailed("Wrong username or password.")
+        device_name = serializer.validated_data.get("device_name", "").strip()
+        if device_name:
+            pair = devices.device_sign_in(
+                user=user, device_name=device_name, client=serializer.validated_data["client"]
+            )
+            return Response(token_pair_payload(pair), status=status.HTTP_201_CREATED)
         token, key = services.api_token_create(user=user, name=serializer.validated_data["name"])
         return Response({"token": key, "name": token.name, "prefix": token.prefix}, status=status.HTTP_201_CREATED)
 
     @extend_schema(operation_id="auth_token_revoke", responses={204: None, 401: PROBLEM},
-                   summary="Revoke the token this request is authenticated with")
+                   summary="Revoke the token this request is authenticated with (an access token: sign its "
+                   "device out)")
     def delete(self, request):
+        device = getattr(request, "signed_in_device", None)
+        if device is not None:
+            devices.device_sign_out(device=device)
+            return Response(status=status.HTTP_204_NO_CONTENT)
         token = getattr(request, "api_token", None)
         if token is None or not isinstance(request.successful_authenticator, BearerTokenAuthentication):
             raise exceptions.NotAuthenticated("Send the token to revoke as 'Authorization: Bearer <token>'.")
         services.api_token_revoke(token=token)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+def token_pair_payload(pair: devices.TokenPair) -> dict:
+    return {
+        "access_token": pair.access_token,
+        "refresh_token": pair.refresh_token,
+        "token_type": "Bearer",
+        "expires_in": pair.access_expires_in_s,
+        "refresh_expires_in": pair.refresh_expires_in_s,
+        "device": device_payload(pair.device),
+    }
+
+
+def device_payload(device) -> dict:
+    return {
+        "id": device.id,
+        "name": device.name,
+        "client": device.client,
+        "created_at": device.created_at,
+        "last_used_at": device.last_used_at,
+    }
+
+
+class RefreshRefused(exceptions.AuthenticationFailed):
+    """401 with the reason's own code (refresh_token_reused, refresh_token_expired, …)."""
+
+    def __init__(self, refused: devices.RefreshRefused):
+        super().__init__(refused.message)
+        self.default_code = refused.code
+
+
+class RefreshView(APIView):
+    authentication_classes = [BearerTokenAuthentication]  # its WWW-Authenticate makes refusals 401s
+    permission_classes = [AllowAny]
+    throttle_classes = [AuthThrottle]
+
+    class InputSerializer(serializers.Serializer):
+        refresh_token = serializers.CharField(max_length=200)
+
+        class Meta:
+            ref_name = "TokenRefresh"
+
+    @extend_schema(operation_id="auth_refresh", request=InputSerializer,
+                   responses={200: TokenView.OutputSerializer, 400: PROBLEM, 401: PROBLEM, 429: PROBLEM},
+                   summary="Exchange a refresh token (once) for a new access and refresh token",
+                   description="Each refresh token works once. Presenting one again after it was exchanged "
+                   "signs the device out (401 refresh_token_reused): someone else may hold a copy.")
+    def post(self, request):
+        serializer = self.InputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        try:
+            pair = devices.device_refresh(refresh_token=serializer.validated_data["refresh_token"])
+        except devices.RefreshRefused as exc:
+            raise RefreshRefused(exc) from None
+        return Response(token_pair_payload(pair))
+
+
+class DeviceListView(APIView):
+    throttle_classes = [ReadThrottle]
+
+    @extend_schema(operation_id="auth_devices_list", responses={200: OpenApiResponse(
+        description="The devices signed in to your account: id, name, client, created_at, last_used_at, current "
+        "(the one this request comes from)"), 401: PROBLEM},
+        summary="Devices signed in to your account")
+    def get(self, request):
+        current = getattr(getattr(request, "signed_in_device", None), "id", None)
+        return Response([
+            {**device_payload(device), "current": device.id == current}
+            for device in devices.devices_for_user(user=request.user)
+        ])
+
+
+class DeviceDetailView(APIView):
+    throttle_classes = [ReadThrottle]
+
+    @extend_schema(operation_id="auth_devices_sign_out", responses={204: None, 401: PROBLEM, 404: PROBLEM},
+                   summary="Sign a device out: its access and refresh tokens stop working at once")
+    def delete(self, request, device_id: int):
+        device = devices.devices_for_user(user=request.user).filter(id=device_id).first()
+        if device is None:
+            raise exceptions.NotFound("No signed-in device with this id.")
+        devices.device_sign_out(device=device)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 

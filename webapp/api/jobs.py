@@ -40,6 +40,23 @@ class ThrottledView(APIView):
         return response
 
 
+CLIENT_HEADER = "X-Visage-Client"
+
+
+def request_client(request) -> str | None:
+    """The client whose defaults a request gets: the X-Visage-Client header, else the signed-in
+    device's client, else None (the channel decides). An unknown header value is a 400."""
+    named = request.headers.get(CLIENT_HEADER, "").strip().lower()
+    if named:
+        if named not in submission.CLIENTS:
+            raise serializers.ValidationError(
+                {CLIENT_HEADER: f"{CLIENT_HEADER} is one of {', '.join(submission.CLIENTS)}, not {named[:40]!r}."}
+            )
+        return named
+    device = getattr(request, "signed_in_device", None)
+    return device.client if device is not None else None
+
+
 class JobListCreateView(ThrottledView):
     parser_classes = [MultiPartParser, FormParser]
 
@@ -63,7 +80,15 @@ class JobListCreateView(ThrottledView):
                 OpenApiParameter.HEADER,
                 required=False,
                 description="Retry-safe creation: the same key returns the same job.",
-            )
+            ),
+            OpenApiParameter(
+                CLIENT_HEADER,
+                str,
+                OpenApiParameter.HEADER,
+                required=False,
+                enum=list(submission.CLIENTS),
+                description="The kind of client, for its defaults (resolution: mobile 720p, web 1080p).",
+            ),
         ],
         responses={201: JOB, 400: PROBLEM, 401: PROBLEM, 402: PROBLEM, 415: PROBLEM, 422: PROBLEM, 429: PROBLEM},
         summary="Create a face-swap job",
@@ -72,7 +97,7 @@ class JobListCreateView(ThrottledView):
         # The site's upload page posts here with its session; apps use bearer tokens.
         channel = "site" if isinstance(request.successful_authenticator, SessionAuthentication) else "api"
         try:
-            submitted = submission.parse_submission(request.data, channel=channel)
+            submitted = submission.parse_submission(request.data, channel=channel, client=request_client(request))
         except submission.OptionsRefused as exc:
             raise serializers.ValidationError(exc.errors) from None
         key = request.headers.get("Idempotency-Key", "").strip()
@@ -83,6 +108,8 @@ class JobListCreateView(ThrottledView):
             options=submitted.options,
             consent=submitted.consent,
             idempotency_key=key,
+            source_upload_ids=submitted.source_upload_ids,
+            target_upload_id=submitted.target_upload_id,
         )
         payload = job_payload(job, request=request)
         headers = {"Location": payload["urls"]["self"], "ETag": events.remember(job)}

@@ -27,3 +27,11 @@ class FaceSelection(models.TextChoices):
 class UploadRole(models.TextChoices):
     SOURCE = "source"
     TARGET = "target"
+
+
+class DirectUploadState(models.TextChoices):
+    PENDING = "pending"  # parts are being sent straight to S3
+    READY = "ready"  # completed and validated: a job may use it
+    USED = "used"  # a job took it (its object is now that job's Upload)
+    REJECTED = "rejected"  # the stored file failed validation; deleted
+    EXPIRED = "expired"  # abandoned; the multipart upload aborted and the object deleted

@@ -62,3 +62,31 @@ class OriginalsDeleted(JobError):
 
     code = "originals_deleted"
     status = 409
+
+
+class UploadNotFound(JobError):
+    """No direct upload with this id belongs to the caller (another user's is not found either)."""
+
+    code = "upload_not_found"
+    status = 404
+
+
+class UploadIncomplete(JobError):
+    """Complete was asked for before S3 held every part (or a part has the wrong size)."""
+
+    code = "upload_incomplete"
+    status = 409
+
+
+class UploadNotReady(JobError):
+    """A job named a direct upload that is not complete and valid, or is used, rejected or expired."""
+
+    code = "upload_not_ready"
+    status = 409
+
+
+class ChecksumMismatch(JobError):
+    """The stored object is not the file declared at create (size or SHA-256 differ)."""
+
+    code = "checksum_mismatch"
+    status = 422

@@ -11,7 +11,7 @@ from django.db.models import Q
 from billing.choices import Mode, Resolution
 from webapp.media.choices import MediaKind
 
-from .choices import FaceSelection, JobState, UploadRole
+from .choices import DirectUploadState, FaceSelection, JobState, UploadRole
 
 
 class Upload(models.Model):
@@ -40,6 +40,33 @@ class Upload(models.Model):
     def __str__(self) -> str:
         return f"{self.role} {self.media_type} {self.width}×{self.height}"
 
+
+
+class DirectUpload(models.Model):
+    """A file the app sends in parts straight to S3 (presigned multipart upload), validated once
+    complete; a job then names it instead of carrying the file. Never billed by itself."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="direct_uploads")
+    kind = models.CharField(max_length=16, choices=MediaKind.choices)  # as declared; checked on the content
+    content_type = models.CharField(max_length=64)  # as declared; the content's own type is in `media`
+    size_bytes = models.PositiveBigIntegerField()  # as declared; the stored object must match
+    sha256 = models.CharField(max_length=64)  # as declared; the stored object must match
+    s3_key = models.CharField(max_length=512)
+    s3_upload_id = models.CharField(max_length=512)
+    part_size_bytes = models.PositiveBigIntegerField()
+    part_count = models.PositiveIntegerField()
+    state = models.CharField(max_length=16, choices=DirectUploadState.choices, default=DirectUploadState.PENDING)
+    media = models.JSONField(default=dict, blank=True)  # what validation found (type, size, frames, …)
+    created_at = models.DateTimeField(auto_now_add=True)
+    expires_at = models.DateTimeField()
+    completed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["state", "expires_at"])]
+
+    def __str__(self) -> str:
+        return f"Direct upload {self.id} ({self.state})"
 
 class Job(models.Model):
     """One face swap. The row is the source of truth; its id is also the RQ job id."""

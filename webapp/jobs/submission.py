@@ -25,6 +25,10 @@ from .webhook_urls import WebhookRefused, check_webhook_url_at_submit
 
 MAX_FACE_INDEX = 63  # faces are numbered largest first; no photo needs more
 MAX_FACE_SOURCES = 16
+# The resolution a job gets when the request names none: it follows the client (the design: mobile
+# apps 720p, the web 1080p). An explicit `resolution` always wins.
+CLIENTS = ("mobile", "web")
+DEFAULT_RESOLUTION = {"mobile": Resolution.P720, "web": Resolution.P1080}
 
 
 @extend_schema_field(
@@ -69,8 +73,27 @@ class SubmittedFields(serializers.Serializer):
         "with more photos of the same person: the identity is averaged over all of them.",
     )
     target = serializers.FileField(required=False, help_text="Photo to put the face into")
+    source_upload = serializers.ListField(
+        child=serializers.UUIDField(),
+        required=False,
+        max_length=16,
+        help_text="Instead of source files: the ids of completed direct uploads (POST /api/v1/uploads) of the "
+        "source photo(s), repeated in order.",
+    )
+    target_upload = serializers.UUIDField(
+        required=False,
+        help_text="Instead of a target file: the id of a completed direct upload (POST /api/v1/uploads), "
+        "for large videos sent in resumable parts straight to storage.",
+    )
     mode = serializers.ChoiceField(choices=Mode.choices, default=Mode.STANDARD)
-    resolution = serializers.ChoiceField(choices=Resolution.choices, default=Resolution.P720)
+    resolution = serializers.ChoiceField(
+        choices=Resolution.choices,
+        required=False,
+        help_text="When omitted, it follows the client: 720p for mobile apps, 1080p for the web. The client is "
+        "the X-Visage-Client header (mobile or web) when sent, else the signed-in device's client (POST "
+        "/api/v1/auth/token with device_name and client), else web for the site's session and mobile for "
+        "bearer tokens.",
+    )
     faces = serializers.ChoiceField(choices=FaceSelection.choices, default=FaceSelection.ONE)
     face_index = serializers.IntegerField(
         required=False, min_value=0, max_value=MAX_FACE_INDEX, allow_null=True
@@ -160,11 +183,14 @@ class OptionsRefused(Exception):
 class Submission:
     options: JobOptions
     consent: Consent
+    source_upload_ids: tuple = ()  # direct uploads named instead of posted files
+    target_upload_id: object = None
 
 
-def parse_submission(fields: Mapping, *, channel: str) -> Submission:
+def parse_submission(fields: Mapping, *, channel: str, client: str | None = None) -> Submission:
     """The options and consent in a create request's fields (a QueryDict or a dict of strings);
-    `channel`: "api" or "site", recorded with the consent. Raises OptionsRefused."""
+    `channel`: "api" or "site", recorded with the consent; `client`: "mobile" or "web", whose
+    defaults apply (None: the site is the web, the API mobile). Raises OptionsRefused."""
     serializer = SubmittedFields(data=fields)
     if not serializer.is_valid():
         raise OptionsRefused(
@@ -173,11 +199,16 @@ def parse_submission(fields: Mapping, *, channel: str) -> Submission:
     data = serializer.validated_data
     options = JobOptions(
         mode=data["mode"],
-        resolution=data["resolution"],
+        resolution=data.get("resolution") or DEFAULT_RESOLUTION[client or ("web" if channel == "site" else "mobile")],
         faces=data["faces"],
         face_index=data.get("face_index"),
         reference_face_index=data.get("reference_face_index"),
         webhook_url=data.get("webhook_url", ""),
         face_sources=data.get("face_sources") or (),
     )
-    return Submission(options=options, consent=Consent(given=data.get("consent") is True, channel=channel))
+    return Submission(
+        options=options,
+        consent=Consent(given=data.get("consent") is True, channel=channel),
+        source_upload_ids=tuple(data.get("source_upload") or ()),
+        target_upload_id=data.get("target_upload"),
+    )

@@ -32,7 +32,7 @@ from webapp.telemetry import context, metrics, tracing
 
 from . import dispatch
 from .choices import JobState
-from .services import lifecycle, maintenance, stored_files, webhook_outbox
+from .services import direct_uploads, lifecycle, maintenance, stored_files, webhook_outbox
 
 logger = logging.getLogger(__name__)
 
@@ -95,6 +95,8 @@ class Sweeper:
                     counts["orphan_uploads"] = stored_files.uploads_sweep_orphans()
                 if any(counts.values()):
                     logger.warning("swept stale jobs: %s", counts)
+                if expired := direct_uploads.direct_uploads_expire():
+                    logger.info("expired %d abandoned direct uploads", expired)
             except Exception:  # the sweeper must outlive a database or Redis blip
                 logger.exception("stale-job sweep failed")
             finally:

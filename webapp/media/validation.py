@@ -12,7 +12,8 @@ import hashlib
 import io
 import re
 from dataclasses import dataclass, replace
-from typing import NoReturn
+from pathlib import Path
+from typing import BinaryIO, NoReturn
 
 from django.conf import settings
 from PIL import Image, UnidentifiedImageError
@@ -61,10 +62,13 @@ class MediaInfo:
     duration_seconds: float | None = None
     has_audio: bool = False
     name: str = ""  # the file's name on the uploader's device (for the gallery's search), if sent
+    # A direct upload already in the uploads bucket: its key and size (`data` is then empty).
+    stored_key: str = ""
+    stored_size_bytes: int | None = None
 
     @property
     def size_bytes(self) -> int:
-        return len(self.data)
+        return len(self.data) if self.stored_size_bytes is None else self.stored_size_bytes
 
 
 def sniff_media_type(head: bytes) -> str | None:
@@ -232,15 +236,48 @@ def _unsupported(field: str, message: str, *, status: int = 400) -> UploadReject
     return UploadRejected("unsupported_media_type", message, field=field, status=status)
 
 
+def inspect_stored_file(path: Path, *, sha256: str, field: str, allow_video: bool, name: str = "") -> MediaInfo:
+    """inspect_upload for a file already on disk (a direct upload streamed from S3): the same
+    limits, sniffing and probes. A video is probed from the file (never read into memory; the
+    MediaInfo then has no `data`); a photo, bounded by the photo limit, is read to decode it."""
+    size_bytes = path.stat().st_size
+    limit_bytes = max(settings.MAX_UPLOAD_BYTES, settings.VIDEO_MAX_BYTES) if allow_video else settings.MAX_UPLOAD_BYTES
+    if size_bytes == 0:
+        raise UploadRejected("empty_file", f"The {field} file is empty.", field=field)
+    if size_bytes > limit_bytes:
+        raise _too_large(field, size_bytes, limit_bytes)
+    with path.open("rb") as file:
+        media_type = sniff_media_type(file.read(32))
+    if media_type in IMAGE_TYPES.values():
+        if size_bytes > settings.MAX_UPLOAD_BYTES:
+            raise _too_large(field, size_bytes, settings.MAX_UPLOAD_BYTES)
+        return replace(inspect_image(path.read_bytes(), field=field, media_type=media_type), name=name)
+    if media_type and media_type.startswith("video/") and allow_video:
+        with path.open("rb") as file:
+            return _inspect_video_source(
+                file, size_bytes=size_bytes, sha256=sha256, data=b"", field=field, media_type=media_type, name=name
+            )
+    _refuse_unsupported(media_type, field=field, allow_video=allow_video)
+
+
 def inspect_video(data: bytes, *, field: str, media_type: str) -> MediaInfo:
-    if len(data) > settings.VIDEO_MAX_BYTES:
+    return _inspect_video_source(
+        io.BytesIO(data), size_bytes=len(data), sha256=hashlib.sha256(data).hexdigest(), data=data,
+        field=field, media_type=media_type,
+    )
+
+
+def _inspect_video_source(
+    source: BinaryIO, *, size_bytes: int, sha256: str, data: bytes, field: str, media_type: str, name: str = ""
+) -> MediaInfo:
+    if size_bytes > settings.VIDEO_MAX_BYTES:
         raise UploadRejected(
             "file_too_large",
-            f"The {field} video is {len(data)} bytes; the limit is {settings.VIDEO_MAX_BYTES} bytes.",
+            f"The {field} video is {size_bytes} bytes; the limit is {settings.VIDEO_MAX_BYTES} bytes.",
             field=field,
         )
     try:
-        info = video_io.probe(io.BytesIO(data))
+        info = video_io.probe(source)
     except video_io.NoVideoStream as exc:
         raise UploadRejected(
             "unsupported_media_type",
@@ -289,7 +326,7 @@ def inspect_video(data: bytes, *, field: str, media_type: str) -> MediaInfo:
             field=field,
         )
     return MediaInfo(
-        data, hashlib.sha256(data).hexdigest(), media_type, MediaKind.VIDEO, info.width, info.height,
+        data, sha256, media_type, MediaKind.VIDEO, info.width, info.height,
         frames=info.frames, fps=float(info.fps), duration_seconds=round(info.duration_seconds, 3),
-        has_audio=info.has_audio,
+        has_audio=info.has_audio, name=name, stored_size_bytes=None if data else size_bytes,
     )

@@ -57,4 +57,5 @@ urlpatterns = [
     path("account/credits/canceled/", credits.credits_cancel, name="credits-cancel"),
     path("account/tokens", account.token_create, name="token-create"),
     path("account/tokens/<int:token_id>/revoke", account.token_revoke, name="token-revoke"),
+    path("account/devices/<int:device_id>/sign-out", account.device_sign_out, name="device-sign-out"),
 ]

@@ -23,6 +23,7 @@ from .. import dispatch, events
 from ..choices import UploadRole
 from ..errors import ConsentRequired, IdempotencyKeyMismatch, InvalidIdempotencyKey, InvalidOption
 from ..models import Job, Upload
+from . import direct_uploads
 
 IDEMPOTENCY_KEY_MAX_CHARS = Job._meta.get_field("idempotency_key").max_length
 
@@ -81,11 +82,15 @@ def job_submit(
     options: JobOptions,
     consent: Consent | None,
     idempotency_key: str = "",
+    source_upload_ids: Sequence = (),
+    target_upload_id=None,
 ) -> tuple[Job, bool]:
     """A create request from the API or the site: check consent and the uploaded files, then create.
 
     `sources`: the uploaded source photos in order (several photos of one face, or one photo per
     person with `options.face_sources`); `target`: the uploaded photo or video (None when missing).
+    `source_upload_ids` / `target_upload_id`: completed direct uploads (POST /api/v1/uploads) named
+    instead of posted files, already validated as posted files are.
     Raises ConsentRequired (nothing is stored without consent), UploadRejected or InvalidOption
     naming the field at fault.
     """
@@ -97,7 +102,11 @@ def job_submit(
         )
     if consent is None or not consent.given:
         raise ConsentRequired(consent_required_message(), field="consent")
-    sources = list(sources) or [None]
+    if source_upload_ids and sources:
+        raise InvalidOption("Send the source photos as files or as upload ids, not both.", field="source_upload")
+    if target_upload_id and target is not None:
+        raise InvalidOption("Send the target as a file or as an upload id, not both.", field="target_upload")
+    sources = list(sources) or list(source_upload_ids) or [None]
     if len(sources) > settings.MAX_SOURCE_PHOTOS:
         raise InvalidOption(
             f"Send at most {settings.MAX_SOURCE_PHOTOS} photos of the face, not {len(sources)}.",
@@ -110,8 +119,16 @@ def job_submit(
                 f"It names source photo {highest}, but {len(sources)} were sent (numbered from 0 in upload order).",
                 field="face_sources",
             )
-    source, *extra_sources = [inspect_upload(f, field="source", allow_video=False) for f in sources]
-    target_info = inspect_upload(target, field="target", allow_video=settings.VIDEO_ENABLED)
+    if source_upload_ids:
+        source, *extra_sources = [_direct_source(user, upload_id) for upload_id in source_upload_ids]
+    else:
+        source, *extra_sources = [inspect_upload(f, field="source", allow_video=False) for f in sources]
+    if target_upload_id:
+        target_info = direct_uploads.media_info_for_job(user=user, upload_id=target_upload_id, field="target_upload")
+        if target_info.kind == MediaKind.VIDEO and not settings.VIDEO_ENABLED:
+            raise InvalidOption("Video targets are not enabled here.", field="target_upload")
+    else:
+        target_info = inspect_upload(target, field="target", allow_video=settings.VIDEO_ENABLED)
     if options.face_sources and target_info.kind != MediaKind.IMAGE:
         raise InvalidOption("face_sources works with photo targets only.", field="face_sources")
     return job_create(
@@ -123,6 +140,13 @@ def job_submit(
         extra_sources=extra_sources,
         consent=consent,
     )
+
+
+def _direct_source(user, upload_id) -> MediaInfo:
+    info = direct_uploads.media_info_for_job(user=user, upload_id=upload_id, field="source_upload")
+    if info.kind != MediaKind.IMAGE:
+        raise InvalidOption("A source must be a photo; this upload is a video.", field="source_upload")
+    return info
 
 
 def job_create(
@@ -153,11 +177,17 @@ def job_create(
     job_id = uuid.uuid4()
     files = {"source": source, "target": target}
     files.update({f"source-{i}": extra for i, extra in enumerate(extra_sources, 2)})
-    keys = {name: f"{user.pk}/{job_id}/{name}" for name in files}
+    # A direct upload is already stored: the job's Upload takes its key as it is.
+    keys = {name: info.stored_key or f"{user.pk}/{job_id}/{name}" for name, info in files.items()}
+    put_keys = [keys[name] for name, info in files.items() if not info.stored_key]
     try:
         for name, info in files.items():
-            storage.put_bytes(settings.S3_UPLOADS_BUCKET, keys[name], info.data, info.media_type)
+            if not info.stored_key:
+                storage.put_bytes(settings.S3_UPLOADS_BUCKET, keys[name], info.data, info.media_type)
         with transaction.atomic():
+            direct_uploads.direct_uploads_consume(
+                user=user, keys=[info.stored_key for info in files.values() if info.stored_key]
+            )
             job = _record_job(
                 job_id,
                 user=user,
@@ -175,7 +205,7 @@ def job_create(
             transaction.on_commit(lambda: dispatch.enqueue_screening(job_id), robust=True)
     except IntegrityError:
         # Two requests with one Idempotency-Key raced; the other one won.
-        _delete_objects(keys.values())
+        _delete_objects(put_keys)
         existing = Job.objects.filter(owner=user, idempotency_key=idempotency_key).first()
         if idempotency_key and existing is not None:
             return _replay(existing, fingerprint), False
@@ -186,7 +216,7 @@ def job_create(
         # (stored_files.uploads_sweep_orphans) deletes whatever landed without a job.
         raise
     except BaseException:
-        _delete_objects(keys.values())
+        _delete_objects(put_keys)  # a direct upload stays the user's, ready for another try
         raise
     return job, True
 

@@ -1,4 +1,5 @@
-"""/account/: the balance and history, and the user's API tokens (made and revoked here)."""
+"""/account/: the balance and history, the user's API tokens (made and revoked here) and the devices
+signed in to the app (signed out here)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
+from webapp.accounts import devices as account_devices
 from webapp.accounts import selectors as account_selectors
 from webapp.accounts import services as account_services
 from webapp.accounts.models import ApiToken
@@ -37,6 +39,7 @@ def _account_context(
         "tokens": account_selectors.api_tokens_for_user(user=request.user),
         "token_form": token_form,
         "new_token": new_token,
+        "devices": account_devices.devices_for_user(user=request.user),
     }
 
 
@@ -62,4 +65,13 @@ def token_revoke(request: HttpRequest, token_id: int) -> HttpResponse:
     token = get_object_or_404(ApiToken, id=token_id, owner=request.user, revoked_at__isnull=True)
     account_services.api_token_revoke(token=token)
     messages.success(request, f"Revoked the token “{token.name}”. Apps using it can no longer sign in.")
+    return redirect("account")
+
+
+@login_required
+@require_POST
+def device_sign_out(request: HttpRequest, device_id: int) -> HttpResponse:
+    device = get_object_or_404(account_devices.devices_for_user(user=request.user), id=device_id)
+    account_devices.device_sign_out(device=device)
+    messages.success(request, f"Signed out “{device.name}”. The app there must sign in again.")
     return redirect("account")

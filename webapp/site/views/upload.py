@@ -16,7 +16,7 @@ from billing import selectors as billing_selectors
 from billing.choices import Mode, Resolution
 from webapp.jobs.refusals import REFUSALS
 from webapp.jobs.services import intake
-from webapp.jobs.submission import OptionsRefused
+from webapp.jobs.submission import DEFAULT_RESOLUTION, OptionsRefused
 from webapp.media.validation import IMAGE_TYPES
 
 from ..submitting import form_errors, parse_form, refused
@@ -52,6 +52,7 @@ def _upload_context(request: HttpRequest, *, errors: dict[str, str]) -> dict:
         "modes": Mode.choices,
         "resolutions": Resolution.choices,
         # Never pre-ticked: consent is an act of each submission (and what its record says).
+        "default_resolution": DEFAULT_RESOLUTION["web"],
         "consent_text": settings.CONSENT_TEXT,
     }
 

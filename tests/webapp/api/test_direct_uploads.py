@@ -1,0 +1,250 @@
+"""Direct, resumable uploads: parts PUT straight to the embedded S3 server with presigned URLs, a
+failed part retried, a resume from the part list after a drop, validation of the stored object,
+expiry of abandoned uploads, and a job made from upload ids that a real worker completes."""
+
+from __future__ import annotations
+
+import hashlib
+import http.client
+import uuid
+from urllib.parse import urlsplit
+
+import pytest
+from django.conf import settings
+from django.core.management import call_command
+from django.core.signals import request_started
+from django.utils import timezone
+
+from billing.models import LedgerEntry
+from tests.helpers.direct_uploads import put_part, send_parts, start_upload, upload_whole
+from tests.webapp.conftest import drain
+from webapp.jobs.models import DirectUpload, Job
+from webapp.jobs.services import direct_uploads
+from webapp.media import multipart, storage
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+MIB = 1024 * 1024
+BIG_VIDEO_BYTES = 100 * MIB
+
+
+def pad_mp4(clip: bytes, total_bytes: int) -> bytes:
+    """The real clip followed by one top-level `free` box (ISO-BMFF padding every demuxer skips):
+    a valid video of exactly total_bytes."""
+    padding = total_bytes - len(clip)
+    return clip + padding.to_bytes(4, "big") + b"free" + bytes(padding - 8)
+
+
+@pytest.fixture
+def big_videos(settings):
+    settings.VIDEO_ENABLED = True
+    settings.VIDEO_MAX_BYTES = 120 * MIB
+    return settings
+
+
+class BodyBytesToDjango:
+    """Counts the request bodies the web process is sent (Content-Length of every request)."""
+
+    def __init__(self):
+        self.total = 0
+
+    def __call__(self, sender, environ=None, **kwargs):
+        self.total += int((environ or {}).get("CONTENT_LENGTH") or 0)
+
+
+def _dropped_part(part: dict, data: bytes, part_size_bytes: int) -> None:
+    """The connection dies halfway through the part's body (the socket closes): S3 never stores it."""
+    start = (part["part_number"] - 1) * part_size_bytes
+    body = data[start : start + part["size_bytes"]]
+    url = urlsplit(part["url"])
+    connection = http.client.HTTPConnection(url.netloc, timeout=30)
+    connection.putrequest("PUT", f"{url.path}?{url.query}", skip_accept_encoding=True)
+    connection.putheader("Content-Length", str(len(body)))
+    connection.endheaders()
+    connection.send(body[: len(body) // 2])
+    connection.close()
+
+
+def test_a_100mb_video_in_parts_with_a_failure_and_a_resume_becomes_a_succeeded_job(
+    api_a, funded_user, source_png, clip, big_videos
+):
+    video = pad_mp4(clip, BIG_VIDEO_BYTES)
+    counter = BodyBytesToDjango()
+    request_started.connect(counter)
+    try:
+        source = upload_whole(api_a, source_png, kind="image", content_type="image/png")
+        created = start_upload(api_a, video, kind="video", content_type="video/mp4")
+        assert created.status_code == 201, created.content
+        upload = created.json()
+        parts = upload["parts"]
+        assert len(parts) == -(-BIG_VIDEO_BYTES // settings.DIRECT_UPLOAD_PART_BYTES) > 10
+        # The part URLs name the S3 server, not the web server: the bytes go straight to storage.
+        assert {urlsplit(p["url"]).netloc for p in parts} == {settings.S3_ENDPOINT}
+
+        # Parts 1–6, part 3 failing midway and retried as it is.
+        send_parts(upload, video, [1, 2])
+        _dropped_part(parts[2], video, upload["part_size_bytes"])
+        listed = api_a.get(f"/api/v1/uploads/{upload['id']}").json()["parts_received"]
+        assert [p["part_number"] for p in listed] == [1, 2]
+        assert put_part(parts[2], video, upload["part_size_bytes"]).status_code == 200
+        send_parts(upload, video, [4, 5, 6])
+
+        # Completing too early names what is missing.
+        early = api_a.post(f"/api/v1/uploads/{upload['id']}/complete")
+        assert early.status_code == 409 and early.json()["code"] == "upload_incomplete"
+        assert "7" in early.json()["detail"]
+
+        # The connection drops; the app restarts knowing only the upload id.
+        resumed = api_a.get(f"/api/v1/uploads/{upload['id']}").json()
+        have = {p["part_number"] for p in resumed["parts_received"]}
+        assert have == {1, 2, 3, 4, 5, 6}
+        missing = [p["part_number"] for p in resumed["parts"] if p["part_number"] not in have]
+        assert send_parts(resumed, video, missing) == list(range(7, len(parts) + 1))
+
+        completed = api_a.post(f"/api/v1/uploads/{upload['id']}/complete")
+        assert completed.status_code == 200, completed.content
+        body = completed.json()
+        assert body["state"] == "ready"
+        assert body["media"]["kind"] == "video" and body["media"]["size_bytes"] == BIG_VIDEO_BYTES
+        assert body["media"]["sha256"] == hashlib.sha256(video).hexdigest()
+
+        response = api_a.post(
+            "/api/v1/jobs",
+            {"source_upload": source["id"], "target_upload": upload["id"], "consent": "true"},
+            format="multipart",
+        )
+        assert response.status_code == 201, response.content
+        job = response.json()
+        assert job["target"]["kind"] == "video" and job["target"]["frames"] == body["media"]["frames"]
+    finally:
+        request_started.disconnect(counter)
+    # Everything the web process was sent, over all those calls: small JSON and form fields.
+    assert counter.total < 64 * 1024
+
+    drain()
+    finished = api_a.get(f"/api/v1/jobs/{job['id']}").json()
+    assert finished["state"] == "succeeded", finished["error"]
+    assert DirectUpload.objects.get(id=upload["id"]).state == "used"
+    # The stored upload became the job's target: deleted with the job's originals once it ended.
+    assert not storage.exists(settings.S3_UPLOADS_BUCKET, DirectUpload.objects.get(id=upload["id"]).s3_key)
+
+
+def test_another_users_upload_is_not_found(api_a, api_b, source_png):
+    upload = upload_whole(api_a, source_png, kind="image", content_type="image/png")
+    assert api_b.get(f"/api/v1/uploads/{upload['id']}").status_code == 404
+    assert api_b.post(f"/api/v1/uploads/{upload['id']}/complete").status_code == 404
+    response = api_b.post(
+        "/api/v1/jobs",
+        {"source_upload": upload["id"], "target_upload": upload["id"], "consent": "true"},
+        format="multipart",
+    )
+    assert response.status_code == 404 and response.json()["code"] == "upload_not_found"
+    assert Job.objects.count() == 0
+
+
+def test_size_limit_at_create(api_a, settings):
+    settings.VIDEO_ENABLED = True
+    too_big = {"content_type": "video/mp4", "sha256": "0" * 64}
+    response = api_a.post(
+        "/api/v1/uploads",
+        {"kind": "video", "size_bytes": settings.VIDEO_MAX_BYTES + 1, **too_big},
+        format="json",
+    )
+    assert response.status_code == 400 and response.json()["code"] == "file_too_large"
+    response = api_a.post(
+        "/api/v1/uploads",
+        {
+            "kind": "image",
+            "size_bytes": settings.MAX_UPLOAD_BYTES + 1,
+            **too_big,
+            "content_type": "image/png",
+        },
+        format="json",
+    )
+    assert response.status_code == 400 and response.json()["code"] == "file_too_large"
+    assert DirectUpload.objects.count() == 0
+
+
+def test_the_size_limit_is_checked_again_on_the_stored_object(api_a, clip, big_videos):
+    created = start_upload(api_a, clip, kind="video", content_type="video/mp4").json()
+    send_parts(created, clip, [1])
+    big_videos.VIDEO_MAX_BYTES = len(clip) - 1  # the limit fell while the app was uploading
+    big_videos.MAX_UPLOAD_BYTES = len(clip) - 1
+    response = api_a.post(f"/api/v1/uploads/{created['id']}/complete")
+    assert response.status_code == 400 and response.json()["code"] == "file_too_large"
+    upload = DirectUpload.objects.get(id=created["id"])
+    assert upload.state == "rejected" and not storage.exists(settings.S3_UPLOADS_BUCKET, upload.s3_key)
+
+
+def test_the_stored_object_is_validated_like_a_posted_file(api_a):
+    not_a_photo = b"%PDF-1.4 this is a document, not a photo" * 100
+    created = start_upload(api_a, not_a_photo, kind="image", content_type="image/jpeg").json()
+    send_parts(created, not_a_photo, [1])
+    response = api_a.post(f"/api/v1/uploads/{created['id']}/complete")
+    assert response.status_code == 400 and response.json()["code"] == "unsupported_media_type"
+    upload = DirectUpload.objects.get(id=created["id"])
+    assert upload.state == "rejected" and not storage.exists(settings.S3_UPLOADS_BUCKET, upload.s3_key)
+
+
+def test_a_stored_object_that_is_not_the_declared_file_is_refused(api_a, source_png):
+    created = api_a.post(
+        "/api/v1/uploads",
+        {
+            "kind": "image",
+            "size_bytes": len(source_png),
+            "content_type": "image/png",
+            "sha256": hashlib.sha256(b"something else").hexdigest(),
+        },
+        format="json",
+    ).json()
+    send_parts(created, source_png, [1])
+    response = api_a.post(f"/api/v1/uploads/{created['id']}/complete")
+    assert response.status_code == 422 and response.json()["code"] == "checksum_mismatch"
+    assert DirectUpload.objects.get(id=created["id"]).state == "rejected"
+
+
+def test_an_upload_makes_one_job_only(api_a, source_png, astronaut_pair):
+    source = upload_whole(api_a, source_png, kind="image", content_type="image/png")
+    target = upload_whole(api_a, astronaut_pair[1], kind="image", content_type="image/jpeg")
+    fields = {"source_upload": source["id"], "target_upload": target["id"], "consent": "true"}
+    assert api_a.post("/api/v1/jobs", fields, format="multipart").status_code == 201
+    again = api_a.post("/api/v1/jobs", fields, format="multipart")
+    assert again.status_code == 409 and again.json()["code"] == "upload_not_ready"
+    assert Job.objects.count() == 1
+
+
+def test_a_job_cannot_use_an_unfinished_upload(api_a, source_png):
+    source = upload_whole(api_a, source_png, kind="image", content_type="image/png")
+    pending = start_upload(api_a, source_png, kind="image", content_type="image/png").json()
+    response = api_a.post(
+        "/api/v1/jobs",
+        {"source_upload": source["id"], "target_upload": pending["id"], "consent": "true"},
+        format="multipart",
+    )
+    assert response.status_code == 409 and response.json()["code"] == "upload_not_ready"
+
+
+def test_abandoned_uploads_expire_unbilled(api_a, funded_user, source_png, astronaut_pair):
+    ledger_before = LedgerEntry.objects.count()
+    pending = start_upload(api_a, source_png, kind="image", content_type="image/png").json()
+    send_parts(pending, source_png, [1])  # sent, never completed
+    ready = upload_whole(api_a, astronaut_pair[1], kind="image", content_type="image/jpeg")  # never used
+    rows = {row.id: row for row in DirectUpload.objects.all()}
+
+    assert direct_uploads.direct_uploads_expire() == 0  # not yet
+    later = timezone.now() + timezone.timedelta(seconds=settings.DIRECT_UPLOAD_EXPIRY_S + 1)
+    assert direct_uploads.direct_uploads_expire(now=later) == 2
+
+    pending_row = rows[uuid.UUID(pending["id"])]
+    with pytest.raises(storage.ObjectMissing):  # the multipart upload (and its part) is aborted
+        multipart.parts(settings.S3_UPLOADS_BUCKET, pending_row.s3_key, upload_id=pending_row.s3_upload_id)
+    assert storage.list_keys(settings.S3_UPLOADS_BUCKET) == []
+    assert set(DirectUpload.objects.values_list("state", flat=True)) == {"expired"}
+    assert LedgerEntry.objects.count() == ledger_before  # nothing held, nothing charged
+    response = api_a.post(
+        "/api/v1/jobs",
+        {"source_upload": ready["id"], "target_upload": ready["id"], "consent": "true"},
+        format="multipart",
+    )
+    assert response.status_code == 409 and response.json()["code"] == "upload_not_ready"
+    call_command("visage_sweep")  # the operator's command runs the same sweep (nothing left to do)
