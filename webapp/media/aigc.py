@@ -147,7 +147,7 @@ def gb45438_label_of(data: bytes) -> dict | None:
     if data[4:8] == b"ftyp":
         with av.open(io.BytesIO(data)) as container:
             value = container.metadata.get(GB_FIELD)
-        return json.loads(value) if value else None
+        return _json_object(value)
     with Image.open(io.BytesIO(data)) as image:
         xmp = image.info.get("xmp") or image.info.get("XML:com.adobe.xmp")
     if not xmp:
@@ -167,8 +167,16 @@ def _gb_from_xmp(xmp: str) -> dict | None:
         if value is None and element.tag == name:
             value = element.text
         if value:
-            return json.loads(value)
+            return _json_object(value)
     return None
+
+
+def _json_object(value: str | None) -> dict | None:
+    try:
+        parsed = json.loads(value) if value else None
+    except ValueError:
+        return None
+    return parsed if isinstance(parsed, dict) else None
 
 
 _marks: dict[MarkStyle, VisibleMark] = {}
