@@ -385,18 +385,28 @@ SERVICE_NAME = env_str("VISAGE_SERVICE_NAME", "Visage")  # the provider named in
 # C2PA Content Credentials: a PEM chain (signer first) and its key; ES256/ES384/PS256 or Ed25519.
 # Unset outside production: a development chain is generated into DATA_DIR/c2pa on first use.
 PROVENANCE_ENABLED = env_bool("VISAGE_PROVENANCE_ENABLED", True)
+# Which AI-content label standards results carry (webapp/media/aigc.py): `iptc` (EXIF/XMP/PNG-text/MP4
+# tags with the IPTC digital source type), `c2pa` (Content Credentials), `gb45438` (China's GB 45438-2025:
+# the AIGC metadata field and a CJK visible mark at least 5 % of the shorter side).
+AIGC_LABELS = env_list("VISAGE_AIGC_LABELS", ["iptc", "c2pa"])
+if not AIGC_LABELS or set(AIGC_LABELS) - {"iptc", "c2pa", "gb45438"}:
+    raise ImproperlyConfigured(
+        f"VISAGE_AIGC_LABELS must list one or more of iptc, c2pa, gb45438, not {','.join(AIGC_LABELS)!r}"
+    )
+AIGC_PRODUCER = env_str("VISAGE_AIGC_PRODUCER", SERVICE_NAME)  # GB 45438 ContentProducer: name or code
+AIGC_PROPAGATOR = env_str("VISAGE_AIGC_PROPAGATOR", "")  # GB 45438 ContentPropagator; empty: left to the app
 C2PA_CERT = env_str("VISAGE_C2PA_CERT", "")
 C2PA_KEY = env_str("VISAGE_C2PA_KEY", "")
 C2PA_TRUST_ANCHORS = env_str("VISAGE_C2PA_TRUST_ANCHORS", "")  # extra PEM roots readers here trust
 C2PA_TSA_URL = env_str("VISAGE_C2PA_TSA_URL", "")  # RFC 3161 time-stamp authority; empty: none
-if PRODUCTION and PROVENANCE_ENABLED and not (C2PA_CERT and C2PA_KEY):
+if PRODUCTION and PROVENANCE_ENABLED and "c2pa" in AIGC_LABELS and not (C2PA_CERT and C2PA_KEY):
     raise ImproperlyConfigured(
         "VISAGE_C2PA_CERT and VISAGE_C2PA_KEY (or their _FILE variants) are required when VISAGE_PRODUCTION=1; "
         "set VISAGE_PROVENANCE_ENABLED=0 to ship results without Content Credentials"
     )
 # The visible "AI-generated" badge burnt into downloads and video frames (off only on purpose: logged).
 MARK_ENABLED = env_bool("VISAGE_MARK_ENABLED", True)
-MARK_TEXT = env_str("VISAGE_MARK_TEXT", "AI-generated")
+MARK_TEXT = env_str("VISAGE_MARK_TEXT", "")  # empty: "AI-generated", or "AI生成" with gb45438
 MARK_POSITION = env_str("VISAGE_MARK_POSITION", "bottom-right")
 MARK_HEIGHT_FRACTION = env_float("VISAGE_MARK_HEIGHT_FRACTION", 0.10)  # of the shorter side
 # What an uploader confirms about the faces they upload; the version is stored with every job.

@@ -352,6 +352,10 @@ def _audio_packets(source: Source, out_container) -> Iterator[tuple[float, av.Pa
         container.close()
 
 
+# Tags the MP4 muxer writes as iTunes-style items; any other key needs `use_metadata_tags`.
+MP4_STANDARD_TAGS = {"title", "comment", "description", "artist", "album", "date", "genre", "copyright"}
+
+
 def join_parts(
     parts: list[Path],
     output: str | Path,
@@ -362,12 +366,14 @@ def join_parts(
 ) -> int:
     """Concatenate parts' video packets and mux the original audio once; MP4 with faststart.
 
-    `metadata` goes into the container (e.g. an AI-generated label). Returns the frames written.
+    `metadata` goes into the container (e.g. an AI-generated label); keys MP4 has no standard tag for
+    (GB 45438's `AIGC`) are written as `mdta` metadata items. Returns the frames written.
     """
     if not parts:
         raise ValueError("nothing to join")
     fps = Fraction(fps)
-    with av.open(str(output), "w", format="mp4", options={"movflags": "+faststart"}) as out:
+    flags = "+faststart" + ("+use_metadata_tags" if set(metadata or {}) - MP4_STANDARD_TAGS else "")
+    with av.open(str(output), "w", format="mp4", options={"movflags": flags}) as out:
         out.metadata.update(metadata or {})
         with av.open(str(parts[0])) as first:
             video_stream = out.add_stream_from_template(first.streams.video[0])

@@ -183,7 +183,7 @@ def _extra_anchors() -> bytes:
 
 def configured_chain() -> SigningChain | None:
     """The chain from settings, the development chain, or None when provenance is disabled."""
-    if not settings.PROVENANCE_ENABLED:
+    if not settings.PROVENANCE_ENABLED or "c2pa" not in settings.AIGC_LABELS:
         return None
     if settings.C2PA_CERT and settings.C2PA_KEY:
         cert_pem, key_pem = settings.C2PA_CERT.encode(), settings.C2PA_KEY.encode()

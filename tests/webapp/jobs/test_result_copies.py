@@ -8,6 +8,7 @@ from __future__ import annotations
 import html
 import io
 import json
+import math
 import re
 from urllib.parse import unquote, urlparse
 
@@ -77,6 +78,14 @@ def _check_labelled(data: bytes, media_type: str, job: Job) -> None:
     assert aigc.is_labelled(data)
     if media_type.startswith("image/"):
         assert aigc.IPTC_SOURCE_TYPE.encode() in data  # the XMP digital-source-type platforms read
+    gb = aigc.gb45438_label_of(data)  # GB 45438's AIGC object: in XMP, or the MP4's metadata
+    if "gb45438" in settings.AIGC_LABELS:
+        assert gb is not None and gb["Label"] == "1", media_type
+        assert gb["ProduceID"] == str(job.id) and gb["ContentProducer"] == settings.AIGC_PRODUCER
+        assert set(gb) == {"Label", "ContentProducer", "ProduceID", "ReservedCode1", "ContentPropagator",
+                           "PropagateID", "ReservedCode2"}
+    else:
+        assert gb is None  # the default profile adds nothing
     if job.provenance.get("manifest_present"):
         credentials = provenance.read(data, media_type=media_type)
         assert credentials.validation_state == "Trusted", credentials.failures
@@ -92,7 +101,8 @@ def _before_as_shown(key: str, job: Job, image: np.ndarray) -> np.ndarray:
     return cv2.resize(before, (image.shape[1], image.shape[0]), interpolation=cv2.INTER_AREA)
 
 
-def _check_every_copy(api, owner, job: Job, *, first_frame=None, tmp_path=None) -> set[str]:
+def _check_every_copy(api, owner, job: Job, *, first_frames=None, tmp_path=None) -> set[str]:
+    mark = aigc.visible_mark()  # the style of the profile under test
     keys = _handed_out(api, owner, job)
     assert job.before_key in keys  # found the page's pictures at all (the original: not a result)
     del keys[job.before_key]
@@ -105,17 +115,27 @@ def _check_every_copy(api, owner, job: Job, *, first_frame=None, tmp_path=None) 
             path = tmp_path / "result.mp4"
             path.write_bytes(response.content)
             size = (job.processed_width, job.processed_height)
-            frame = next(video_io.read_frames(path, size=size))
-            assert corner_contrast(frame, first_frame) > 30, key
+            # GB 45438: the mark from the first frame on, for at least the first 2 s (every frame here)
+            info = video_io.probe(path)
+            first_two_s = list(video_io.read_frames(path, size=size, stop=math.ceil(2 * info.fps)))
+            assert len(first_two_s) == min(math.ceil(2 * info.fps), info.frames)
+            for index, frame in enumerate(first_two_s):
+                assert corner_contrast(frame, first_frames[index], mark) > 30, (key, index)
         else:
             with Image.open(io.BytesIO(response.content)) as opened:
                 image = np.asarray(opened.convert("RGB"))[:, :, ::-1]
-            assert corner_contrast(image, _before_as_shown(key, job, image)) > 30, key
+            assert corner_contrast(image, _before_as_shown(key, job, image), mark) > 30, key
     return set(keys)
 
 
-def test_every_copy_of_a_photo_result_is_marked_and_labelled(api_a, funded_user, astronaut_pair, settings):
+GB45438 = ["iptc", "c2pa", "gb45438"]
+
+
+@pytest.mark.parametrize("labels", [["iptc", "c2pa"], GB45438], ids=["default", "gb45438"])
+def test_every_copy_of_a_photo_result_is_marked_and_labelled(api_a, funded_user, astronaut_pair, settings, labels):
     settings.SHARE_LINKS_ENABLED = True
+    settings.AIGC_LABELS = labels
+    settings.AIGC_PRODUCER = "91110000MA000000XX"
     source, target, _ = astronaut_pair
     job_id = post_job(api_a, source, target, resolution="original").json()["id"]
     drain()
@@ -126,20 +146,22 @@ def test_every_copy_of_a_photo_result_is_marked_and_labelled(api_a, funded_user,
     assert {job.result_key, job.after_key, job.thumbnail_key} <= seen, seen
 
 
+@pytest.mark.parametrize("labels", [["iptc", "c2pa"], GB45438], ids=["default", "gb45438"])
 def test_every_copy_of_a_video_result_is_marked_and_labelled(
-    api_a, funded_user, source_png, clip, settings, tmp_path
+    api_a, funded_user, source_png, clip, settings, tmp_path, labels
 ):
     settings.VIDEO_ENABLED = True
     settings.SHARE_LINKS_ENABLED = True
+    settings.AIGC_LABELS = labels
     response = post_video_job(api_a, source_png, clip)
     assert response.status_code == 201, response.content
     drain()
     job = Job.objects.get(id=response.json()["id"])
     assert job.state == "succeeded", job.error_message
     (tmp_path / "clip.mp4").write_bytes(clip)
-    first = next(
+    originals = list(
         video_io.read_frames(tmp_path / "clip.mp4", size=(job.processed_width, job.processed_height))
     )
-    seen = _check_every_copy(api_a, funded_user, job, first_frame=first, tmp_path=tmp_path)
+    seen = _check_every_copy(api_a, funded_user, job, first_frames=originals, tmp_path=tmp_path)
     # the video, its poster and thumbnail
     assert {job.result_key, job.after_key, job.thumbnail_key} <= seen, seen
