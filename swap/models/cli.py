@@ -21,7 +21,7 @@ from pathlib import Path
 
 import requests
 
-from swap.models import s3cache, versions
+from swap.models import repository, s3cache, versions
 from swap.models.registry import ModelSpec, default_models_dir, manifest, sha256_of
 
 CONNECT_TIMEOUT_S = 10
@@ -78,6 +78,14 @@ def add_subparser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentPa
         "rollback", help="drop the canary, or return to the previous stable version"
     )
     rollback.add_argument("name")
+    repo = actions.add_parser("repository", help="write a standard Triton model repository of the installed models")
+    repo.add_argument("--out", type=Path, required=True, help="the repository directory (then sync it to S3)")
+    repo.add_argument("--cpu", action="store_true", help="KIND_CPU instances (default: one per GPU)")
+    repo.add_argument("--tensorrt", action="store_true", help="ONNX Runtime's TensorRT accelerator, FP16")
+    repo.add_argument(
+        "--version-policy", choices=("all", "rollout"), default="all",
+        help="serve every installed version, or only the stable and canary ones",
+    )  # fmt: skip
     for sub in actions.choices.values():
         _add_common(sub)
     parser.set_defaults(func=run)
@@ -146,6 +154,8 @@ def run(args: argparse.Namespace) -> int:
             install(spec, args.path, models_dir, trust_unverified=args.trust_unverified)
             print(f"{name}: installed")
             return 0
+        if args.models_action == "repository":
+            return _repository(args, models_dir)
         if args.models_action in ("versions", "canary", "promote", "rollback"):
             return _rollout(args, models, models_dir)
     except CommandFailed as exc:
@@ -187,6 +197,26 @@ def _cache(args: argparse.Namespace, models: dict[str, ModelSpec], models_dir: P
     for name in names:
         copied = _cached(lambda name=name: s3cache.pull(models[name], location, args.target, client))
         print(f"{name}: {'copied' if copied else 'already there'}, SHA-256 verified")
+    return 0
+
+
+def _repository(args: argparse.Namespace, models_dir: Path) -> int:
+    options = repository.RepositoryOptions(
+        batching=repository.BatchingSettings.from_env(),
+        cpu=args.cpu,
+        tensorrt=args.tensorrt,
+        version_policy=args.version_policy,
+    )
+    skipped: list[str] = []
+    try:
+        written = repository.write_repository(models_dir, args.out, options, skipped=skipped)
+    except repository.RepositoryError as exc:
+        raise CommandFailed(str(exc)) from None
+    for line in skipped:
+        print(f"warning: {line}", file=sys.stderr)
+    for name, served in written.items():
+        print(f"{repository.triton_name(name)}: versions {', '.join(map(str, served))}")
+    print(f"Triton model repository written to {args.out}")
     return 0
 
 
