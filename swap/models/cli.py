@@ -72,6 +72,10 @@ def add_subparser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentPa
     canary = actions.add_parser("canary", help="start routing VISAGE_CANARY_PERCENT of jobs to a version")
     canary.add_argument("name")
     canary.add_argument("version", type=int)
+    canary.add_argument(
+        "--percent", type=float, default=None,
+        help="share of jobs on the canary (default: VISAGE_CANARY_PERCENT); takes effect on the next job",
+    )  # fmt: skip
     promote = actions.add_parser("promote", help="make the running canary the stable version")
     promote.add_argument("name")
     rollback = actions.add_parser(
@@ -230,15 +234,18 @@ def _rollout(args: argparse.Namespace, models: dict[str, ModelSpec], models_dir:
                     continue
                 rollout = versions.rollout_for(spec.name, models_dir, state)
                 canary = f" canary {rollout.canary}" if rollout.canary is not None else ""
+                if rollout.canary is not None and rollout.percent is not None:
+                    canary += f" at {rollout.percent:g} %"
                 listed = ",".join(str(v) for v in installed)
                 print(f"{spec.name:<22} installed {listed:<8} stable {rollout.stable}{canary}")
             return 0
         _spec(models, args.name)
         if args.models_action == "canary":
-            rollout = versions.start_canary(args.name, args.version, models_dir)
+            rollout = versions.start_canary(args.name, args.version, models_dir, percent=args.percent)
+            share = "VISAGE_CANARY_PERCENT" if rollout.percent is None else f"{rollout.percent:g} %"
             print(
                 f"{args.name}: canary version {rollout.canary} (stable {rollout.stable}); "
-                "VISAGE_CANARY_PERCENT of jobs run it"
+                f"{share} of jobs run it from the next job on"
             )
         elif args.models_action == "promote":
             rollout = versions.promote(args.name, models_dir)

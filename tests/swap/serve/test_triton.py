@@ -186,6 +186,12 @@ def test_canary_jobs_run_version_2_and_record_it(triton):
             result = swapper.swap(identity(EMBEDDING), frame, face)
         assert routing.used == {"inswapper_128": 1}
         assert result[74, 74, 0] == round(LATENT_0 * 255)
+        # The percentage changed (the CLI writes versions.json): the same session, next job.
+        versions.start_canary("inswapper_128", 2, models_dir, percent=0)
+        with canary.job_routing(on_canary, models_dir=models_dir, percent=50) as routing:
+            result = swapper.swap(identity(EMBEDDING), frame, face)
+        assert routing.used == {"inswapper_128": 1}
+        assert result[74, 74, 0] == round(LATENT_0 * 255)
     finally:
         versions.rollback("inswapper_128", models_dir)
 
