@@ -159,9 +159,7 @@ def triton_metrics(url: str, model: str) -> dict[str, float]:
 
 
 def batch_histogram(url: str) -> dict[int, int]:
-    triton_client.clear()
-    entry = triton_client.served_models(url)["inswapper_128"]["batch_sizes"]
-    return {int(k): v for k, v in entry.get("1", {}).items()}
+    return triton_client.batch_sizes(url, "inswapper_128").get(1, {})  # Triton's statistics
 
 
 def run_mode(label, options, workers, models_dir, args, triton=None) -> list[dict]:
@@ -223,15 +221,15 @@ def format_row(row: dict) -> str:
 
 
 def start_triton(models_dir: Path, work: Path, venv: Path, batching: launcher.BatchingSettings, threads: int):
-    plan = launcher.build_plan(
-        models_dir,
-        work,
-        names=["inswapper_128"],
-        batching=batching,
+    served = launcher.build_repository(models_dir, work, names=["inswapper_128"], batching=batching)
+    process = launcher.start(
+        work / "repository",
+        venv=venv,
+        work_dir=work,
         ports=(launcher.free_port(), launcher.free_port(), launcher.free_port()),
+        models=served,
         intra_op_threads=threads,
     )
-    process = launcher.start(plan, venv=venv, work_dir=work)
     process.wait_ready(timeout_s=300)
     return process
 

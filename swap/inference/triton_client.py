@@ -1,10 +1,19 @@
-"""The worker side of VISAGE_INFERENCE=triton: an onnxruntime-like session backed by Triton
-(the server is the `python -m swap serve` tool, swap.serve).
+"""The worker side of VISAGE_INFERENCE=triton: an onnxruntime-like session backed by Triton.
+
+Speaks only the standard KServe v2 / Triton protocol, so the same client talks to NVIDIA's
+Triton loading `python -m swap models repository`'s repository and to the PyTriton stand-in
+(`python -m swap serve`, swap.serve) that serves the same layout:
+
+- which models and versions are served: the repository index (READY versions; failures by name);
+- each model's interface: its config (inputs, outputs, `max_batch_size`) and Visage's metadata in
+  the config's `parameters` (`visage_name`, `emap_model`, licence, stable version, ...);
+- inswapper's emap: an infer call on the `<name>_emap` model at the same explicit version;
+- runs: infer with an explicit `model_version`; batch fill: the statistics extension.
 
 `TritonSession` offers what the adapters use of `onnxruntime.InferenceSession`
 (`get_inputs()`, `get_outputs()`, `run(outputs, feeds)`), so every adapter keeps its own pre-
-and post-processing and produces bit-identical results to local inference on the same model
-files. Which version runs comes from the canary router (`swap.models.canary`); what ran is
+and post-processing and gives bit-identical results to local inference on the same model files.
+Which version runs comes from the canary router (`swap.models.canary`, read per job); what ran is
 recorded on the job's routing.
 
 gRPC by default (`grpc://host:8001`); `http://host:8000` works too (bench/triton.py measures both).
@@ -15,7 +24,7 @@ A server that cannot be reached, or a model that is not ready, raises `Inference
 from __future__ import annotations
 
 import importlib
-import json
+import logging
 import threading
 import time
 from dataclasses import dataclass
@@ -24,12 +33,18 @@ from urllib.parse import urlparse
 import numpy as np
 
 from swap.errors import EngineError, InferenceUnavailable, ModelMissing
-from swap.models import canary
+from swap.models import canary, repository
 
-CATALOG_MODEL = "visage_catalog"
-CATALOG_TTL_S = 10.0  # roll-out changes (promote/rollback) reach workers within this
+MODELS_TTL_S = 10.0  # versions loaded or unloaded in Triton (poll/explicit mode) reach workers within this
 TIMEOUT_S = 60.0
 READY_TIMEOUT_S = 2.0  # a health check must answer quickly even when Triton's host is gone
+
+log = logging.getLogger(__name__)
+
+# Triton data types -> ONNX type strings (what the adapters read from an onnxruntime session)
+TRITON_TO_ONNX = {"FP32": "tensor(float)", "FP16": "tensor(float16)", "FP64": "tensor(double)",
+                  "INT64": "tensor(int64)", "INT32": "tensor(int32)", "UINT8": "tensor(uint8)",
+                  "INT8": "tensor(int8)", "BOOL": "tensor(bool)"}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -41,6 +56,25 @@ class NodeArg:
     type: str
 
 
+@dataclass(frozen=True)
+class ServedModel:
+    """One model as Triton serves it: READY versions and what its config says."""
+
+    name: str  # Visage's (manifest) name, from the config's `visage_name` parameter
+    triton_name: str
+    versions: list[int]
+    max_batch_size: int
+    inputs: list[NodeArg]
+    outputs: list[NodeArg]
+    parameters: dict[str, str]
+
+    @property
+    def default_version(self) -> int:
+        """The stable version the repository was written with, if served; else the newest."""
+        stable = self.parameters.get("stable", "")
+        return int(stable) if stable.isdigit() and int(stable) in self.versions else self.versions[-1]
+
+
 def _endpoint(url: str) -> tuple[str, str]:
     """("grpc" | "http", "host:port") from grpc://host:port, http://host:port or host:port."""
     parsed = urlparse(url if "://" in url else f"grpc://{url}")
@@ -50,6 +84,13 @@ def _endpoint(url: str) -> tuple[str, str]:
     return protocol, parsed.netloc
 
 
+def _node(tensor: dict, batched: bool) -> NodeArg:
+    dims = [int(d) for d in tensor.get("dims", [])]
+    shape = (["N"] if batched else []) + [d if d > 0 else "?" for d in dims]
+    datatype = str(tensor["data_type"]).removeprefix("TYPE_")
+    return NodeArg(tensor["name"], shape, TRITON_TO_ONNX.get(datatype, "tensor(float)"))
+
+
 class _Connection:
     """tritonclient clients, one per thread (the gRPC/HTTP clients are not shared across threads)."""
 
@@ -57,8 +98,9 @@ class _Connection:
         self.url = url
         self.protocol, self.address = _endpoint(url)
         self._local = threading.local()
-        self._catalog: dict | None = None
-        self._catalog_at = 0.0
+        self._models: dict[str, ServedModel] | None = None
+        self._failed: list[str] = []
+        self._models_at = 0.0
         self._emaps: dict[tuple[str, int], np.ndarray] = {}
         self._lock = threading.Lock()
 
@@ -80,15 +122,22 @@ class _Connection:
             self._local.client = client
         return client
 
+    def _call(self, what: str, method: str, *args, **kwargs):
+        """A control-plane call, answered as JSON for both protocols."""
+        if self.protocol == "grpc":
+            kwargs.update(as_json=True, client_timeout=TIMEOUT_S)
+        try:
+            return getattr(self.client(), method)(*args, **kwargs)
+        except Exception as exc:  # translated into our own errors below
+            raise _translate(exc, self.url, what) from exc
+
     def infer(self, model: str, version: int | None, arrays: dict[str, np.ndarray], outputs: list[str]):
         module = self.module
         inputs = []
         for name, array in arrays.items():
+            array = np.ascontiguousarray(array)
             tensor = module.InferInput(name, list(array.shape), module.np_to_triton_dtype(array.dtype))
-            if array.dtype == np.object_:
-                tensor.set_data_from_numpy(array)
-            else:
-                tensor.set_data_from_numpy(np.ascontiguousarray(array))
+            tensor.set_data_from_numpy(array)
             inputs.append(tensor)
         requested = [module.InferRequestedOutput(name) for name in outputs]
         kwargs = {"model_version": str(version) if version else ""}
@@ -100,37 +149,72 @@ class _Connection:
             raise _translate(exc, self.url, model) from exc
         return [result.as_numpy(name) for name in outputs]
 
-    def catalog(self, *, refresh: bool = False) -> dict:
-        with self._lock:
-            fresh = self._catalog is not None and time.monotonic() - self._catalog_at < CATALOG_TTL_S
-            if fresh and not refresh:
-                return self._catalog
-        (raw, _) = self.infer(
-            CATALOG_MODEL, None, {"emap_of": np.array([b""], dtype=np.object_)}, ["catalog", "emap"]
-        )
-        catalog = json.loads(raw.reshape(-1)[0])
-        with self._lock:
-            self._catalog, self._catalog_at = catalog, time.monotonic()
-        return catalog
+    # -- what is served ---------------------------------------------------------------------------
 
-    def emap(self, name: str, version: int) -> np.ndarray:
-        key = (name, version)
+    def models(self, *, refresh: bool = False) -> dict[str, ServedModel]:
+        """{Visage model name: ServedModel} of every model with a READY version."""
+        with self._lock:
+            fresh = self._models is not None and time.monotonic() - self._models_at < MODELS_TTL_S
+            if fresh and not refresh:
+                return self._models
+        index = self._call("the repository index", "get_model_repository_index")
+        entries = index.get("models", []) if isinstance(index, dict) else index
+        ready: dict[str, list[int]] = {}
+        failed = []
+        for entry in entries:
+            version = str(entry.get("version", ""))
+            if entry.get("state") == "READY" and version.isdigit():
+                ready.setdefault(entry["name"], []).append(int(version))
+            elif entry.get("state") == "UNAVAILABLE" and entry.get("reason", "") not in ("", "unloaded"):
+                reason = str(entry["reason"]).strip().splitlines()[0]
+                failed.append(f"{entry['name']} v{version}: {reason}")
+        models = {}
+        for triton_name, versions in ready.items():
+            config = self._call(triton_name, "get_model_config", triton_name)
+            config = config.get("config", config)
+            parameters = {k: v.get("string_value", "") for k, v in (config.get("parameters") or {}).items()}
+            batched = int(config.get("max_batch_size", 0)) > 0
+            served = ServedModel(
+                name=parameters.get("visage_name") or triton_name,
+                triton_name=triton_name,
+                versions=sorted(versions),
+                max_batch_size=int(config.get("max_batch_size", 0)),
+                inputs=[_node(t, batched) for t in config.get("input", [])],
+                outputs=[_node(t, batched) for t in config.get("output", [])],
+                parameters=parameters,
+            )
+            models[served.name] = served
+        with self._lock:
+            self._models, self._failed, self._models_at = models, failed, time.monotonic()
+        return models
+
+    def failed(self) -> list[str]:
+        with self._lock:
+            return list(self._failed)
+
+    def emap(self, model: ServedModel, version: int) -> np.ndarray:
+        """inswapper's emap of `version`: the `emap_model` parameter names the model that returns it."""
+        key = (model.name, version)
         with self._lock:
             if key in self._emaps:
                 return self._emaps[key]
-        (_, emap) = self.infer(
-            CATALOG_MODEL,
-            None,
-            {"emap_of": np.array([f"{name}:{version}".encode()], dtype=np.object_)},
-            ["catalog", "emap"],
-        )
-        if emap.shape != (512, 512):
-            raise EngineError(
-                f"The inference service at {self.url} has no emap for {name} version {version}."
-            )
+        emap_model = model.parameters.get("emap_model")
+        if not emap_model:
+            raise EngineError(f"The inference service at {self.url} gives no emap for {model.name}.")
+        (emap,) = self.infer(emap_model, version, {"version": np.array([version], np.int32)}, ["emap"])
         with self._lock:
             self._emaps[key] = emap
         return emap
+
+    def batch_sizes(self, triton_name: str) -> dict[int, dict[int, int]]:
+        """{version: {batch size: model executions}} from Triton's statistics extension."""
+        stats = self._call(triton_name, "get_inference_statistics", triton_name)
+        sizes: dict[int, dict[int, int]] = {}
+        for entry in stats.get("model_stats", []):
+            counts = sizes.setdefault(int(entry["version"]), {})
+            for batch in entry.get("batch_stats", []):
+                counts[int(batch["batch_size"])] = int(batch["compute_infer"]["count"])
+        return sizes
 
     def ready(self) -> bool:
         try:
@@ -151,11 +235,12 @@ def _translate(exc: Exception, url: str, model: str) -> EngineError:
         or "timed out" in lowered
         or "not ready" in lowered
         or "unknown model" in lowered
+        or "not found" in lowered
         or isinstance(exc, (ConnectionError, OSError))
     )
     if unreachable:
         return InferenceUnavailable(
-            f"The inference service at {url} cannot run {model}: {text.splitlines()[0]}"
+            f"The inference service at {url} cannot run {model}: {text.splitlines()[0] if text else exc!r}"
         )
     return EngineError(f"Triton failed running {model}: {text.splitlines()[0] if text else exc!r}")
 
@@ -173,9 +258,14 @@ def connection(url: str) -> _Connection:
         return conn
 
 
-def served_models(url: str) -> dict[str, dict]:
-    """{model: catalog entry} of what the Triton service at `url` serves (InferenceUnavailable if down)."""
-    return connection(url).catalog()["models"]
+def served_models(url: str) -> dict[str, ServedModel]:
+    """{model: ServedModel} of what the Triton service at `url` serves (InferenceUnavailable if down)."""
+    return connection(url).models()
+
+
+def batch_sizes(url: str, name: str) -> dict[int, dict[int, int]]:
+    """{version: {batch size: executions}} Triton ran for model `name` (its statistics)."""
+    return connection(url).batch_sizes(repository.triton_name(name))
 
 
 def server_ready(url: str) -> bool:
@@ -188,12 +278,11 @@ def readiness(url: str) -> dict:
     if not conn.ready():
         return {"ready": False, "url": url, "models": {}, "failed": []}
     try:
-        catalog = conn.catalog(refresh=True)
+        models = conn.models(refresh=True)
     except EngineError as exc:
         return {"ready": False, "url": url, "models": {}, "failed": [], "error": str(exc)}
-    models = {name: {"versions": m["versions"], "stable": m["stable"], "canary": m["canary"]}
-              for name, m in catalog["models"].items()}  # fmt: skip
-    return {"ready": True, "url": url, "models": models, "failed": catalog.get("failed", [])}
+    listed = {m.name: {"versions": m.versions} for m in models.values() if not m.parameters.get("emap_of")}
+    return {"ready": True, "url": url, "models": listed, "failed": conn.failed()}
 
 
 def clear() -> None:
@@ -221,16 +310,14 @@ class TritonSession:
         self.name = name
         self.url = url
         self.connection = connection(url)
-        entry = self._entry()
-        meta = entry["metadata"]
-        self.triton_name = entry["triton_name"]
-        self._served_names = entry["triton_models"]
-        self._inputs = [NodeArg(i["name"], i["shape"], i["type"]) for i in meta["inputs"]]
-        self._outputs = [NodeArg(o["name"], o["shape"], o["type"]) for o in meta["outputs"]]
-        self._batching = {i["name"]: i["batching"] for i in meta["inputs"]}
-        self.max_batch_size = max(1, int(entry["max_batch_size"]))
+        model = self._model()
+        self.triton_name = model.triton_name
+        self._inputs = model.inputs
+        self._outputs = model.outputs
+        # 0: Triton cannot batch this model (a fixed-batch export): requests go as the adapter shaped them.
+        self.max_batch_size = model.max_batch_size
 
-    def _entry(self) -> dict:
+    def _model(self) -> ServedModel:
         models = served_models(self.url)
         if self.name not in models:
             raise ModelMissing(self.name, f"the Triton service at {self.url}")
@@ -248,43 +335,36 @@ class TritonSession:
         return ["Triton"]
 
     def version(self) -> int:
-        """The version this call runs: the job's routed version if Triton serves it (a canary
-        started for a version Triton has not loaded yet runs the stable one, and is recorded so),
-        else the current stable one."""
-        entry = self._entry()
-        stable = int(entry["stable"])
-        routed = canary.version_for(self.name, stable)
-        return routed if str(routed) in entry["triton_models"] else stable
-
-    def _triton_model(self, version: int) -> str:
-        name = self._served_names.get(str(version))
-        if name is None:  # a version served after this session was made: ask again
-            name = self._entry()["triton_models"].get(str(version))
-            if name is None:
-                raise InferenceUnavailable(
-                    f"The inference service at {self.url} does not serve {self.name} version {version}."
-                )
-            self._served_names[str(version)] = name
-        return name
+        """The version this call runs: the job's routed version (swap.models.canary, read per job)
+        if Triton serves it, else the served stable one. A canary Triton has not loaded yet runs
+        the stable version, recorded so and logged."""
+        model = self._model()
+        default = model.default_version
+        routed = canary.version_for(self.name, default)
+        if routed not in model.versions:
+            log.warning(
+                "%s version %s is not served by %s; running version %s", self.name, routed, self.url, default
+            )
+            return default
+        return routed
 
     def emap(self) -> np.ndarray:
-        """inswapper's 512×512 emap of the version this job runs (the file lives with Triton)."""
-        return self.connection.emap(self.name, self.version())
+        """inswapper's 512×512 emap of the version this job runs (fetched from Triton, cached)."""
+        return self.connection.emap(self._model(), self.version())
 
     def run(self, output_names: list[str] | None, feeds: dict[str, np.ndarray]) -> list[np.ndarray]:
         wanted = list(output_names) if output_names else [o.name for o in self._outputs]
         version = self.version()
-        count = max((len(v) for k, v in feeds.items() if self._batching.get(k) != "constant"), default=1)
-        arrays = {}
-        for name, value in feeds.items():
-            value = np.asarray(value)
-            if self._batching.get(name) == "constant":
-                value = np.repeat(value[None], count, axis=0)  # one copy per item, see server.py
-            arrays[name] = value
+        arrays = {name: np.asarray(value) for name, value in feeds.items()}
+        if self.max_batch_size <= 0:
+            outputs = self.connection.infer(self.triton_name, version, arrays, wanted)
+            canary.record(self.name, version)
+            return outputs
+        count = len(next(iter(arrays.values())))
         chunks = []
         for start in range(0, count, self.max_batch_size):
             part = {k: v[start : start + self.max_batch_size] for k, v in arrays.items()}
-            chunks.append(self.connection.infer(self._triton_model(version), version, part, wanted))
+            chunks.append(self.connection.infer(self.triton_name, version, part, wanted))
         canary.record(self.name, version)
         if len(chunks) == 1:
             return chunks[0]

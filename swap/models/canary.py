@@ -39,10 +39,15 @@ def route(
     percent: float,
     state: dict[str, versions.ModelRollout],
 ) -> dict[str, int]:
-    """{model: version} for every model in the roll-out state (others run their stable version)."""
-    canary = is_canary(job_id, percent)
+    """{model: version} for every model in the roll-out state (others run their stable version).
+    A model's own percentage (`models canary NAME VERSION --percent P`) overrides `percent`."""
     return {
-        name: (rollout.canary if canary and rollout.canary is not None else rollout.stable)
+        name: (
+            rollout.canary
+            if rollout.canary is not None
+            and is_canary(job_id, percent if rollout.percent is None else rollout.percent)
+            else rollout.stable
+        )
         for name, rollout in state.items()
     }
 
@@ -61,11 +66,13 @@ _current: contextvars.ContextVar[Routing | None] = contextvars.ContextVar("model
 
 @contextmanager
 def job_routing(job_id: object, *, models_dir: Path, percent: float) -> Iterator[Routing]:
+    # Read per job: a canary started, re-weighted or rolled back reaches the next job (no restart).
     state = versions.load_state(models_dir)
+    chosen = route(job_id, percent, state)
     routing = Routing(
         job_id=str(job_id),
-        canary=is_canary(job_id, percent) and any(r.canary is not None for r in state.values()),
-        versions=route(job_id, percent, state),
+        canary=any(r.canary is not None and chosen[n] == r.canary for n, r in state.items()),
+        versions=chosen,
         models_dir=Path(models_dir),
     )
     token = _current.set(routing)

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import requests
 
-from swap.models import s3cache, versions
+from swap.models import repository, s3cache, versions
 from swap.models.registry import DLIB_MODELS, ModelSpec, bundles, default_models_dir, manifest, sha256_of
 
 CONNECT_TIMEOUT_S = 10
@@ -75,12 +75,24 @@ def add_subparser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentPa
     canary = actions.add_parser("canary", help="start routing VISAGE_CANARY_PERCENT of jobs to a version")
     canary.add_argument("name")
     canary.add_argument("version", type=int)
+    canary.add_argument(
+        "--percent", type=float, default=None,
+        help="share of jobs on the canary (default: VISAGE_CANARY_PERCENT); takes effect on the next job",
+    )  # fmt: skip
     promote = actions.add_parser("promote", help="make the running canary the stable version")
     promote.add_argument("name")
     rollback = actions.add_parser(
         "rollback", help="drop the canary, or return to the previous stable version"
     )
     rollback.add_argument("name")
+    repo = actions.add_parser("repository", help="write a standard Triton model repository of the installed models")
+    repo.add_argument("--out", type=Path, required=True, help="the repository directory (then sync it to S3)")
+    repo.add_argument("--cpu", action="store_true", help="KIND_CPU instances (default: one per GPU)")
+    repo.add_argument("--tensorrt", action="store_true", help="ONNX Runtime's TensorRT accelerator, FP16")
+    repo.add_argument(
+        "--version-policy", choices=("all", "rollout"), default="all",
+        help="serve every installed version, or only the stable and canary ones",
+    )  # fmt: skip
     for sub in actions.choices.values():
         _add_common(sub)
     parser.set_defaults(func=run)
@@ -160,6 +172,8 @@ def run(args: argparse.Namespace) -> int:
             install(spec, args.path, models_dir, trust_unverified=args.trust_unverified)
             print(f"{name}: installed")
             return 0
+        if args.models_action == "repository":
+            return _repository(args, models_dir)
         if args.models_action in ("versions", "canary", "promote", "rollback"):
             return _rollout(args, models, models_dir)
     except CommandFailed as exc:
@@ -204,6 +218,26 @@ def _cache(args: argparse.Namespace, models: dict[str, ModelSpec], models_dir: P
     return 0
 
 
+def _repository(args: argparse.Namespace, models_dir: Path) -> int:
+    options = repository.RepositoryOptions(
+        batching=repository.BatchingSettings.from_env(),
+        cpu=args.cpu,
+        tensorrt=args.tensorrt,
+        version_policy=args.version_policy,
+    )
+    skipped: list[str] = []
+    try:
+        written = repository.write_repository(models_dir, args.out, options, skipped=skipped)
+    except repository.RepositoryError as exc:
+        raise CommandFailed(str(exc)) from None
+    for line in skipped:
+        print(f"warning: {line}", file=sys.stderr)
+    for name, served in written.items():
+        print(f"{repository.triton_name(name)}: versions {', '.join(map(str, served))}")
+    print(f"Triton model repository written to {args.out}")
+    return 0
+
+
 def _rollout(args: argparse.Namespace, models: dict[str, ModelSpec], models_dir: Path) -> int:
     try:
         if args.models_action == "versions":
@@ -214,15 +248,18 @@ def _rollout(args: argparse.Namespace, models: dict[str, ModelSpec], models_dir:
                     continue
                 rollout = versions.rollout_for(spec.name, models_dir, state)
                 canary = f" canary {rollout.canary}" if rollout.canary is not None else ""
+                if rollout.canary is not None and rollout.percent is not None:
+                    canary += f" at {rollout.percent:g} %"
                 listed = ",".join(str(v) for v in installed)
                 print(f"{spec.name:<22} installed {listed:<8} stable {rollout.stable}{canary}")
             return 0
         _spec(models, args.name)
         if args.models_action == "canary":
-            rollout = versions.start_canary(args.name, args.version, models_dir)
+            rollout = versions.start_canary(args.name, args.version, models_dir, percent=args.percent)
+            share = "VISAGE_CANARY_PERCENT" if rollout.percent is None else f"{rollout.percent:g} %"
             print(
                 f"{args.name}: canary version {rollout.canary} (stable {rollout.stable}); "
-                "VISAGE_CANARY_PERCENT of jobs run it"
+                f"{share} of jobs run it from the next job on"
             )
         elif args.models_action == "promote":
             rollout = versions.promote(args.name, models_dir)

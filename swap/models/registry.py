@@ -204,9 +204,13 @@ class ModelRollout:
     stable: int = 1
     canary: int | None = None
     previous: list[int] = field(default_factory=list)  # earlier stable versions, newest last
+    percent: float | None = None  # share of jobs on the canary; None: the deployment's VISAGE_CANARY_PERCENT
 
     def to_json(self) -> dict:
-        return {"stable": self.stable, "canary": self.canary, "previous": list(self.previous)}
+        data = {"stable": self.stable, "canary": self.canary, "previous": list(self.previous)}
+        if self.percent is not None:
+            data["percent"] = self.percent
+        return data
 
 
 def manifest_version(name: str) -> int:
@@ -251,6 +255,7 @@ def load_state(models_dir: Path) -> dict[str, ModelRollout]:
             stable=int(entry.get("stable", 1)),
             canary=int(entry["canary"]) if entry.get("canary") is not None else None,
             previous=[int(v) for v in entry.get("previous", [])],
+            percent=float(entry["percent"]) if entry.get("percent") is not None else None,
         )
         for name, entry in data.items()
     }

@@ -69,13 +69,20 @@ def _require_installed(name: str, version: int, models_dir: Path) -> None:
         )
 
 
-def start_canary(name: str, version: int, models_dir: Path) -> ModelRollout:
+def start_canary(name: str, version: int, models_dir: Path, *, percent: float | None = None) -> ModelRollout:
+    """`version` becomes the canary; `percent` (0-100) of jobs run it from the next job on (None:
+    keep the model's percentage, or the deployment's VISAGE_CANARY_PERCENT). Workers read this file
+    per job, so starting, re-weighting or rolling back needs no restart."""
+    if percent is not None and not 0.0 <= percent <= 100.0:
+        raise VersionError(f"the canary percentage must be between 0 and 100, not {percent}")
     state = load_state(models_dir)
     rollout = rollout_for(name, models_dir, state)
     _require_installed(name, version, models_dir)
     if version == rollout.stable:
         raise VersionError(f"{name} version {version} is already the stable version")
     rollout.canary = version
+    if percent is not None:
+        rollout.percent = percent
     state[name] = rollout
     save_state(models_dir, state)
     return rollout

@@ -1,11 +1,10 @@
 """The Triton server tool (`python -m swap serve`), above the engine: VISAGE_INFERENCE=triton's
 workers are its clients through swap.inference.triton_client; nothing in the pipeline imports this.
 
-- `launcher` (Visage's venv): `python -m swap serve` writes a serve plan (models, versions,
-  batching) and starts `server` in the Triton venv (var/triton-venv, Debian's /usr/bin/python3:
-  PyTriton's Python-backend stub needs a libpython that matches the interpreter, which the
-  pyenv CPython build does not provide).
-- `server` (Triton venv: numpy, onnxruntime, nvidia-pytriton only): binds every version of every
-  model to Triton with dynamic batching, plus `visage_catalog` (models, versions, roll-out state,
-  ONNX metadata, batch sizes seen).
+- `launcher` (Visage's venv): `python -m swap serve` writes the standard model repository
+  (swap.models.repository, Python-backend variant) and starts PyTriton's tritonserver binary from
+  the Triton venv (var/triton-venv, Debian's /usr/bin/python3: the Python-backend stub needs a
+  libpython that matches the interpreter, which the pyenv CPython build does not provide).
+- `server` (Triton venv: numpy, onnxruntime): the Python-backend model.py copied into every
+  version folder; runs that version's model.onnx, batches merged by Triton's dynamic batcher.
 """

@@ -5,29 +5,36 @@ PyTriton's Python-backend stub loads a libpython that must match the interpreter
 the pyenv CPython 3.11.7 build fails there ('_thread.RLock' object has no attribute
 '_recursion_count'); Debian's 3.11.2 works. VISAGE_TRITON_PYTHON names another interpreter.
 
-Settings (environment, read here only; the webapp passes the same names through):
-VISAGE_TRITON_MAX_BATCH (16), VISAGE_TRITON_PREFERRED_BATCH ("4,8,16"),
-VISAGE_TRITON_QUEUE_DELAY_US (5000), VISAGE_TRITON_BATCHING (1; 0 = one request per run).
+It serves the standard model repository (swap.models.repository) with the Python backend running
+each version's model.onnx (swap.serve.server) on PyTriton's tritonserver binary: NVIDIA's Triton
+image serves the ONNX Runtime variant of the same layout. Batching settings: see
+`swap.models.repository.BatchingSettings` (VISAGE_TRITON_MAX_BATCH, _PREFERRED_BATCH,
+_QUEUE_DELAY_US, _BATCHING).
 """
 
 from __future__ import annotations
 
-import json
 import os
-import re
+import shutil
 import signal
 import socket
 import subprocess
 import sys
 import time
 import urllib.request
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
+from swap.models import registry
+from swap.models.repository import (
+    BatchingSettings,
+    RepositoryError,
+    RepositoryOptions,
+    triton_name,
+    write_repository,
+)
 
-from swap.inference.emap import read_emap
-from swap.models import registry, versions
+__all__ = ["BatchingSettings", "ServeError", "TritonProcess", "build_repository", "start", "triton_name"]
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_VENV = Path("var/triton-venv")
@@ -77,45 +84,34 @@ def ensure_venv(venv: Path = DEFAULT_VENV, *, python: str | None = None, gpu: bo
     return venv_python(venv)
 
 
-# -- the serve plan -------------------------------------------------------------------------------
+# -- the repository it serves ---------------------------------------------------------------------
+
+SERVER_MODEL = Path(__file__).with_name("server.py")  # the Python-backend model.py of every version
 
 
-def triton_name(name: str) -> str:
-    """Triton model names are directory names; keep them plain (gfpgan_1.4 → gfpgan_1_4)."""
-    return re.sub(r"[^A-Za-z0-9_-]", "_", name)
-
-
-def _int_env(env: dict, key: str, default: int) -> int:
-    value = env.get(key, "").strip()
+def build_repository(
+    models_dir: Path,
+    work_dir: Path,
+    *,
+    names: list[str] | None = None,
+    batching: BatchingSettings | None = None,
+) -> dict[str, list[int]]:
+    """<work_dir>/repository: the standard repository (swap.models.repository) with the Python
+    backend running each version's model.onnx; {model: versions} written."""
+    target = Path(work_dir) / "repository"
+    if target.exists():
+        shutil.rmtree(target)  # models uninstalled since the last start must not be served
+    options = RepositoryOptions(
+        batching=batching or BatchingSettings.from_env(), backend="python", python_model=SERVER_MODEL
+    )
+    skipped: list[str] = []
     try:
-        return int(value) if value else default
-    except ValueError:
-        raise ServeError(f"{key} must be an integer, got {value!r}") from None
-
-
-@dataclass
-class BatchingSettings:
-    batching: bool = True
-    max_batch_size: int = 16
-    preferred_batch_sizes: list[int] = field(default_factory=lambda: [4, 8, 16])
-    max_queue_delay_us: int = 5000
-
-    @classmethod
-    def from_env(cls, environ: dict | None = None) -> BatchingSettings:
-        env = os.environ if environ is None else environ
-        preferred = env.get("VISAGE_TRITON_PREFERRED_BATCH", "").strip()
-        settings = cls(
-            batching=env.get("VISAGE_TRITON_BATCHING", "1").strip().lower()
-            not in ("0", "false", "no", "off"),
-            max_batch_size=_int_env(env, "VISAGE_TRITON_MAX_BATCH", 16),
-            max_queue_delay_us=_int_env(env, "VISAGE_TRITON_QUEUE_DELAY_US", 5000),
-        )
-        if preferred:
-            settings.preferred_batch_sizes = [int(p) for p in preferred.split(",") if p.strip()]
-        settings.preferred_batch_sizes = [
-            p for p in settings.preferred_batch_sizes if p <= settings.max_batch_size
-        ]
-        return settings
+        written = write_repository(models_dir, target, options, names=names, skipped=skipped)
+    except RepositoryError as exc:
+        raise ServeError(str(exc)) from None
+    for line in skipped:
+        print(f"warning: {line}", file=sys.stderr)
+    return written
 
 
 def free_port() -> int:
@@ -124,72 +120,15 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def build_plan(
-    models_dir: Path,
-    work_dir: Path,
-    *,
-    names: list[str] | None = None,
-    batching: BatchingSettings | None = None,
-    ports: tuple[int, int, int] = (8000, 8001, 8002),
-    device_id: int = 0,
-    intra_op_threads: int = 0,
-) -> dict:
-    """Every installed version of every (or each named) manifest model, with its batching."""
-    batching = batching or BatchingSettings.from_env()
-    work_dir = Path(work_dir)
-    work_dir.mkdir(parents=True, exist_ok=True)
-    models = []
-    for spec in registry.manifest().values():
-        if names is not None and spec.name not in names:
-            continue
-        installed = versions.installed_versions(spec.name, models_dir)
-        if not installed:
-            if names is not None:
-                raise ServeError(f"{spec.name} is not installed in {models_dir}")
-            continue
-        entries = []
-        for version in installed:
-            path = versions.version_path(spec.name, version, models_dir)
-            entry = {"version": version, "path": str(path.resolve())}
-            if spec.adapter == "inswapper":
-                emap_file = work_dir / f"{triton_name(spec.name)}.{version}.emap.npy"
-                np.save(emap_file, read_emap(path))
-                entry["emap"] = str(emap_file.resolve())
-            entries.append(entry)
-        models.append(
-            {
-                "name": spec.name,
-                "triton_name": triton_name(spec.name),
-                "kind": spec.kind,
-                "versions": entries,
-                "stable": versions.stable_version(spec.name, models_dir),
-                "batching": batching.batching,
-                "max_batch_size": batching.max_batch_size,
-                "preferred_batch_sizes": batching.preferred_batch_sizes,
-                "max_queue_delay_us": batching.max_queue_delay_us,
-            }
-        )
-    http_port, grpc_port, metrics_port = ports
-    return {
-        "models_dir": str(Path(models_dir).resolve()),
-        "models": models,
-        "http_port": http_port,
-        "grpc_port": grpc_port,
-        "metrics_port": metrics_port,
-        "device_id": device_id,
-        "intra_op_threads": intra_op_threads,
-        "providers": ["CUDAExecutionProvider", "CPUExecutionProvider"],
-    }
-
-
 # -- the process ---------------------------------------------------------------------------------
 
 
 def triton_ready(http_url: str) -> bool:
-    """Triton at `http_url` is up and has bound every model (the catalog is bound last, see
-    server.py); the `triton` image's health check asks the same."""
+    """Triton at `http_url` answers and has loaded its repository (it listens only after loading,
+    and --strict-readiness=false: a version that failed to load is reported, not fatal). The
+    `triton` image's health check asks the same standard endpoint."""
     try:
-        with urllib.request.urlopen(f"{http_url}/v2/models/visage_catalog/ready", timeout=2) as response:
+        with urllib.request.urlopen(f"{http_url}/v2/health/ready", timeout=2) as response:
             return response.status == 200
     except OSError:
         return False
@@ -198,7 +137,7 @@ def triton_ready(http_url: str) -> bool:
 @dataclass
 class TritonProcess:
     process: subprocess.Popen
-    plan: dict
+    plan: dict  # http_port, grpc_port, metrics_port, models ({name: versions})
     log_path: Path | None  # None: Triton writes to this process's stdout
 
     @property
@@ -236,7 +175,7 @@ class TritonProcess:
 
     def stop(self, timeout_s: float = 30.0) -> None:
         if self.process.poll() is None:
-            # SIGINT: PyTriton's own shutdown (Triton drains in-flight requests, exit_timeout_s).
+            # SIGINT: Triton's own shutdown (drains in-flight requests for --exit-timeout-secs).
             self.process.send_signal(signal.SIGINT)
             try:
                 self.process.wait(timeout_s)
@@ -250,38 +189,91 @@ class TritonProcess:
         self.process.wait(timeout_s)
 
 
+def _server_files(venv: Path, work_dir: Path) -> tuple[Path, Path, Path]:
+    """(tritonserver binary, backend directory, its libraries) from PyTriton's distribution in the
+    venv: the Python backend with the stub built for the venv's Python version."""
+    python = venv_python(venv)
+    probe = (
+        "import pathlib, sys, pytriton; root = pathlib.Path(pytriton.__file__).parent; "
+        "print(root); print(f'{sys.version_info[0]}.{sys.version_info[1]}')"
+    )
+    found = subprocess.run([str(python), "-c", probe], capture_output=True, text=True, timeout=120)
+    if found.returncode != 0:
+        raise ServeError(f"PyTriton is not importable in {venv}: {found.stderr.strip().splitlines()[-1:]}")
+    root_text, python_version = found.stdout.split()
+    root = Path(root_text) / "tritonserver"
+    backends = Path(work_dir) / "backends"
+    python_backend = backends / "python"
+    python_backend.mkdir(parents=True, exist_ok=True)
+    links = {
+        "libtriton_python.so": root / "backends" / "python" / "libtriton_python.so",
+        "triton_python_backend_utils.py": root / "backends" / "python" / "triton_python_backend_utils.py",
+        "triton_python_backend_stub": root
+        / "python_backend_stubs"
+        / python_version
+        / "triton_python_backend_stub",
+    }
+    for name, source in links.items():
+        link = python_backend / name
+        link.unlink(missing_ok=True)
+        link.symlink_to(source)
+    return root / "bin" / "tritonserver", backends, root.parent.parent / "nvidia_pytriton.libs"
+
+
 def start(
-    plan: dict, *, venv: Path = DEFAULT_VENV, work_dir: Path, log_file: Path | None = None
+    repository: Path,
+    *,
+    venv: Path = DEFAULT_VENV,
+    work_dir: Path,
+    ports: tuple[int, int, int] = (8000, 8001, 8002),
+    models: dict[str, list[int]] | None = None,
+    log_file: Path | None = None,
+    device_id: int = 0,
+    intra_op_threads: int = 0,
+    bind_address: str = "0.0.0.0",
 ) -> TritonProcess:
-    """Start Triton (in the background) on `plan`; call `wait_ready()` before sending work.
+    """Start PyTriton's tritonserver (in the background) on `repository`; call `wait_ready()`
+    before sending work.
 
     Its output goes to `log_file` (default <work_dir>/triton.log), or to this process's own
     stdout/stderr when `log_file` is "-" (a container's log)."""
-    python = venv_python(venv)
-    if not python.exists():
+    if not venv_python(venv).exists():
         raise ServeError(f"no Triton venv at {venv}; create it with: python -m swap serve --setup")
     work_dir = Path(work_dir)
     work_dir.mkdir(parents=True, exist_ok=True)
-    plan_path = work_dir / "plan.json"
-    plan_path.write_text(json.dumps(plan, indent=2))
+    binary, backends, libs = _server_files(venv, work_dir)
+    http_port, grpc_port, metrics_port = ports
+    command = [
+        str(binary), f"--model-repository={Path(repository).resolve()}", f"--backend-directory={backends}",
+        f"--http-port={http_port}", f"--grpc-port={grpc_port}", f"--metrics-port={metrics_port}",
+        f"--http-address={bind_address}", f"--grpc-address={bind_address}", f"--metrics-address={bind_address}",
+        # A version that fails to load is reported (repository index), the others serve.
+        "--exit-on-error=false", "--strict-readiness=false", "--exit-timeout-secs=5", "--log-verbose=0",
+        # Python-backend shared memory is named per server: several stand-ins on one host.
+        f"--backend-config=python,shm-region-prefix-name=visage{os.getpid()}_{grpc_port}_",
+    ]  # fmt: skip
+    env = dict(os.environ)
+    env["LD_LIBRARY_PATH"] = os.pathsep.join(filter(None, [str(libs), env.get("LD_LIBRARY_PATH", "")]))
+    env["PATH"] = os.pathsep.join([str(Path(venv).resolve() / "bin"), env.get("PATH", "")])
+    env["VISAGE_TRITON_DEVICE_ID"] = str(device_id)
+    env["VISAGE_TRITON_INTRA_OP_THREADS"] = str(intra_op_threads)
+    env.pop("PYTHONHOME", None)
+    env.pop("PYTHONPATH", None)
     to_stdout = str(log_file) == "-"
     log_path = None if to_stdout else Path(log_file or work_dir / "triton.log")
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO_ROOT), env.get("PYTHONPATH", "")]))
-    env.pop("PYTHONHOME", None)
-    command = [str(python), "-m", "swap.serve.server", "--plan", str(plan_path)]
     if to_stdout:
-        process = subprocess.Popen(command, cwd=str(REPO_ROOT), env=env, start_new_session=True)
+        process = subprocess.Popen(command, env=env, start_new_session=True)
     else:
         with open(log_path, "ab") as log:
             process = subprocess.Popen(
-                command,
-                cwd=str(REPO_ROOT),
-                env=env,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
+                command, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
             )
+    plan = {
+        "http_port": http_port,
+        "grpc_port": grpc_port,
+        "metrics_port": metrics_port,
+        "models": models or {},
+    }
     return TritonProcess(process=process, plan=plan, log_path=log_path)
 
 
@@ -330,18 +322,20 @@ def _serve(args) -> int:
             print(f"Triton venv ready: {venv_python(args.venv)}")
             return 0
         names = [n.strip() for n in args.models.split(",")] if args.models else None
-        plan = build_plan(
-            args.models_dir or registry.default_models_dir(),
-            args.work_dir,
-            names=names,
-            ports=(args.http_port, args.grpc_port, args.metrics_port),
-            device_id=args.device_id,
+        models = build_repository(
+            args.models_dir or registry.default_models_dir(), args.work_dir, names=names
         )
-        if not plan["models"]:
-            raise ServeError("no installed models to serve (python -m swap models list)")
         if stopping:
             return 0
-        triton = start(plan, venv=args.venv, work_dir=args.work_dir, log_file=args.log_file)
+        triton = start(
+            args.work_dir / "repository",
+            venv=args.venv,
+            work_dir=args.work_dir,
+            ports=(args.http_port, args.grpc_port, args.metrics_port),
+            models=models,
+            log_file=args.log_file,
+            device_id=args.device_id,
+        )
         if stopping:  # the signal came while start() ran, before `triton` was set
             triton.process.send_signal(signal.SIGINT)
         triton.wait_ready()
@@ -352,9 +346,7 @@ def _serve(args) -> int:
             return 0
         print(f"error: {exc}", file=sys.stderr)
         return 1
-    served = ", ".join(
-        f"{m['name']} v{'/'.join(str(v['version']) for v in m['versions'])}" for m in plan["models"]
-    )
+    served = ", ".join(f"{name} v{'/'.join(map(str, found))}" for name, found in models.items())
     print(
         f"Triton ready: {triton.grpc_url} (HTTP {triton.http_url}, metrics {triton.metrics_url}); {served}",
         flush=True,

@@ -179,7 +179,7 @@ def test_triton_serves_the_models_the_workers_are_pointed_at():
     assert port["name"] == port["targetPort"] == "grpc"
     assert ports == defaults and ports["grpc"] == url.port
     assert triton["args"] == ["triton"]
-    assert triton["readinessProbe"]["httpGet"]["path"] == "/v2/models/visage_catalog/ready"
+    assert triton["readinessProbe"]["httpGet"]["path"] == "/v2/health/ready"
 
     triton_spec = pod_spec(deployment)
     mount = next(m for m in triton["volumeMounts"] if m["mountPath"] == "/models")

@@ -7,6 +7,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
+import onnx
 
 from swap.config import RuntimeOptions
 from swap.models import registry
@@ -23,10 +24,16 @@ def write_models(models_dir: Path) -> None:
     fx.make_inswapper(models_dir / "inswapper_128.onnx", emap=emap_for(EMBEDDING))
     fx.make_inswapper(models_dir / "inswapper_128" / "2" / "inswapper_128.onnx", emap=emap_v2)
     fx.make_arcface(models_dir / "arcface_w600k_r50.onnx")
-    # A version that cannot load: reported by name, the good version still serves.
+    # A version that is not a model: left out of the repository, the good version still serves.
     broken = models_dir / "arcface_w600k_r50" / "3" / "arcface_w600k_r50.onnx"
     broken.parent.mkdir(parents=True)
     broken.write_bytes(b"this is not an onnx model")
+    # A model that parses but cannot load (an operator onnxruntime lacks): Triton reports it by name.
+    # (ghost's converter: no pipeline here loads it.)
+    fx.make_crossface(models_dir / "crossface_ghost.onnx", np.eye(512, dtype=np.float32))
+    unloadable = onnx.load(str(models_dir / "crossface_ghost.onnx"))
+    unloadable.graph.node[0].op_type = "NoSuchOperator"
+    onnx.save(unloadable, str(models_dir / "crossface_ghost.onnx"))
     fx.make_gfpgan(models_dir / "gfpgan_1.4.onnx")
     fx.make_codeformer(models_dir / "codeformer.onnx")
     fx.make_2dfan4(models_dir / "2dfan4.onnx", points_64(), peak=0.9)

@@ -208,3 +208,33 @@ def test_local_inference_runs_the_canary_for_canary_jobs(tmp_path):
     assert result[74, 74, 0] == round(LATENT_0 * 255)
     np.testing.assert_array_equal(swapper.swap(identity(embedding), frame, face), result)  # no job: stable
     clear_sessions()
+
+
+def test_percentage_and_rollback_take_effect_on_the_next_job_without_a_restart(tmp_path, capsys):
+    """The workers read the roll-out state per job: `models canary --percent` and `rollback` written
+    by the CLI change the very next job's versions (same process, nothing rebuilt)."""
+    install(tmp_path)
+    install(tmp_path, 2)
+    base = ["models", "--models-dir", str(tmp_path)]
+    ids = job_ids(400)
+    low = next(job for job in ids if canary.bucket(job) < 10)  # a canary job at 10 % and 60 %
+    mid = next(job for job in ids if 30 <= canary.bucket(job) < 60)  # canary only at 60 %
+
+    def ran(job: str) -> int:
+        # The deployment's default (VISAGE_CANARY_PERCENT) is 0: only the file's percentage counts.
+        with canary.job_routing(job, models_dir=tmp_path, percent=0):
+            return canary.version_for("inswapper_128", 1)
+
+    assert main([*base, "canary", "inswapper_128", "2", "--percent", "10"]) == 0
+    assert "10 % of jobs run it" in capsys.readouterr().out
+    assert (ran(low), ran(mid)) == (2, 1)
+    assert main([*base, "canary", "inswapper_128", "2", "--percent", "60"]) == 0
+    assert (ran(low), ran(mid)) == (2, 2)
+    with canary.job_routing(mid, models_dir=tmp_path, percent=0) as routing:
+        assert routing.canary
+    assert main([*base, "versions"]) == 0
+    assert "canary 2 at 60 %" in capsys.readouterr().out
+    assert main([*base, "rollback", "inswapper_128"]) == 0
+    assert (ran(low), ran(mid)) == (1, 1)
+    assert main([*base, "canary", "inswapper_128", "2", "--percent", "101"]) == 1
+    assert "between 0 and 100" in capsys.readouterr().err

@@ -1,4 +1,4 @@
-"""The serve plan `python -m swap serve` hands to Triton, and its settings (no Triton needed)."""
+"""The repository `python -m swap serve` hands to Triton, and its settings (no Triton needed)."""
 
 from __future__ import annotations
 
@@ -7,37 +7,40 @@ import pytest
 
 from swap.config import PipelineConfig
 from swap.models import standins as fx
+from swap.models.repository import RepositoryError
 from swap.serve import launcher
-from swap.swappers.inswapper import read_emap
 
 
-def test_plan_lists_every_installed_version_with_its_batching(tmp_path):
+def test_stand_in_repository_is_the_standard_one_with_the_python_backend(tmp_path):
+    """`swap serve` serves the layout `models repository` writes: same names, versions, parameters;
+    only the backend differs (and its model.py sits next to every model.onnx)."""
     models, work = tmp_path / "models", tmp_path / "work"
-    emap_v2 = np.full((512, 512), 0.5, np.float32)
     fx.make_inswapper(models / "inswapper_128.onnx")
-    fx.make_inswapper(models / "inswapper_128" / "2" / "inswapper_128.onnx", emap=emap_v2)
+    fx.make_inswapper(
+        models / "inswapper_128" / "2" / "inswapper_128.onnx", emap=np.full((512, 512), 0.5, np.float32)
+    )
     fx.make_gfpgan(models / "gfpgan_1.4.onnx")
+    (work / "repository" / "leftover").mkdir(parents=True)  # an earlier start's model, uninstalled since
     batching = launcher.BatchingSettings(
         max_batch_size=8, preferred_batch_sizes=[4, 8], max_queue_delay_us=100
     )
-    plan = launcher.build_plan(models, work, batching=batching, ports=(1, 2, 3))
+    written = launcher.build_repository(models, work, batching=batching)
 
-    by_name = {m["name"]: m for m in plan["models"]}
-    assert set(by_name) == {"inswapper_128", "gfpgan_1.4"}  # only what is installed
-    swapper = by_name["inswapper_128"]
-    assert [v["version"] for v in swapper["versions"]] == [1, 2]
-    assert swapper["stable"] == 1 and swapper["max_batch_size"] == 8 and swapper["max_queue_delay_us"] == 100
-    # Each version's emap travels to Triton (clients get it from there, per version).
-    np.testing.assert_array_equal(np.load(swapper["versions"][1]["emap"]), emap_v2)
-    np.testing.assert_array_equal(
-        np.load(swapper["versions"][0]["emap"]), read_emap(models / "inswapper_128.onnx")
-    )
-    assert by_name["gfpgan_1.4"]["triton_name"] == "gfpgan_1_4"
-    assert "emap" not in by_name["gfpgan_1.4"]["versions"][0]
-    assert (plan["http_port"], plan["grpc_port"], plan["metrics_port"]) == (1, 2, 3)
+    assert written == {"inswapper_128": [1, 2], "gfpgan_1.4": [1]}
+    repo = work / "repository"
+    assert sorted(p.name for p in repo.iterdir()) == ["gfpgan_1_4", "inswapper_128", "inswapper_128_emap"]
+    config = (repo / "inswapper_128" / "config.pbtxt").read_text()
+    assert 'backend: "python"' in config and "onnxruntime_onnx" not in config
+    assert "max_batch_size: 8" in config and "max_queue_delay_microseconds: 100" in config
+    for version in ("1", "2"):
+        folder = repo / "inswapper_128" / version
+        assert (folder / "model.py").read_text() == launcher.SERVER_MODEL.read_text()
+        assert (folder / "model.onnx").is_file()
 
     with pytest.raises(launcher.ServeError, match="codeformer is not installed"):
-        launcher.build_plan(models, work, names=["codeformer"])
+        launcher.build_repository(models, work, names=["codeformer"])
+    with pytest.raises(launcher.ServeError, match="no installed models"):
+        launcher.build_repository(tmp_path / "empty", work)
 
 
 def test_batching_settings_from_env():
@@ -54,7 +57,7 @@ def test_batching_settings_from_env():
         250,
     )
     assert launcher.BatchingSettings.from_env({"VISAGE_TRITON_BATCHING": "0"}).batching is False
-    with pytest.raises(launcher.ServeError, match="VISAGE_TRITON_MAX_BATCH must be an integer"):
+    with pytest.raises(RepositoryError, match="VISAGE_TRITON_MAX_BATCH must be an integer"):
         launcher.BatchingSettings.from_env({"VISAGE_TRITON_MAX_BATCH": "lots"})
 
 

@@ -62,14 +62,15 @@ def triton(tmp_path_factory):
     batching = launcher.BatchingSettings(
         max_batch_size=16, preferred_batch_sizes=[8], max_queue_delay_us=200_000
     )
-    plan = launcher.build_plan(
-        models_dir,
-        work,
-        batching=batching,
+    served = launcher.build_repository(models_dir, work, batching=batching)
+    process = launcher.start(
+        work / "repository",
+        venv=venv,
+        work_dir=work,
         ports=(launcher.free_port(), launcher.free_port(), launcher.free_port()),
+        models=served,
         intra_op_threads=1,
     )
-    process = launcher.start(plan, venv=venv, work_dir=work)
     try:
         process.wait_ready(timeout_s=300)
         yield models_dir, process
@@ -144,7 +145,7 @@ def test_pipeline_through_triton_matches_local(triton):
 def test_triton_batches_requests_from_concurrent_jobs(triton):
     models_dir, process = triton
     swapper = registry.load_adapter("inswapper_128", models_dir, remote(process))
-    before = triton_client.served_models(process.grpc_url)["inswapper_128"]["batch_sizes"].get("1", {})
+    before = triton_client.batch_sizes(process.grpc_url, "inswapper_128").get(1, {})
     frame = textured_frame()
     face = [face_at("arcface_128", 128, 10, 10)]
     barrier = threading.Barrier(8)
@@ -161,9 +162,8 @@ def test_triton_batches_requests_from_concurrent_jobs(triton):
         t.join()
     for r in results[1:]:
         np.testing.assert_array_equal(r, results[0])
-    triton_client.clear()
-    after = triton_client.served_models(process.grpc_url)["inswapper_128"]["batch_sizes"]["1"]
-    runs = {int(k): v - before.get(k, 0) for k, v in after.items() if v - before.get(k, 0)}
+    after = triton_client.batch_sizes(process.grpc_url, "inswapper_128")[1]  # Triton's own statistics
+    runs = {k: v - before.get(k, 0) for k, v in after.items() if v - before.get(k, 0)}
     assert sum(size * count for size, count in runs.items()) == 8  # every job's face ran once
     assert max(runs) > 1, f"Triton never merged two jobs into one batch: {runs}"
 
@@ -172,7 +172,6 @@ def test_canary_jobs_run_version_2_and_record_it(triton):
     models_dir, process = triton
     versions.start_canary("inswapper_128", 2, models_dir)
     try:
-        triton_client.clear()  # the catalog (roll-out state) is re-read from the server
         swapper = registry.load_adapter("inswapper_128", models_dir, remote(process))
         frame = textured_frame()
         face = [face_at("arcface_128", 128, 10, 10)]
@@ -187,6 +186,12 @@ def test_canary_jobs_run_version_2_and_record_it(triton):
             result = swapper.swap(identity(EMBEDDING), frame, face)
         assert routing.used == {"inswapper_128": 1}
         assert result[74, 74, 0] == round(LATENT_0 * 255)
+        # The percentage changed (the CLI writes versions.json): the same session, next job.
+        versions.start_canary("inswapper_128", 2, models_dir, percent=0)
+        with canary.job_routing(on_canary, models_dir=models_dir, percent=50) as routing:
+            result = swapper.swap(identity(EMBEDDING), frame, face)
+        assert routing.used == {"inswapper_128": 1}
+        assert result[74, 74, 0] == round(LATENT_0 * 255)
     finally:
         versions.rollback("inswapper_128", models_dir)
 
@@ -196,8 +201,8 @@ def test_readiness_reports_models_and_the_one_that_failed_to_load(triton):
     state = triton_client.readiness(process.grpc_url)
     assert state["ready"]
     assert state["models"]["inswapper_128"]["versions"] == [1, 2]
-    assert state["models"]["arcface_w600k_r50"]["versions"] == [1]
-    assert any(line.startswith("arcface_w600k_r50 v3") for line in state["failed"])
+    assert state["models"]["arcface_w600k_r50"]["versions"] == [1]  # v3 (not ONNX) left out
+    assert any(line.startswith("crossface_ghost v1: ") for line in state["failed"]), state["failed"]
     assert set(state["models"]) == {
         "inswapper_128",
         "arcface_w600k_r50",
@@ -206,6 +211,16 @@ def test_readiness_reports_models_and_the_one_that_failed_to_load(triton):
         "2dfan4",
         "yoloface_8n",
     }
+
+
+def test_the_client_reads_visage_metadata_through_the_standard_model_config(triton):
+    """No custom catalog model: names, versions and licences come from config parameters."""
+    models_dir, process = triton
+    served = triton_client.served_models(process.grpc_url)
+    assert served["gfpgan_1.4"].triton_name == "gfpgan_1_4"
+    assert served["inswapper_128"].parameters["emap_model"] == "inswapper_128_emap"
+    assert served["inswapper_128"].parameters["licence"] == registry.get_spec("inswapper_128").licence
+    assert "visage_catalog" not in {m.triton_name for m in served.values()}
 
 
 def test_triton_down_is_a_transient_inference_error(tmp_path):
@@ -240,7 +255,7 @@ def test_swap_serve_command_starts_triton_and_stops_it_on_sigterm(triton, tmp_pa
         import urllib.request
 
         with urllib.request.urlopen(f"http://127.0.0.1:{metrics}/metrics", timeout=5) as response:
-            assert 'nv_inference_count{model="gfpgan_1_4-v1",version="1"}' in response.read().decode()
+            assert 'nv_inference_count{model="gfpgan_1_4",version="1"}' in response.read().decode()
     finally:
         serve.send_signal(signal.SIGTERM)
         assert serve.wait(60) == 0
