@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 from typing import NoReturn
 
 from django.conf import settings
+from django.template.defaultfilters import filesizeformat
 from PIL import Image, UnidentifiedImageError
 
 from swap.image_io import ACCEPTED_FORMATS, draft_within, limit_text, megapixels, pixel_limit
@@ -93,7 +94,9 @@ def sniff_media_type(head: bytes) -> str | None:
 
 def _too_large(field: str, size_bytes: int, limit_bytes: int) -> UploadRejected:
     return UploadRejected(
-        "file_too_large", f"The {field} file is {size_bytes} bytes; the limit is {limit_bytes} bytes.", field=field
+        "file_too_large",
+        f"The {field} file is {filesizeformat(size_bytes)}; the limit is {filesizeformat(limit_bytes)}.",
+        field=field,
     )
 
 
@@ -225,7 +228,7 @@ def _refuse_unsupported(media_type: str | None, *, field: str, allow_video: bool
     if media_type and media_type.startswith("video/"):
         raise _unsupported(field, f"The {field} must be a photo ({ACCEPTED_PHOTOS}); videos are not supported here.")
     accepted = f"a {ACCEPTED_PHOTOS} photo" + (", or an MP4, MOV or WebM video" if allow_video else "")
-    raise _unsupported(field, f"The {field} file is not a supported type: send {accepted}.")
+    raise _unsupported(field, f"The {field} file is not a supported type: please use {accepted}.")
 
 
 def _unsupported(field: str, message: str, *, status: int = 400) -> UploadRejected:
@@ -236,7 +239,7 @@ def inspect_video(data: bytes, *, field: str, media_type: str) -> MediaInfo:
     if len(data) > settings.VIDEO_MAX_BYTES:
         raise UploadRejected(
             "file_too_large",
-            f"The {field} video is {len(data)} bytes; the limit is {settings.VIDEO_MAX_BYTES} bytes.",
+            f"The {field} video is {filesizeformat(len(data))}; the limit is {filesizeformat(settings.VIDEO_MAX_BYTES)}.",
             field=field,
         )
     try:
@@ -244,7 +247,7 @@ def inspect_video(data: bytes, *, field: str, media_type: str) -> MediaInfo:
     except video_io.NoVideoStream as exc:
         raise UploadRejected(
             "unsupported_media_type",
-            f"The {field} file has no video stream (audio only?): send an MP4, MOV or WebM video.",
+            f"The {field} file has no video stream (audio only?): please use an MP4, MOV or WebM video.",
             field=field,
         ) from exc
     except video_io.InvalidVideo as exc:
@@ -256,7 +259,7 @@ def inspect_video(data: bytes, *, field: str, media_type: str) -> MediaInfo:
     if info.video_codec not in video_io.VIDEO_CODECS:
         raise UploadRejected(
             "unsupported_media_type",
-            f"The {field} video is encoded as {info.video_codec}, which we can't process: send H.264, "
+            f"The {field} video is encoded as {info.video_codec}, which we can't process: please use H.264, "
             "H.265 (HEVC), VP8, VP9 or AV1 (most editors export H.264 MP4).",
             field=field,
             status=415,  # a readable video in a codec we refuse
