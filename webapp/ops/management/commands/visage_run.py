@@ -27,11 +27,19 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 from prometheus_client import multiprocess
 
+from billing import selectors as billing_selectors
 from billing import services as billing_services
+from billing.models import CreditPack
 from webapp.media import provenance
 from webapp.ops import embedded
 
 DEMO_CREDITS = Decimal("500")
+# (name, credits, price in the default plan's currency): one credit is one unit of that currency.
+DEFAULT_PACKS = [
+    ("Starter", Decimal("5"), Decimal("5.00")),
+    ("Regular", Decimal("20"), Decimal("20.00")),
+    ("Large", Decimal("100"), Decimal("90.00")),
+]
 
 
 class Command(BaseCommand):
@@ -52,6 +60,7 @@ class Command(BaseCommand):
             call_command("migrate", interactive=False, verbosity=0)
             self._provenance()
             self._demo_user()
+            self._default_packs()
             call_command("visage_examples")  # the landing page's examples, made on the first start
             self._supervise(addr)
         finally:
@@ -157,6 +166,17 @@ class Command(BaseCommand):
             self.stdout.write(self.style.SUCCESS(f"demo user: demo / {password}"))
         else:
             self.stdout.write("demo user: demo (password unchanged; set VISAGE_DEMO_PASSWORD to reset it)")
+
+    def _default_packs(self) -> None:
+        """A fresh install's credits page shows packs and prices (with or without a payment
+        provider: without one, people request a pack and staff add it). Made once, only while the
+        install has no pack at all; the admin edits or retires them."""
+        if CreditPack.objects.exists():
+            return
+        currency = billing_selectors.default_plan().currency
+        for position, (name, credits, price) in enumerate(DEFAULT_PACKS):
+            CreditPack.objects.create(name=name, credits=credits, price=price, currency=currency, position=position)
+        self.stdout.write(f"credit packs: made {len(DEFAULT_PACKS)} default packs (edit them in the admin)")
 
     def _supervise(self, addr: str) -> None:
         manage = [sys.executable, str(settings.BASE_DIR / "manage.py")]
