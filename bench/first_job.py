@@ -10,9 +10,13 @@ answering → succeeded (the figure a new user meets), and the job's own created
 queued → started (the wait for the GPU worker) from the server's timestamps. --repo lets the same
 script time an older tree (e.g. `git archive <commit> | tar -x -C /tmp/before`).
 
-Measured 2026-12 on the shared 2-core machine (other sessions busy), one run each, same script:
-  before (GPU worker measured its speed, ~20 s, before its first job)   see the commit message
-  after  (measured while idle, between jobs)                            see the commit message
+Measured 2026-12-02 on the shared 2-core machine (five other sessions busy), one run each:
+  before (060da2f: the GPU worker measured its speed before its first job)
+      site answering → succeeded 176.7 s (created → succeeded 165.0 s, GPU-queue wait 137.8 s)
+  after (the measurement runs while idle, one step at a time)
+      site answering → succeeded  44.3 s (created → succeeded  32.1 s, GPU-queue wait   2.1 s)
+What is left after the change is the workers' model loading after the site answers (the
+moderation worker took 29.7 s to load on this loaded machine), not the measurement.
 """
 
 from __future__ import annotations
