@@ -15,7 +15,7 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html
 
-from billing import exports, reports, selectors, services
+from billing import exports, reports, selectors, services, top_up_requests
 from billing.choices import EntryKind
 from billing.errors import BillingError
 from billing.forms import AccountCreditForm, RefundForm, UsageReportFilterForm
@@ -30,6 +30,7 @@ from billing.models import (
     ModeRun,
     PricePlan,
     StripeEvent,
+    TopUpRequest,
 )
 
 
@@ -334,3 +335,38 @@ class StripeEventAdmin(ReadOnlyAdmin):
     list_display = ["received_at", "type", "event_id", "outcome", "pending_payment_intent"]
     list_filter = ["type"]
     search_fields = ["event_id", "pending_payment_intent"]
+
+
+@admin.register(TopUpRequest)
+class TopUpRequestAdmin(admin.ModelAdmin):
+    """Credits asked for on the credits page (installs without a payment provider)."""
+
+    list_display = ["created_at", "user", "credits", "pack", "status", "note", "handled_by", "handled_at"]
+    list_filter = ["status"]
+    list_select_related = ["account__user", "pack", "handled_by"]
+    search_fields = ["account__user__username", "account__user__email", "note"]
+    readonly_fields = ["account", "pack", "credits", "note", "status", "top_up", "handled_by", "handled_at", "created_at"]
+    actions = ["add_credits", "decline"]
+
+    def has_add_permission(self, request):
+        return False
+
+    @admin.display(description="user", ordering="account__user__username")
+    def user(self, obj: TopUpRequest) -> str:
+        return obj.account.user.get_username()
+
+    @admin.action(description="Add the credits asked for (and close)")
+    def add_credits(self, request: HttpRequest, queryset):
+        done = [
+            r for r in (top_up_requests.top_up_request_fulfil(request_id=pk, actor=request.user)
+                        for pk in queryset.values_list("pk", flat=True)) if r is not None
+        ]
+        self.message_user(request, f"Credits added for {len(done)} request(s).", messages.SUCCESS)
+
+    @admin.action(description="Decline (no credits)")
+    def decline(self, request: HttpRequest, queryset):
+        declined = sum(
+            top_up_requests.top_up_request_decline(request_id=pk, actor=request.user)
+            for pk in queryset.values_list("pk", flat=True)
+        )
+        self.message_user(request, f"Declined {declined} request(s).", messages.SUCCESS)

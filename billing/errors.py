@@ -31,14 +31,22 @@ class InsufficientCredit(BillingError):
     default_detail = "Not enough credit for this job."
     default_code = "insufficient_credits"
 
-    def __init__(self, *, required: Decimal, available: Decimal, quote: Quote | None = None) -> None:
+    def __init__(
+        self, *, required: Decimal, available: Decimal, quote: Quote | None = None, cheapest: Decimal | None = None
+    ) -> None:
+        """`cheapest`: the lowest price of any quality and resolution for the same file, when the
+        caller knows it; the message suggests another choice only when it costs less."""
         self.required = required
         self.available = available
         self.quote = quote
+        self.cheapest = cheapest
+        hint = "Add credits to your account to go on"
+        if cheapest is not None and cheapest < required:
+            hint += f", or choose a lower quality or resolution (from {money_text(cheapest)} credits)"
         super().__init__(
             detail=(
                 f"This swap costs {money_text(required)} credits and you have {money_text(available)} "
-                f"available. Buy credits at {top_up_path()} (or choose a lower quality or resolution)."
+                f"available. {hint}."
             ),
             code=self.default_code,
         )

@@ -413,3 +413,31 @@ class StripeEvent(models.Model):
 
     def __str__(self) -> str:
         return f"{self.type} {self.event_id}"
+
+
+class TopUpRequest(models.Model):
+    """A user's request for credits on an install without a payment provider: staff see it in the
+    admin (and by email) and add the credits there."""
+
+    class Status(models.TextChoices):
+        OPEN = "open", "Open"
+        DONE = "done", "Credits added"
+        DECLINED = "declined", "Declined"
+
+    account = models.ForeignKey(Account, on_delete=models.CASCADE, related_name="top_up_requests")
+    pack = models.ForeignKey(CreditPack, null=True, blank=True, on_delete=models.SET_NULL)
+    credits = models.DecimalField(max_digits=12, decimal_places=2, validators=[MinValueValidator(Decimal("0.01"))])
+    note = models.CharField(max_length=500, blank=True)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN, db_index=True)
+    top_up = models.ForeignKey(LedgerEntry, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    handled_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    handled_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.account} asks for {self.credits} credits ({self.get_status_display()})"

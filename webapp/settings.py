@@ -300,8 +300,8 @@ BILLING_QUOTE_SAMPLE_WINDOW = env_int("VISAGE_QUOTE_SAMPLE_WINDOW", 200)
 BILLING_QUOTE_MIN_MARGIN = env_str("VISAGE_QUOTE_MIN_MARGIN", "1.2")
 # What one GPU second costs the operator: the admin's margin column and monthly report use it.
 BILLING_GPU_COST_PER_SECOND = Decimal(env_str("VISAGE_GPU_COST_PER_SECOND", "0.0005"))
-# GPU workers measure their own speed per mode at start (a few real swaps and clips of several
-# sizes and lengths).
+# GPU workers measure their own speed per mode after start, while no job waits (a few real swaps
+# and clips of several sizes and lengths).
 WARMUP_CALIBRATION = env_bool("VISAGE_WARMUP_CALIBRATION", True)
 # Stripe Checkout for buying credit packs. Without a secret key the packs page says card payments
 # are not configured (staff top up by hand in the admin).

@@ -77,7 +77,8 @@ def test_insufficient_credit_stores_nothing(video_quote, user_a):
         "required_minor": 675,
         "links": {"top_up": "/account/credits/"},
     }
-    assert "Buy credits at /account/credits/" in str(caught.value.detail)
+    assert "Add credits to your account" in str(caught.value.detail)
+    assert "/account/" not in str(caught.value.detail)
     assert LedgerEntry.objects.count() == before
 
 

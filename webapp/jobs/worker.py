@@ -22,11 +22,13 @@ import os
 import threading
 import time
 import uuid
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 
 from django.conf import settings
 from django.db import close_old_connections, connection
 from rq import SimpleWorker
+from rq.exceptions import StopRequested
 
 from webapp.telemetry import context, metrics, tracing
 
@@ -133,12 +135,36 @@ class WorkerBeat:
 class VisageWorker(SimpleWorker):
     """Runs jobs in-process; a task that belongs to a job gets a heartbeat thread while it runs."""
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args, idle_steps: Iterator[object] | None = None, **kwargs):
+        """`idle_steps`: work done only while no job waits, one short step at a time (the GPU
+        worker's speed measurement, webapp.jobs.steps.calibrate), never beside a job."""
         kwargs.setdefault("worker_ttl", WORKER_TTL_S)
         super().__init__(*args, **kwargs)
+        self._idle_steps = idle_steps
         self._current_task = None  # the RQ job running now, for the drain deadline
         self._current_lock = threading.Lock()
         self._drain_timer: threading.Timer | None = None
+
+    def dequeue_job_and_maintain_ttl(self, timeout, max_idle_time=None):
+        """A waiting job first; while none waits, the next idle step; then RQ's blocking wait."""
+        while self._idle_steps is not None and not self._stop_requested:
+            result = super().dequeue_job_and_maintain_ttl(None)  # a look, without waiting
+            if result is not None:
+                return result
+            self._run_idle_step()
+        return super().dequeue_job_and_maintain_ttl(timeout, max_idle_time)
+
+    def _run_idle_step(self) -> None:
+        close_old_connections()
+        try:
+            next(self._idle_steps)
+        except StopIteration:
+            self._idle_steps = None
+        except StopRequested:  # SIGTERM while idle: RQ's clean stop, not a failed step
+            raise
+        except Exception:  # a failed measurement leaves the previous calibration in place
+            logger.exception("idle work failed; the worker goes on without it")
+            self._idle_steps = None
 
     def execute_job(self, job, queue):
         close_old_connections()

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import BinaryIO, NoReturn
 
 from django.conf import settings
+from django.template.defaultfilters import filesizeformat
 from PIL import Image, UnidentifiedImageError
 
 from swap.image_io import ACCEPTED_FORMATS, draft_within, limit_text, megapixels, pixel_limit
@@ -97,7 +98,9 @@ def sniff_media_type(head: bytes) -> str | None:
 
 def _too_large(field: str, size_bytes: int, limit_bytes: int) -> UploadRejected:
     return UploadRejected(
-        "file_too_large", f"The {field} file is {size_bytes} bytes; the limit is {limit_bytes} bytes.", field=field
+        "file_too_large",
+        f"The {field} file is {filesizeformat(size_bytes)}; the limit is {filesizeformat(limit_bytes)}.",
+        field=field,
     )
 
 
@@ -229,7 +232,7 @@ def _refuse_unsupported(media_type: str | None, *, field: str, allow_video: bool
     if media_type and media_type.startswith("video/"):
         raise _unsupported(field, f"The {field} must be a photo ({ACCEPTED_PHOTOS}); videos are not supported here.")
     accepted = f"a {ACCEPTED_PHOTOS} photo" + (", or an MP4, MOV or WebM video" if allow_video else "")
-    raise _unsupported(field, f"The {field} file is not a supported type: send {accepted}.")
+    raise _unsupported(field, f"The {field} file is not a supported type: please use {accepted}.")
 
 
 def _unsupported(field: str, message: str, *, status: int = 400) -> UploadRejected:
@@ -273,7 +276,7 @@ def _inspect_video_source(
     if size_bytes > settings.VIDEO_MAX_BYTES:
         raise UploadRejected(
             "file_too_large",
-            f"The {field} video is {size_bytes} bytes; the limit is {settings.VIDEO_MAX_BYTES} bytes.",
+            f"The {field} video is {filesizeformat(size_bytes)}; the limit is {filesizeformat(settings.VIDEO_MAX_BYTES)}.",
             field=field,
         )
     try:
@@ -281,7 +284,7 @@ def _inspect_video_source(
     except video_io.NoVideoStream as exc:
         raise UploadRejected(
             "unsupported_media_type",
-            f"The {field} file has no video stream (audio only?): send an MP4, MOV or WebM video.",
+            f"The {field} file has no video stream (audio only?): please use an MP4, MOV or WebM video.",
             field=field,
         ) from exc
     except video_io.InvalidVideo as exc:
@@ -293,7 +296,7 @@ def _inspect_video_source(
     if info.video_codec not in video_io.VIDEO_CODECS:
         raise UploadRejected(
             "unsupported_media_type",
-            f"The {field} video is encoded as {info.video_codec}, which we can't process: send H.264, "
+            f"The {field} video is encoded as {info.video_codec}, which we can't process: please use H.264, "
             "H.265 (HEVC), VP8, VP9 or AV1 (most editors export H.264 MP4).",
             field=field,
             status=415,  # a readable video in a codec we refuse

@@ -16,9 +16,21 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+import psutil
+import redis
+
 
 class EmbeddedServerError(RuntimeError):
     pass
+
+
+class PortTakenError(EmbeddedServerError):
+    """The port asked for is already listened on by another process (named in the message)."""
+
+    def __init__(self, name: str, port: int, holder: str):
+        self.port = port
+        self.holder = holder
+        super().__init__(f"{name}: port {port} on 127.0.0.1 is already in use by {holder}")
 
 
 @dataclass
@@ -43,6 +55,76 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def port_is_free(port: int) -> bool:
+    with socket.socket() as s:
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
+def _listening_pids(port: int) -> set[int]:
+    try:
+        connections = psutil.net_connections(kind="tcp")
+    except (psutil.AccessDenied, OSError):
+        return set()
+    return {
+        c.pid for c in connections
+        if c.status == psutil.CONN_LISTEN and c.laddr and c.laddr.port == port and c.pid
+    }
+
+
+def port_holder(port: int) -> str:
+    """Who listens on `port`, in words (pid and command line when this user may see them)."""
+    for pid in sorted(_listening_pids(port)):
+        try:
+            command = " ".join(psutil.Process(pid).cmdline()).strip() or psutil.Process(pid).name()
+        except psutil.Error:
+            continue
+        return f"pid {pid} ({command[:160]})"
+    return "another process (not visible to this user)"
+
+
+def holder_uses_dir(port: int, directory: Path) -> bool:
+    """A process listening on `port` was started on `directory` (a server left running by an
+    earlier start on the same data): a second server there would write the same files."""
+    for pid in _listening_pids(port):
+        try:
+            process = psutil.Process(pid)
+            # redis-server rewrites its command line but works in its --dir; weed names -dir=.
+            if Path(process.cwd()) == directory.resolve() or str(directory) in " ".join(process.cmdline()):
+                return True
+        except psutil.Error:
+            continue
+    return False
+
+
+def _owns_port(process: subprocess.Popen, port: int) -> bool:
+    """The child itself (not a server that was there before) listens on `port`."""
+    try:
+        connections = psutil.Process(process.pid).net_connections(kind="tcp")
+    except psutil.Error:
+        return False
+    return any(c.status == psutil.CONN_LISTEN and c.laddr and c.laddr.port == port for c in connections)
+
+
+def _check_owner(server: ServerProcess, port: int, answering_pid: int | None) -> None:
+    """Connecting to the port proves only that *something* listens there: a server already on the
+    port answers while ours fails to bind a moment later. Refuse unless the child is alive and is
+    the one answering."""
+    time.sleep(0.2)  # a child that cannot bind exits at once; let it
+    ours = server.process.poll() is None and (
+        answering_pid == server.process.pid if answering_pid is not None else _owns_port(server.process, port)
+    )
+    if not ours:
+        server.stop()
+        raise EmbeddedServerError(
+            f"{server.name}: the server answering on port {port} is not the one just started "
+            f"(that one is {port_holder(port)}); see {server.log_path}"
+        )
 
 
 def _wait_for_port(port: int, process: subprocess.Popen, name: str, log_path: Path, timeout_s: float) -> None:
@@ -74,15 +156,30 @@ def redis_server_binary() -> str:
     return str(binary)
 
 
+def redis_process_id(port: int) -> int | None:
+    """The `process_id` of the Redis server answering on `port` (INFO server), None if none answers."""
+    try:
+        with redis.Redis(host="127.0.0.1", port=port, socket_timeout=2, socket_connect_timeout=2) as client:
+            return int(client.info("server")["process_id"])
+    except (redis.RedisError, KeyError, ValueError):
+        return None
+
+
 def start_redis(data_dir: Path, port: int | None = None, *, persist: bool = True) -> ServerProcess:
+    """Raises PortTakenError when `port` is in use, EmbeddedServerError when the server answering is
+    not the child started here."""
     data_dir.mkdir(parents=True, exist_ok=True)
     port = port or free_port()
+    if not port_is_free(port):
+        raise PortTakenError("redis-server", port, port_holder(port))
     log_path = data_dir / "redis.log"
     args = [redis_server_binary(), "--port", str(port), "--bind", "127.0.0.1", "--dir", str(data_dir)]
     args += ["--appendonly", "yes"] if persist else ["--save", "", "--appendonly", "no"]
     process = subprocess.Popen(args, stdout=log_path.open("ab"), stderr=subprocess.STDOUT, start_new_session=True)
     _wait_for_port(port, process, "redis-server", log_path, timeout_s=15)
-    return ServerProcess("redis", process, f"redis://127.0.0.1:{port}/0", log_path)
+    server = ServerProcess("redis", process, f"redis://127.0.0.1:{port}/0", log_path)
+    _check_owner(server, port, redis_process_id(port) or -1)
+    return server
 
 
 def weed_binary() -> str:
@@ -94,9 +191,12 @@ def weed_binary() -> str:
 
 
 def start_s3(data_dir: Path, access_key: str, secret_key: str, port: int | None = None) -> ServerProcess:
-    """`minio server` when the operator has one on PATH, else SeaweedFS's `weed mini`."""
+    """`minio server` when the operator has one on PATH, else SeaweedFS's `weed mini`. Raises
+    PortTakenError when `port` is in use, EmbeddedServerError when the child does not own it."""
     data_dir.mkdir(parents=True, exist_ok=True)
     port = port or free_port()
+    if not port_is_free(port):
+        raise PortTakenError("S3 server", port, port_holder(port))
     log_path = data_dir / "s3.log"
     env = dict(os.environ, AWS_ACCESS_KEY_ID=access_key, AWS_SECRET_ACCESS_KEY=secret_key,
                MINIO_ROOT_USER=access_key, MINIO_ROOT_PASSWORD=secret_key)
@@ -116,4 +216,6 @@ def start_s3(data_dir: Path, access_key: str, secret_key: str, port: int | None 
     process = subprocess.Popen(args, stdout=log_path.open("ab"), stderr=subprocess.STDOUT, env=env,
                                start_new_session=True)
     _wait_for_port(port, process, "S3 server", log_path, timeout_s=60)
-    return ServerProcess("s3", process, f"127.0.0.1:{port}", log_path)
+    server = ServerProcess("s3", process, f"127.0.0.1:{port}", log_path)
+    _check_owner(server, port, answering_pid=None)
+    return server

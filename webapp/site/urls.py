@@ -53,6 +53,7 @@ urlpatterns = [
     ),
     path("account/credits/", credits.credits, name="credits"),
     path("account/credits/<int:pack_id>/buy", credits.credits_buy, name="credits-buy"),
+    path("account/credits/request", credits.credits_request, name="credits-request"),
     path("account/credits/success/", credits.credits_success, name="credits-success"),
     path("account/credits/canceled/", credits.credits_cancel, name="credits-cancel"),
     path("account/tokens", account.token_create, name="token-create"),

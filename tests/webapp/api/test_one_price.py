@@ -134,7 +134,7 @@ def test_insufficient_credit_problem_links_to_buying_credits(user_b, astronaut_p
     body = response.json()
     assert body["code"] == "insufficient_credits"
     assert body["links"]["top_up"].endswith("/account/credits/")
-    assert "Buy credits at /account/credits/" in body["detail"]
+    assert "Add credits to your account" in body["detail"] and "/account/" not in body["detail"]
     quote = client.post(
         "/api/v1/quotes",
         {"width": 460, "height": 430, "mode": "standard", "resolution": "720p"},

@@ -51,7 +51,7 @@ def test_invalid_target_shows_message_next_to_field_and_keeps_source(
         page.get_by_role("button", name="Swap faces").click()
     assert info.value.status == 400
     expect(target_error).to_have_text(
-        "The target file is not a supported type: send a JPEG, PNG, WebP, HEIC or AVIF photo, or an MP4, MOV or WebM video."
+        "The target file is not a supported type: please use a JPEG, PNG, WebP, HEIC or AVIF photo, or an MP4, MOV or WebM video."
     )
     expect(page.locator("#source-field .field-error")).to_be_empty()
     expect(source_preview).to_be_visible()

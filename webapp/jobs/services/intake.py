@@ -9,12 +9,15 @@ import logging
 import uuid
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from decimal import Decimal
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from billing import services as billing_services
+from billing.choices import Mode, Resolution
+from billing.errors import InsufficientCredit
 from webapp.media import storage
 from webapp.media.choices import MediaKind
 from webapp.media.validation import MediaInfo, inspect_upload
@@ -53,8 +56,8 @@ class Consent:
 
 def consent_required_message() -> str:
     return (
-        "Confirm that you have the right to use the face(s) you upload "
-        f"(send consent=true; it means: “{settings.CONSENT_TEXT}”)."
+        "Please confirm that you have the right to use the face(s) you upload, for every swap: "
+        f"“{settings.CONSENT_TEXT}”"
     )
 
 
@@ -199,7 +202,13 @@ def job_create(
                 fingerprint=fingerprint,
                 consent=consent,
             )
-            billing_services.hold_place(user=user, job_id=job_id, quote=quote)
+            try:
+                billing_services.hold_place(user=user, job_id=job_id, quote=quote)
+            except InsufficientCredit as exc:
+                raise InsufficientCredit(
+                    required=exc.required, available=exc.available, quote=exc.quote,
+                    cheapest=cheapest_price(user=user, target=target),
+                ) from None
             events.job_changed(job_id)  # the dashboard learns of jobs made elsewhere (the API, a tab)
             # robust: Redis down must not undo a committed job; the sweeper enqueues it later.
             transaction.on_commit(lambda: dispatch.enqueue_screening(job_id), robust=True)
@@ -234,6 +243,16 @@ def job_quote(*, user, target: MediaInfo, mode: str, resolution: str):
         mode=mode,
         resolution=resolution,
         kind=target.kind,
+    )
+
+
+def cheapest_price(*, user, target: MediaInfo) -> Decimal:
+    """The lowest price of this target at any quality and resolution (what a person out of credits
+    could still choose; on a small photo every choice may cost the plan's minimum)."""
+    return min(
+        job_quote(user=user, target=target, mode=mode, resolution=resolution).hold_amount
+        for mode in Mode.values
+        for resolution in Resolution.values
     )
 
 

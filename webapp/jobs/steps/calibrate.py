@@ -1,6 +1,8 @@
-"""The GPU worker's measurement of its own speed at warm-up: real swaps per mode at several photo
-sizes, and clips of several sizes and lengths (videos), recorded as billing calibration samples, so
-a fresh install quotes near what jobs will cost from its very first job. The quote's
+"""The GPU worker's measurement of its own speed, run while it has no job (between its first jobs):
+real swaps per mode at several photo sizes, and clips of several sizes and lengths (videos),
+recorded as billing calibration samples, so quotes come near what jobs cost within a minute of a
+fresh install's start (until then they use the seed calibration, or an earlier start's samples;
+a job is always charged its own measured GPU time, capped at its quote). The quote's
 speed model (billing.calibration) is fitted to them: a fixed part per job, a part per frame and a
 part per megapixel, so the samples must differ in size and (for videos) in length.
 
@@ -16,6 +18,7 @@ import logging
 import statistics
 import tempfile
 import time
+from collections.abc import Generator
 from decimal import Decimal
 from pathlib import Path
 from types import SimpleNamespace
@@ -64,7 +67,21 @@ def _target(face_bgr: np.ndarray, size: tuple[int, int]) -> np.ndarray:
 
 
 def measure(pipeline, *, videos: bool = True) -> dict[str, str]:
-    """Run the measurements, record them, and return {requested mode: mode that ran}."""
+    """Run every measurement at once, record them, and return {requested mode: mode that ran}."""
+    steps = measurement_steps(pipeline, videos=videos)
+    while True:
+        try:
+            next(steps)
+        except StopIteration as done:
+            return done.value
+
+
+def measurement_steps(pipeline, *, videos: bool = True) -> Generator[None, None, dict[str, str]]:
+    """The measurement one timed run at a time (a generator: each `next` runs one swap or clip, at
+    most a few seconds), so the GPU worker takes jobs at once and measures between them
+    (webapp.jobs.worker.VisageWorker): a job never waits for more than one step, and never runs
+    beside one (its GPU time, which it is billed, is measured alone). Each mode's "runs as" is
+    recorded as soon as its first swap ran; returns {requested mode: mode that ran}."""
     face_bgr = cv2.imread(str(FACE_PATH))
     if face_bgr is None:
         logger.warning("calibration face %s missing: quotes use the seed calibration", FACE_PATH)
@@ -76,19 +93,22 @@ def measure(pipeline, *, videos: bool = True) -> dict[str, str]:
         options = swap_options_for(_job_like(mode))
         # Untimed: the first run of a mode's models pays for their lazy initialisation (measured:
         # hq's first swap took 0.78 s, the next ones 0.40-0.49 s), which no job pays again.
-        pipeline.swap_image([face_bgr], _target(face_bgr, IMAGE_SIZES[0]), options)
+        first = pipeline.swap_image([face_bgr], _target(face_bgr, IMAGE_SIZES[0]), options)
+        runs_as[mode] = mode_ran(mode, reported=[first.mode], enhanced=bool(first.enhancer))
+        if first.enhancer_skipped_reason:
+            notes[mode] = first.enhancer_skipped_reason
+        billing_services.mode_runs_record(runs_as={mode: runs_as[mode]}, notes=notes)
+        yield
         for size in IMAGE_SIZES:
             target = _target(face_bgr, size)
-            results = [pipeline.swap_image([face_bgr], target, options) for _ in range(REPEATS)]
-            result = results[-1]
-            ran = mode_ran(mode, reported=[result.mode], enhanced=bool(result.enhancer))
-            runs_as[mode] = ran
-            if result.enhancer_skipped_reason:
-                notes[mode] = result.enhancer_skipped_reason
+            results = []
+            for _ in range(REPEATS):
+                results.append(pipeline.swap_image([face_bgr], target, options))
+                yield
             seconds = Decimal(str(round(statistics.median(r.inference_ms for r in results) / 1000, 6)))
             if seconds > 0:
                 billing_services.gpu_sample_record(
-                    mode=ran,
+                    mode=runs_as[mode],
                     kind=MediaKind.IMAGE,
                     width=size[0],
                     height=size[1],
@@ -96,17 +116,20 @@ def measure(pipeline, *, videos: bool = True) -> dict[str, str]:
                     origin=SampleOrigin.WARMUP,
                 )
         if videos:
-            _measure_video(pipeline, face_bgr, mode, options, runs_as)
+            yield from _measure_video(pipeline, face_bgr, mode, options, runs_as)
     billing_services.mode_runs_record(runs_as=runs_as, notes=notes)
     logger.info("worker speed measured in %.1f s; modes run as %s", time.perf_counter() - started, runs_as)
     return runs_as
 
 
-def _measure_video(pipeline, face_bgr: np.ndarray, mode: str, options, runs_as: dict[str, str]) -> None:
+def _measure_video(
+    pipeline, face_bgr: np.ndarray, mode: str, options, runs_as: dict[str, str]
+) -> Generator[None, None, None]:
     # Every video job analyses its source photo (each segment does): a fixed part of its GPU time.
     sources = [pipeline.prepare_source([face_bgr]) for _ in range(REPEATS)]
-    source = sources[-1]
+    yield
     source_ms = statistics.median(s.inference_ms for s in sources)
+    source = sources[-1]
     face_rgb = cv2.cvtColor(face_bgr, cv2.COLOR_BGR2RGB)
     with tempfile.TemporaryDirectory(prefix="visage-calibrate-") as tmp:
         # The first clip twice: its first run is untimed (lazy initialisation of the video path).
@@ -119,10 +142,11 @@ def _measure_video(pipeline, face_bgr: np.ndarray, mode: str, options, runs_as: 
             )
             info = video_io.probe(clip)
             size = video_io.even_size(info.width, info.height)
-            results = [
-                process_clip(pipeline, source, clip, Path(tmp) / f"{index}-out.mp4", size=size, options=options)
-                for _ in range(1 if index == 0 else REPEATS)
-            ]
+            results = []
+            for _ in range(1 if index == 0 else REPEATS):
+                out = Path(tmp) / f"{index}-out.mp4"
+                results.append(process_clip(pipeline, source, clip, out, size=size, options=options))
+                yield
             result = results[-1]
             if index == 0 or result.frames < 1:
                 continue

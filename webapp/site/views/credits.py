@@ -3,6 +3,8 @@ the account page's history (one row per job, 50 a page)."""
 
 from __future__ import annotations
 
+from decimal import Decimal, InvalidOperation
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
@@ -11,12 +13,13 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from billing import payment_providers, payments
+from billing import payment_providers, payments, top_up_requests
 from billing import reports as billing_reports
 from billing import selectors as billing_selectors
 from billing.choices import PaymentProvider
 from billing.errors import BillingError
 from billing.models import CheckoutSession, CreditPack
+from billing.pricing import money_text
 
 HISTORY_PAGE_SIZE = 50
 
@@ -40,6 +43,8 @@ def money_context(request: HttpRequest) -> dict:
             for pack in packs
         ],
         "payments_enabled": bool(payment_providers.providers_enabled()),
+        "open_requests": list(top_up_requests.top_up_requests_open(user=request.user)),
+        "max_open_requests": top_up_requests.MAX_OPEN_PER_ACCOUNT,
     }
 
 
@@ -68,6 +73,39 @@ def credits_buy(request: HttpRequest, pack_id: int) -> HttpResponse:
     if started.code_url:  # WeChat Pay Native: the buyer scans it, then the page shows the credits
         return render(request, "webapp/credits_wechatpay.html", {**money_context(request), "started": started})
     return redirect(started.url, permanent=False)
+
+
+@login_required
+@require_POST
+def credits_request(request: HttpRequest) -> HttpResponse:
+    """Without a payment provider: ask the staff for a pack (or, with no packs, an amount)."""
+    pack = None
+    if request.POST.get("pack"):
+        pack = get_object_or_404(CreditPack, pk=request.POST["pack"], active=True)
+        amount = pack.credits
+    else:
+        try:
+            amount = Decimal(request.POST.get("credits", "")).quantize(Decimal("0.01"))
+        except (InvalidOperation, ValueError):
+            amount = Decimal(0)
+        if not amount.is_finite() or not Decimal("1") <= amount <= Decimal("100000"):
+            messages.error(request, "Please enter how many credits you need, from 1 to 100,000.")
+            return render(request, "webapp/credits.html", money_context(request), status=400)
+    try:
+        top_up_requests.top_up_request_create(
+            user=request.user, pack=pack, credits=amount, note=request.POST.get("note", "").strip()
+        )
+    except top_up_requests.TooManyOpenRequests:
+        messages.error(
+            request, "You already have requests waiting. An administrator will add the credits soon."
+        )
+        return render(request, "webapp/credits.html", money_context(request), status=429)
+    messages.success(
+        request,
+        f"Request sent: an administrator will add {money_text(amount)} credits to your account. "
+        "They will show here once added.",
+    )
+    return redirect("credits")
 
 
 @login_required

@@ -93,7 +93,7 @@ def job_cancel(request: HttpRequest, job_id: uuid.UUID) -> HttpResponse:
     job = _own_job(request, job_id)
     try:
         user_actions.job_cancel(job=job)
-        messages.success(request, "Canceled. Nothing was charged; the credits set aside are available again.")
+        messages.success(request, "Swap canceled.")
     except JobNotCancelable as exc:
         messages.error(request, exc.message)
     return redirect("job-detail", job_id=job_id)

@@ -565,9 +565,24 @@
   function topUpLink(url) {
     var link = document.createElement("a");
     link.href = url || "/account/credits/";
-    link.textContent = "Buy credits";
+    link.textContent = "Add credits";
     link.className = "top-up-link";
     return link;
+  }
+
+  async function cheapestQuote(target) {
+    if (!target) return null;
+    try {
+      var response = await fetch(form.dataset.quoteUrl, {
+        method: "POST", credentials: "same-origin",
+        headers: Object.assign({ "Content-Type": "application/json" }, headers()),
+        body: JSON.stringify({ width: target.width, height: target.height, frames: target.frames, kind: target.kind,
+                               mode: "fast", resolution: "720p" }),
+      });
+      return response.ok ? await response.json() : null;
+    } catch (e) {
+      return null;
+    }
   }
 
   /* One price everywhere: the first quote sends the target file, so the server measures it exactly
@@ -612,9 +627,15 @@
           + (q.mode !== q.mode_requested ? " This server runs " + q.mode_requested + " as " + q.mode + ", so it is priced as " + q.mode + "." : "");
       } else {
         quoteBox.classList.add("is-short");
-        quoteNote.textContent = "Not enough credits for this swap. Try a lower quality or resolution, or ";
+        quoteNote.textContent = "Not enough credits for this swap: ";
         quoteNote.appendChild(topUpLink(q.links && q.links.top_up));
         quoteNote.appendChild(document.createTextNode("."));
+        // Suggest another choice only when one costs less (on a small photo all may cost the minimum).
+        var cheapest = await cheapestQuote(q.target);
+        if (seq === quoteSeq && cheapest && Number(cheapest.amount) < Number(q.amount)) {
+          quoteNote.appendChild(document.createTextNode(
+            " Or choose a lower quality or resolution: from " + cheapest.amount + " credits."));
+        }
       }
     } catch (e) {
       if (seq === quoteSeq) quoteNote.textContent = "We couldn’t get a price right now.";

@@ -9,6 +9,7 @@ process it started; data stays under VISAGE_DATA_DIR.
 
 from __future__ import annotations
 
+import fcntl
 import os
 import secrets
 import shutil
@@ -23,14 +24,22 @@ from urllib.parse import urlparse
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
 from prometheus_client import multiprocess
 
+from billing import selectors as billing_selectors
 from billing import services as billing_services
+from billing.models import CreditPack
 from webapp.media import provenance
 from webapp.ops import embedded
 
 DEMO_CREDITS = Decimal("500")
+# (name, credits, price in the default plan's currency): one credit is one unit of that currency.
+DEFAULT_PACKS = [
+    ("Starter", Decimal("5"), Decimal("5.00")),
+    ("Regular", Decimal("20"), Decimal("20.00")),
+    ("Large", Decimal("100"), Decimal("90.00")),
+]
 
 
 def web_server_command(host: str, port: str) -> list[str]:
@@ -51,25 +60,78 @@ class Command(BaseCommand):
     def handle(self, *args, addr, **options):
         servers = []
         try:
+            self._lock_data_dir()
             if "REDIS_URL" not in os.environ:
-                port = urlparse(settings.REDIS_URL).port or 6390
-                servers.append(embedded.start_redis(settings.DATA_DIR / "redis", port=port))
-                self.stdout.write(f"redis: started on {settings.REDIS_URL}")
+                servers.append(self.start_redis())
             if "S3_ENDPOINT" not in os.environ:
-                port = int(settings.S3_ENDPOINT.rsplit(":", 1)[1])
-                servers.append(embedded.start_s3(settings.DATA_DIR / "s3", settings.S3_ACCESS_KEY,
-                                                 settings.S3_SECRET_KEY, port=port))
-                self.stdout.write(f"s3: started on {settings.S3_ENDPOINT}")
+                servers.append(self.start_s3())
             self._metrics_dir()
             call_command("migrate", interactive=False, verbosity=0)
             self._provenance()
             self._demo_user()
+            self._default_packs()
             call_command("visage_examples")  # the landing page's examples, made on the first start
             self._supervise(addr)
         finally:
             for server in reversed(servers):
                 server.stop()
             self.stdout.write("stopped; data kept in " + str(settings.DATA_DIR))
+
+    def _lock_data_dir(self) -> None:
+        """One `visage_run` per data directory: two would run two Redis and S3 servers on the same
+        files. The lock goes with the process (however it ends)."""
+        settings.DATA_DIR.mkdir(parents=True, exist_ok=True)
+        path = settings.DATA_DIR / "visage_run.lock"
+        self._lock_file = path.open("a+")
+        try:
+            fcntl.flock(self._lock_file, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            self._lock_file.seek(0)
+            holder = self._lock_file.read().strip() or "?"
+            raise CommandError(
+                f"Another visage_run (pid {holder}) is using {settings.DATA_DIR}; stop it, or give this one "
+                "its own VISAGE_DATA_DIR."
+            ) from None
+        self._lock_file.truncate(0)
+        self._lock_file.write(str(os.getpid()))
+        self._lock_file.flush()
+
+    def _start_on_port(self, name: str, wanted: int, data_dir: Path, start) -> embedded.ServerProcess:
+        """On the configured port if it is free; when another program holds it, on a free port (said
+        loudly), unless what holds it is a server left running on this same data directory."""
+        try:
+            return start(wanted)
+        except embedded.PortTakenError as exc:
+            if embedded.holder_uses_dir(wanted, data_dir):
+                raise CommandError(
+                    f"{exc}, a {name} server left running on {data_dir} by an earlier start: stop it "
+                    "(kill that pid) and start again."
+                ) from None
+            server = start(embedded.free_port())
+            self.stdout.write(self.style.WARNING(f"{name}: {exc}; using {server.url} instead"))
+            return server
+
+    def start_redis(self) -> embedded.ServerProcess:
+        data_dir = settings.DATA_DIR / "redis"
+        wanted = urlparse(settings.REDIS_URL).port or 6390
+        server = self._start_on_port("redis", wanted, data_dir, lambda port: embedded.start_redis(data_dir, port=port))
+        # The processes started below (and this one) use the server just started, on whatever port.
+        os.environ["REDIS_URL"] = settings.REDIS_URL = server.url
+        settings.RQ_QUEUES = {name: {**queue, "URL": server.url} for name, queue in settings.RQ_QUEUES.items()}
+        settings.CACHES = {**settings.CACHES, "default": {**settings.CACHES["default"], "LOCATION": server.url}}
+        self.stdout.write(f"redis: started on {server.url} (pid {server.process.pid})")
+        return server
+
+    def start_s3(self) -> embedded.ServerProcess:
+        data_dir = settings.DATA_DIR / "s3"
+        wanted = int(settings.S3_ENDPOINT.rsplit(":", 1)[1])
+        server = self._start_on_port(
+            "s3", wanted, data_dir,
+            lambda port: embedded.start_s3(data_dir, settings.S3_ACCESS_KEY, settings.S3_SECRET_KEY, port=port),
+        )
+        os.environ["S3_ENDPOINT"] = settings.S3_ENDPOINT = server.url
+        self.stdout.write(f"s3: started on {server.url} (pid {server.process.pid})")
+        return server
 
     def _metrics_dir(self) -> None:
         """One prometheus-client multiprocess directory for every process started below, so the
@@ -113,6 +175,17 @@ class Command(BaseCommand):
             self.stdout.write(self.style.SUCCESS(f"demo user: demo / {password}"))
         else:
             self.stdout.write("demo user: demo (password unchanged; set VISAGE_DEMO_PASSWORD to reset it)")
+
+    def _default_packs(self) -> None:
+        """A fresh install's credits page shows packs and prices (with or without a payment
+        provider: without one, people request a pack and staff add it). Made once, only while the
+        install has no pack at all; the admin edits or retires them."""
+        if CreditPack.objects.exists():
+            return
+        currency = billing_selectors.default_plan().currency
+        for position, (name, credits, price) in enumerate(DEFAULT_PACKS):
+            CreditPack.objects.create(name=name, credits=credits, price=price, currency=currency, position=position)
+        self.stdout.write(f"credit packs: made {len(DEFAULT_PACKS)} default packs (edit them in the admin)")
 
     def _supervise(self, addr: str) -> None:
         manage = [sys.executable, str(settings.BASE_DIR / "manage.py")]

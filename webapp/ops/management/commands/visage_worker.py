@@ -54,6 +54,7 @@ class Command(BaseCommand):
             raise CommandError(f"Unknown queue(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
         storage.ensure_buckets()
         started = time.perf_counter()
+        idle_steps = None
         if any(q in settings.GPU_QUEUES for q in queue_names):
             problem = onnxruntime_install_problem()
             if problem:
@@ -61,12 +62,9 @@ class Command(BaseCommand):
             self._warm_up_engine()
             self.stdout.write(f"engine backends: {engine.get_pipeline().backends}")
             if settings.WARMUP_CALIBRATION:
-                # Measure this worker's own speed so quotes match it from the first job.
-                try:
-                    runs_as = calibrate.measure(engine.get_pipeline())
-                    self.stdout.write(f"speed measured; modes run as {runs_as}")
-                except Exception:  # a failed measurement leaves the previous calibration in place
-                    logging.getLogger(__name__).exception("warm-up speed measurement failed")
+                # This worker's own speed, measured while no job waits (a job never waits for it):
+                # quotes follow it within a minute of the start.
+                idle_steps = calibrate.measurement_steps(engine.get_pipeline())
         if settings.MODERATION_QUEUE in queue_names:
             moderation_services.warm_up()
         self.stdout.write(f"visage worker ready on {','.join(queue_names)} "
@@ -80,7 +78,9 @@ class Command(BaseCommand):
             gpu_sampler = GpuSampler(settings.GPU_SAMPLE_INTERVAL_S).start()
         sweeper = Sweeper().start()
         connection = django_rq.get_connection(queue_names[0])
-        worker = VisageWorker([django_rq.get_queue(q) for q in queue_names], connection=connection, name=name)
+        worker = VisageWorker(
+            [django_rq.get_queue(q) for q in queue_names], connection=connection, name=name, idle_steps=idle_steps
+        )
         try:
             # The scheduler is its own process (visage_scheduler): a forked child per worker is
             # orphaned when the worker is SIGKILLed.

@@ -1,0 +1,101 @@
+"""`visage_run`'s embedded servers never talk to another program that holds their port: a port in
+use is refused by name (or, in `visage_run`, another port is taken, said loudly), and the server
+that answers must be the child just started."""
+
+from __future__ import annotations
+
+import socket
+
+import pytest
+from django.core.management.base import CommandError
+
+from webapp.ops import embedded
+from webapp.ops.management.commands.visage_run import Command
+
+
+@pytest.fixture
+def other_redis(tmp_path):
+    """Another instance's Redis (the same bundled binary), holding a key of its own."""
+    server = embedded.start_redis(tmp_path / "other-redis", persist=False)
+    port = int(server.url.rsplit(":", 1)[1].split("/")[0])
+    import redis
+
+    with redis.Redis(host="127.0.0.1", port=port) as client:
+        client.set("owner", "other instance")
+    yield server, port
+    server.stop()
+
+
+def test_a_taken_redis_port_is_refused_naming_its_holder(other_redis, tmp_path):
+    other, port = other_redis
+    with pytest.raises(embedded.PortTakenError) as refused:
+        embedded.start_redis(tmp_path / "ours", port=port, persist=False)
+    assert str(port) in str(refused.value)
+    assert f"pid {other.process.pid}" in str(refused.value)
+
+
+def test_the_server_answering_must_be_the_child_started(other_redis, tmp_path, monkeypatch):
+    """The race the port check cannot close (the port taken between the check and the bind): the
+    other instance answers while our child fails to listen; start_redis must not hand it out."""
+    other, port = other_redis
+    monkeypatch.setattr(embedded, "port_is_free", lambda port: True)
+    with pytest.raises(embedded.EmbeddedServerError, match="not the one just started"):
+        embedded.start_redis(tmp_path / "ours", port=port, persist=False)
+    assert other.process.poll() is None  # the other instance is left alone
+
+
+def test_visage_run_starts_its_own_redis_on_a_free_port(other_redis, tmp_path, settings, monkeypatch):
+    other, port = other_redis
+    monkeypatch.delenv("REDIS_URL", raising=False)  # restored after the test
+    settings.DATA_DIR = tmp_path / "data"
+    settings.REDIS_URL = f"redis://127.0.0.1:{port}/0"
+    command = Command()
+    server = command.start_redis()
+    try:
+        ours = int(server.url.rsplit(":", 1)[1].split("/")[0])
+        assert ours != port
+        assert embedded.redis_process_id(ours) == server.process.pid != other.process.pid
+        assert settings.REDIS_URL == server.url
+        assert {queue["URL"] for queue in settings.RQ_QUEUES.values()} == {server.url}
+        assert settings.CACHES["default"]["LOCATION"] == server.url
+        import redis
+
+        with redis.Redis.from_url(settings.REDIS_URL) as client:
+            assert client.get("owner") is None  # not the other instance's data
+    finally:
+        server.stop()
+
+
+def test_visage_run_refuses_a_leftover_redis_on_its_own_data(tmp_path, settings, monkeypatch):
+    monkeypatch.delenv("REDIS_URL", raising=False)
+    settings.DATA_DIR = tmp_path / "data"
+    leftover = embedded.start_redis(settings.DATA_DIR / "redis", persist=False)
+    try:
+        settings.REDIS_URL = leftover.url
+        with pytest.raises(CommandError, match=f"pid {leftover.process.pid}"):
+            Command().start_redis()
+    finally:
+        leftover.stop()
+
+
+def test_a_taken_s3_port_is_refused_and_never_used(tmp_path, monkeypatch):
+    with socket.socket() as intruder:
+        intruder.bind(("127.0.0.1", 0))
+        intruder.listen()
+        port = intruder.getsockname()[1]
+        with pytest.raises(embedded.PortTakenError, match=str(port)):
+            embedded.start_s3(tmp_path / "s3", "k" * 8, "s" * 16, port=port)
+        monkeypatch.setattr(embedded, "port_is_free", lambda port: True)
+        with pytest.raises(embedded.EmbeddedServerError, match="not the one just started"):
+            embedded.start_s3(tmp_path / "s3", "k" * 8, "s" * 16, port=port)
+
+
+def test_a_second_visage_run_on_the_same_data_is_refused(tmp_path, settings):
+    settings.DATA_DIR = tmp_path / "data"
+    first = Command()
+    first._lock_data_dir()
+    try:
+        with pytest.raises(CommandError, match="Another visage_run"):
+            Command()._lock_data_dir()
+    finally:
+        first._lock_file.close()
