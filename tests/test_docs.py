@@ -102,7 +102,9 @@ def _default_problem(kind: str, default, cell: str) -> str | None:
         return f"the default must start with a `literal`, `empty` or `computed`, not {cell!r}"
     text = code.group(1)
     if kind == "env_bool":
-        return None if text == ("1" if default else "0") else f"documented {text!r}, settings.py has {default!r}"
+        return (
+            None if text == ("1" if default else "0") else f"documented {text!r}, settings.py has {default!r}"
+        )
     if kind in ("env_int", "env_float"):
         try:
             same = float(text) == float(default)
@@ -125,7 +127,9 @@ def configuration_problems(page: str, reads: dict) -> list[str]:
     ]
     for name, (kind, default_node, default_source) in sorted(reads.items()):
         if name not in rows:
-            problems.append(f"{name} (settings.py: {kind}, default {default_source}) is not on the configuration page")
+            problems.append(
+                f"{name} (settings.py: {kind}, default {default_source}) is not on the configuration page"
+            )
             continue
         cell = rows[name]
         if cell.startswith("<"):
@@ -140,7 +144,9 @@ def configuration_problems(page: str, reads: dict) -> list[str]:
                     "and record the expression in COMPUTED_DEFAULTS"
                 )
             elif not cell.startswith("computed"):
-                problems.append(f"{name}: the default is computed ({default_source}); the page must say `computed: …`")
+                problems.append(
+                    f"{name}: the default is computed ({default_source}); the page must say `computed: …`"
+                )
             continue
         problem = _default_problem(kind, default, cell)
         if problem:
@@ -200,7 +206,17 @@ def test_mkdocs_strict_fails_on_a_broken_link(tmp_path):
         f"INHERIT: {ROOT / 'mkdocs.yml'}\ndocs_dir: {docs}\nhooks: []\nnav:\n  - index.md\n  - broken.md\n"
     )
     result = subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(config), "--site-dir", str(tmp_path / "site")],
+        [
+            sys.executable,
+            "-m",
+            "mkdocs",
+            "build",
+            "--strict",
+            "-f",
+            str(config),
+            "--site-dir",
+            str(tmp_path / "site"),
+        ],
         cwd=ROOT,
         env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
         capture_output=True,
@@ -212,10 +228,18 @@ def test_mkdocs_strict_fails_on_a_broken_link(tmp_path):
 
 
 README_LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
+README_RELATIVE_LINKS = [
+    target
+    for target in README_LINK.findall((ROOT / "README.md").read_text())
+    if not re.match(r"[a-z]+:", target) and not target.startswith("#")  # absolute URLs, in-page anchors
+]
 
 
-@pytest.mark.parametrize("target", README_LINK.findall((ROOT / "README.md").read_text()))
+def test_readme_points_to_the_docs():
+    assert "docs/index.md" in README_RELATIVE_LINKS
+    assert len((ROOT / "README.md").read_text().splitlines()) <= 150
+
+
+@pytest.mark.parametrize("target", README_RELATIVE_LINKS)
 def test_readme_links_resolve(target):
-    if re.match(r"[a-z]+:", target) or target.startswith("#"):
-        return  # absolute URLs and in-page anchors
-    assert (ROOT / target.split("#")[0]).exists(), f"README.md links to {target}, which does not exist"
+    assert (ROOT / target.split("#")[0]).is_file(), f"README.md links to {target}, which is not a file"
