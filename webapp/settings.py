@@ -83,7 +83,7 @@ MIDDLEWARE = [
 
 ROOT_URLCONF = "webapp.urls"
 WSGI_APPLICATION = "webapp.wsgi.application"
-ASGI_APPLICATION = "webapp.asgi.application"  # what the web server runs (README, "Serving")
+ASGI_APPLICATION = "webapp.asgi.application"  # what the web server runs (docs/operations/serving.md)
 
 TEMPLATES = [
     {
@@ -309,7 +309,7 @@ STRIPE_SECRET_KEY = env_str("STRIPE_SECRET_KEY", "")
 STRIPE_WEBHOOK_SECRET = env_str("STRIPE_WEBHOOK_SECRET", "")
 STRIPE_API_BASE = env_str("STRIPE_API_BASE", "https://api.stripe.com")
 STRIPE_TIMEOUT_S = env_float("STRIPE_TIMEOUT_S", 10.0)
-# Alipay and WeChat Pay (CNY packs), each on once all its values are set (README "Buying credits").
+# Alipay and WeChat Pay (CNY packs), each on once all its values are set (docs/concepts/billing.md).
 # Keys are PEM text; every one may be given as NAME_FILE.
 ALIPAY_APP_ID = env_str("ALIPAY_APP_ID", "")
 ALIPAY_PRIVATE_KEY = env_str("ALIPAY_PRIVATE_KEY", "")  # the app's RSA2 private key
