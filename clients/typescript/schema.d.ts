@@ -4,6 +4,60 @@
  */
 
 export interface paths {
+    "/api/v1/auth/devices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Devices signed in to your account */
+        get: operations["auth_devices_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/devices/{device_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Sign a device out: its access and refresh tokens stop working at once */
+        delete: operations["auth_devices_sign_out"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/refresh": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Exchange a refresh token (once) for a new access and refresh token
+         * @description Each refresh token works once. Presenting one again after it was exchanged signs the device out (401 refresh_token_reused): someone else may hold a copy.
+         */
+        post: operations["auth_refresh"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/auth/token": {
         parameters: {
             query?: never;
@@ -18,7 +72,7 @@ export interface paths {
          * @description Failed attempts are limited per username and per client address; past the limit the answer is 429 `too_many_failed_logins` with Retry-After, without checking the password.
          */
         post: operations["auth_token_create"];
-        /** Revoke the token this request is authenticated with */
+        /** Revoke the token this request is authenticated with (an access token: sign its device out) */
         delete: operations["auth_token_revoke"];
         options?: never;
         head?: never;
@@ -34,7 +88,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Start buying a credit pack (Stripe Checkout) */
+        /** Start buying a credit pack (Stripe Checkout, Alipay, WeChat Pay) */
         post: operations["billing_checkout_create"];
         delete?: never;
         options?: never;
@@ -242,28 +296,103 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/uploads": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start a direct, resumable upload
+         * @description Answers presigned S3 part URLs: PUT each part straight to storage (retry a failed part as it is), then POST .../complete. After a drop, GET the upload: `parts_received` lists what S3 holds.
+         */
+        post: operations["uploads_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/uploads/{upload_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An upload, with the parts S3 already holds (to resume) */
+        get: operations["uploads_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/uploads/{upload_id}/complete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Finish an upload: S3 joins the parts, the server validates the stored file
+         * @description 409 upload_incomplete names the parts still missing; 422 checksum_mismatch when the stored file is not the declared one; otherwise the same refusals as a file posted to POST /api/v1/jobs. Once ready, create the job with target_upload (and source_upload) set to upload ids.
+         */
+        post: operations["uploads_complete"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        Checkout: {
+            /** @description The purchase's reference (Stripe session id, or out_trade_no). */
+            id: string;
+            provider: string;
+            /** @description Send the buyer here to pay (Stripe, Alipay page pay); else empty. */
+            url: string;
+            /** @description WeChat Pay Native: show as a QR code to scan; else empty. */
+            code_url: string;
+            /** @description Alipay app pay: pass to the Alipay SDK; else empty. */
+            order_string: string;
+        };
         /**
-         * @description * `api` - api
-         *     * `site` - site
+         * @description * `page` - page
+         *     * `app` - app
          * @enum {string}
          */
-        ChannelEnum: "api" | "site";
-        Checkout: {
-            /** @description The Stripe Checkout Session id. */
-            id: string;
-            /**
-             * Format: uri
-             * @description Send the buyer here to pay.
-             */
-            url: string;
-        };
+        CheckoutRequestChannelEnum: "page" | "app";
         CheckoutRequestRequest: {
             pack_id: number;
+            /** @default stripe */
+            provider: components["schemas"]["ProviderEnum"];
+            /**
+             * @description Alipay: page pay (a URL) or app pay (order_string).
+             *
+             *     * `page` - page
+             *     * `app` - app
+             * @default page
+             */
+            channel: components["schemas"]["CheckoutRequestChannelEnum"];
         };
+        /**
+         * @description * `mobile` - mobile
+         *     * `web` - web
+         * @enum {string}
+         */
+        ClientEnum: "mobile" | "web";
         /**
          * @description * `reserved` - reserved
          *     * `paid` - paid
@@ -274,7 +403,57 @@ export interface components {
         CostStateEnum: "reserved" | "paid" | "released" | "refunded";
         CreditPacks: {
             payments_enabled: boolean;
+            /** @description Payment providers on this server (stripe, alipay, wechatpay). */
+            providers: string[];
             packs: components["schemas"]["Pack"][];
+        };
+        DirectUpload: {
+            /** Format: uuid */
+            id: string;
+            /** @description pending, ready (complete and valid: a job may use it), used, rejected or expired */
+            state: string;
+            kind: string;
+            size_bytes: number;
+            part_size_bytes: number;
+            /** @description Every part: part_number, size_bytes, url (a presigned PUT; send the part's bytes as the body and nothing else). Fresh URLs on every GET. Empty once the upload is no longer pending. */
+            parts: {
+                [key: string]: unknown;
+            }[];
+            /** @description The parts S3 already holds (part_number, size_bytes, etag): after a drop, send only the others. */
+            parts_received: {
+                [key: string]: unknown;
+            }[];
+            /** @description What validation found, once ready (media_type, width, height, frames, …) */
+            media: {
+                [key: string]: unknown;
+            };
+            /**
+             * Format: date-time
+             * @description Unfinished or unused after this, it is deleted (never billed)
+             */
+            expires_at: string;
+            urls: {
+                [key: string]: unknown;
+            };
+        };
+        /**
+         * @description * `image` - Image
+         *     * `video` - Video
+         * @enum {string}
+         */
+        DirectUploadCreateKindEnum: "image" | "video";
+        DirectUploadCreateRequest: {
+            /** @description image (a photo) or video
+             *
+             *     * `image` - Image
+             *     * `video` - Video */
+            kind: components["schemas"]["DirectUploadCreateKindEnum"];
+            /** @description The file's exact size */
+            size_bytes: number;
+            /** @description e.g. video/mp4 (the content is sniffed anyway) */
+            content_type: string;
+            /** @description The file's SHA-256 (hex): the stored object must match it */
+            sha256: string;
         };
         /**
          * @description * `cached` - cached
@@ -294,7 +473,7 @@ export interface components {
         FaceDetectRequest: {
             /**
              * Format: binary
-             * @description The photo to look for faces in (JPEG, PNG or WebP)
+             * @description The photo to look for faces in (JPEG, PNG, WebP, HEIC or AVIF)
              */
             image: string;
             /** @description Which upload the photo is for, so errors name it (default: image)
@@ -377,8 +556,14 @@ export interface components {
             /** Format: date-time */
             given_at: string;
             version: string;
-            channel: components["schemas"]["ChannelEnum"];
+            channel: components["schemas"]["JobConsentChannelEnum"];
         };
+        /**
+         * @description * `api` - api
+         *     * `site` - site
+         * @enum {string}
+         */
+        JobConsentChannelEnum: "api" | "site";
         /** @description What the job costs, from the ledger (billing.selectors.job_cost). */
         JobCost: {
             state: components["schemas"]["CostStateEnum"];
@@ -430,10 +615,21 @@ export interface components {
              * @description Photo to put the face into
              */
             target: string;
+            /** @description Instead of source files: the ids of completed direct uploads (POST /api/v1/uploads) of the source photo(s), repeated in order. */
+            source_upload?: string[];
+            /**
+             * Format: uuid
+             * @description Instead of a target file: the id of a completed direct upload (POST /api/v1/uploads), for large videos sent in resumable parts straight to storage.
+             */
+            target_upload?: string;
             /** @default standard */
             mode: components["schemas"]["ModeEnum"];
-            /** @default 720p */
-            resolution: components["schemas"]["ResolutionEnum"];
+            /** @description When omitted, it follows the client: 720p for mobile apps, 1080p for the web. The client is the X-Visage-Client header (mobile or web) when sent, else the signed-in device's client (POST /api/v1/auth/token with device_name and client), else web for the site's session and mobile for bearer tokens.
+             *
+             *     * `720p` - 720p
+             *     * `1080p` - 1080p
+             *     * `original` - Original */
+            resolution?: components["schemas"]["ResolutionEnum"];
             /** @default one */
             faces: components["schemas"]["FacesEnum"];
             face_index?: number | null;
@@ -772,6 +968,13 @@ export interface components {
             /** @description Star (true) or unstar (false) the job in your gallery. */
             favourite?: boolean;
         };
+        /**
+         * @description * `stripe` - Card (Stripe)
+         *     * `alipay` - Alipay 支付宝
+         *     * `wechatpay` - WeChat Pay 微信支付
+         * @enum {string}
+         */
+        ProviderEnum: "stripe" | "alipay" | "wechatpay";
         Quote: {
             frames: number;
             kind: string;
@@ -873,16 +1076,38 @@ export interface components {
             expires_at: string;
         };
         Token: {
-            /** @description Send as 'Authorization: Bearer <token>'. Shown once. */
-            token: string;
-            name: string;
-            prefix: string;
+            /** @description Without device_name: send as 'Authorization: Bearer <token>'. Shown once. */
+            token?: string;
+            name?: string;
+            prefix?: string;
+            /** @description With device_name: the bearer token. */
+            access_token?: string;
+            /** @description Exchange once at /api/v1/auth/refresh. */
+            refresh_token?: string;
+            /** @description The access token's lifetime in seconds. */
+            expires_in?: number;
+            device?: {
+                [key: string]: unknown;
+            };
         };
         TokenCreateRequest: {
             username: string;
             password: string;
             /** @default API token */
             name: string;
+            /** @description For apps: sign this device in. The answer is a short-lived access token and a refresh token (rotated on every refresh) instead of a long-lived API token. */
+            device_name?: string;
+            /**
+             * @description With device_name: the kind of client, which sets its defaults (mobile: 720p, web: 1080p).
+             *
+             *     * `mobile` - mobile
+             *     * `web` - web
+             * @default mobile
+             */
+            client: components["schemas"]["ClientEnum"];
+        };
+        TokenRefreshRequest: {
+            refresh_token: string;
         };
         /**
          * @description * `credits` - credits
@@ -900,7 +1125,7 @@ export interface components {
              * @description stable machine code
              * @enum {string}
              */
-            code: "authentication_failed" | "bad_request" | "blocked_text" | "consent_required" | "content_rejected" | "corrupt_image" | "corrupt_video" | "empty_file" | "file_too_large" | "idempotency_key_mismatch" | "image_too_large" | "image_too_small" | "insufficient_credits" | "invalid_image" | "invalid_option" | "job_not_cancelable" | "job_not_shareable" | "method_not_allowed" | "missing_file" | "no_face_detected" | "not_acceptable" | "not_authenticated" | "not_found" | "originals_deleted" | "parse_error" | "payment_provider_error" | "payments_not_configured" | "permission_denied" | "protected_identity" | "request_too_large" | "server_error" | "service_unavailable" | "share_links_disabled" | "throttled" | "too_many_failed_logins" | "too_many_fields" | "too_many_files" | "too_many_frames" | "unsupported_media_type" | "unsupported_media_type_header" | "validation_error" | "video_too_large" | "video_too_long" | "video_too_small";
+            code: "authentication_failed" | "bad_request" | "blocked_text" | "consent_required" | "content_rejected" | "corrupt_image" | "corrupt_video" | "empty_file" | "file_too_large" | "idempotency_key_mismatch" | "image_too_large" | "image_too_small" | "insufficient_credits" | "invalid_idempotency_key" | "invalid_image" | "invalid_option" | "job_not_cancelable" | "job_not_shareable" | "method_not_allowed" | "missing_file" | "no_face_detected" | "not_acceptable" | "not_authenticated" | "not_found" | "originals_deleted" | "parse_error" | "payment_provider_error" | "payments_not_configured" | "permission_denied" | "protected_identity" | "request_too_large" | "server_error" | "service_unavailable" | "share_links_disabled" | "throttled" | "too_many_failed_logins" | "too_many_fields" | "too_many_files" | "too_many_frames" | "too_many_waits" | "unsupported_media_type" | "unsupported_media_type_header" | "validation_error" | "video_too_large" | "video_too_long" | "video_too_small";
             /** @description the request's path */
             instance: string | null;
             /** @description quote it to support (X-Request-ID) */
@@ -929,6 +1154,213 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    auth_devices_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The devices signed in to your account: id, name, client, created_at, last_used_at, current (the one this request comes from) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description RFC 9457 application/problem+json */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Accept header names no format this operation answers in (`not_acceptable`). */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests (`throttled`): see Retry-After, RateLimit and RateLimit-Policy. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A service the API needs is down; try again after Retry-After. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    auth_devices_sign_out: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                device_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No response body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description RFC 9457 application/problem+json */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 application/problem+json */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Accept header names no format this operation answers in (`not_acceptable`). */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests (`throttled`): see Retry-After, RateLimit and RateLimit-Policy. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A service the API needs is down; try again after Retry-After. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    auth_refresh: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TokenRefreshRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["TokenRefreshRequest"];
+                "multipart/form-data": components["schemas"]["TokenRefreshRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Token"];
+                };
+            };
+            /** @description RFC 9457 application/problem+json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 application/problem+json */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Accept header names no format this operation answers in (`not_acceptable`). */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is too large (`request_too_large`). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported request Content-Type. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 application/problem+json */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A service the API needs is down; try again after Retry-After. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     auth_token_create: {
         parameters: {
             query?: never;
@@ -1090,7 +1522,7 @@ export interface operations {
                     "application/json": components["schemas"]["Checkout"];
                 };
             };
-            /** @description The request is invalid (`validation_error` with per-field `errors`, `parse_error`, …). */
+            /** @description Provider unknown, or not for the pack's currency. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1153,7 +1585,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Stripe failed or refused (payment_provider_error); nothing was charged. */
+            /** @description The provider failed or refused (payment_provider_error); nothing was charged. */
             502: {
                 headers: {
                     [name: string]: unknown;
@@ -1162,7 +1594,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Card payments are not configured (payments_not_configured). */
+            /** @description The provider is not configured (payments_not_configured). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1304,7 +1736,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the API needs is down; try again after Retry-After. */
+            /** @description problem+json: the inference server is unavailable; retry shortly */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1401,6 +1833,8 @@ export interface operations {
             header?: {
                 /** @description Retry-safe creation: the same key returns the same job. */
                 "Idempotency-Key"?: string;
+                /** @description The kind of client, for its defaults (resolution: mobile 720p, web 1080p). */
+                "X-Visage-Client"?: "mobile" | "web";
             };
             path?: never;
             cookie?: never;
@@ -2032,7 +2466,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests (`throttled`): see Retry-After, RateLimit and RateLimit-Policy. */
+            /** @description RFC 9457 application/problem+json with a stable `code` */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2299,6 +2733,262 @@ export interface operations {
             };
             /** @description Unsupported request Content-Type. */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests (`throttled`): see Retry-After, RateLimit and RateLimit-Policy. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A service the API needs is down; try again after Retry-After. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    uploads_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DirectUploadCreateRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["DirectUploadCreateRequest"];
+                "multipart/form-data": components["schemas"]["DirectUploadCreateRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DirectUpload"];
+                };
+            };
+            /** @description RFC 9457 application/problem+json with a stable `code` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 application/problem+json with a stable `code` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Accept header names no format this operation answers in (`not_acceptable`). */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is too large (`request_too_large`). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported request Content-Type. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 application/problem+json with a stable `code` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A service the API needs is down; try again after Retry-After. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    uploads_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                upload_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DirectUpload"];
+                };
+            };
+            /** @description RFC 9457 application/problem+json with a stable `code` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 application/problem+json with a stable `code` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Accept header names no format this operation answers in (`not_acceptable`). */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests (`throttled`): see Retry-After, RateLimit and RateLimit-Policy. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A service the API needs is down; try again after Retry-After. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    uploads_complete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                upload_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DirectUpload"];
+                };
+            };
+            /** @description RFC 9457 application/problem+json with a stable `code` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 application/problem+json with a stable `code` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 application/problem+json with a stable `code` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Accept header names no format this operation answers in (`not_acceptable`). */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 application/problem+json with a stable `code` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 application/problem+json with a stable `code` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 application/problem+json with a stable `code` */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

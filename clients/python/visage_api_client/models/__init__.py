@@ -1,10 +1,18 @@
 """ Contains all the data models used in inputs/outputs """
 
-from .channel_enum import ChannelEnum
 from .checkout import Checkout
+from .checkout_request_channel_enum import CheckoutRequestChannelEnum
 from .checkout_request_request import CheckoutRequestRequest
+from .client_enum import ClientEnum
 from .cost_state_enum import CostStateEnum
 from .credit_packs import CreditPacks
+from .direct_upload import DirectUpload
+from .direct_upload_create_kind_enum import DirectUploadCreateKindEnum
+from .direct_upload_create_request import DirectUploadCreateRequest
+from .direct_upload_media import DirectUploadMedia
+from .direct_upload_parts_item import DirectUploadPartsItem
+from .direct_upload_parts_received_item import DirectUploadPartsReceivedItem
+from .direct_upload_urls import DirectUploadUrls
 from .face_analysis_enum import FaceAnalysisEnum
 from .face_box import FaceBox
 from .face_detect_request import FaceDetectRequest
@@ -14,6 +22,7 @@ from .faces_enum import FacesEnum
 from .field_enum import FieldEnum
 from .job import Job
 from .job_consent import JobConsent
+from .job_consent_channel_enum import JobConsentChannelEnum
 from .job_cost import JobCost
 from .job_create_request import JobCreateRequest
 from .job_create_request_face_sources_item import JobCreateRequestFaceSourcesItem
@@ -35,6 +44,7 @@ from .job_source import JobSource
 from .job_state_enum import JobStateEnum
 from .job_target import JobTarget
 from .job_urls import JobUrls
+from .jobs_create_x_visage_client import JobsCreateXVisageClient
 from .jobs_list_state import JobsListState
 from .jobs_retrieve_until import JobsRetrieveUntil
 from .ledger_entry import LedgerEntry
@@ -50,6 +60,7 @@ from .problem import Problem
 from .problem_code import ProblemCode
 from .problem_errors import ProblemErrors
 from .problem_links import ProblemLinks
+from .provider_enum import ProviderEnum
 from .quote import Quote
 from .quote_links import QuoteLinks
 from .quote_request_request import QuoteRequestRequest
@@ -58,14 +69,24 @@ from .resolution_enum import ResolutionEnum
 from .share_link import ShareLink
 from .token import Token
 from .token_create_request import TokenCreateRequest
+from .token_device import TokenDevice
+from .token_refresh_request import TokenRefreshRequest
 from .unit_enum import UnitEnum
 
 __all__ = (
-    "ChannelEnum",
     "Checkout",
+    "CheckoutRequestChannelEnum",
     "CheckoutRequestRequest",
+    "ClientEnum",
     "CostStateEnum",
     "CreditPacks",
+    "DirectUpload",
+    "DirectUploadCreateKindEnum",
+    "DirectUploadCreateRequest",
+    "DirectUploadMedia",
+    "DirectUploadPartsItem",
+    "DirectUploadPartsReceivedItem",
+    "DirectUploadUrls",
     "FaceAnalysisEnum",
     "FaceBox",
     "FaceDetectRequest",
@@ -75,6 +96,7 @@ __all__ = (
     "FieldEnum",
     "Job",
     "JobConsent",
+    "JobConsentChannelEnum",
     "JobCost",
     "JobCreateRequest",
     "JobCreateRequestFaceSourcesItem",
@@ -91,6 +113,7 @@ __all__ = (
     "JobQueue",
     "JobQuote",
     "JobResult",
+    "JobsCreateXVisageClient",
     "JobShare",
     "JobsListState",
     "JobSource",
@@ -111,6 +134,7 @@ __all__ = (
     "ProblemCode",
     "ProblemErrors",
     "ProblemLinks",
+    "ProviderEnum",
     "Quote",
     "QuoteLinks",
     "QuoteRequestRequest",
@@ -119,5 +143,7 @@ __all__ = (
     "ShareLink",
     "Token",
     "TokenCreateRequest",
+    "TokenDevice",
+    "TokenRefreshRequest",
     "UnitEnum",
 )

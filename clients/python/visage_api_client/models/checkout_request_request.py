@@ -8,6 +8,9 @@ from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
+from ..models.checkout_request_channel_enum import CheckoutRequestChannelEnum
+from ..models.provider_enum import ProviderEnum
+from ..types import UNSET, Unset
 
 
 
@@ -23,9 +26,16 @@ class CheckoutRequestRequest:
     """ 
         Attributes:
             pack_id (int):
+            provider (ProviderEnum | Unset): * `stripe` - Card (Stripe)
+                * `alipay` - Alipay 支付宝
+                * `wechatpay` - WeChat Pay 微信支付 Default: ProviderEnum.STRIPE.
+            channel (CheckoutRequestChannelEnum | Unset): * `page` - page
+                * `app` - app Default: CheckoutRequestChannelEnum.PAGE.
      """
 
     pack_id: int
+    provider: ProviderEnum | Unset = ProviderEnum.STRIPE
+    channel: CheckoutRequestChannelEnum | Unset = CheckoutRequestChannelEnum.PAGE
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
 
@@ -35,12 +45,26 @@ class CheckoutRequestRequest:
     def to_dict(self) -> dict[str, Any]:
         pack_id = self.pack_id
 
+        provider: str | Unset = UNSET
+        if not isinstance(self.provider, Unset):
+            provider = self.provider.value
+
+
+        channel: str | Unset = UNSET
+        if not isinstance(self.channel, Unset):
+            channel = self.channel.value
+
+
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update({
             "pack_id": pack_id,
         })
+        if provider is not UNSET:
+            field_dict["provider"] = provider
+        if channel is not UNSET:
+            field_dict["channel"] = channel
 
         return field_dict
 
@@ -51,8 +75,30 @@ class CheckoutRequestRequest:
         d = dict(src_dict)
         pack_id = d.pop("pack_id")
 
+        _provider = d.pop("provider", UNSET)
+        provider: ProviderEnum | Unset
+        if isinstance(_provider,  Unset):
+            provider = UNSET
+        else:
+            provider = ProviderEnum(_provider)
+
+
+
+
+        _channel = d.pop("channel", UNSET)
+        channel: CheckoutRequestChannelEnum | Unset
+        if isinstance(_channel,  Unset):
+            channel = UNSET
+        else:
+            channel = CheckoutRequestChannelEnum(_channel)
+
+
+
+
         checkout_request_request = cls(
             pack_id=pack_id,
+            provider=provider,
+            channel=channel,
         )
 
 

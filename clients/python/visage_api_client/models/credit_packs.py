@@ -26,10 +26,12 @@ class CreditPacks:
     """ 
         Attributes:
             payments_enabled (bool):
+            providers (list[str]): Payment providers on this server (stripe, alipay, wechatpay).
             packs (list[Pack]):
      """
 
     payments_enabled: bool
+    providers: list[str]
     packs: list[Pack]
 
 
@@ -39,6 +41,10 @@ class CreditPacks:
     def to_dict(self) -> dict[str, Any]:
         from ..models.pack import Pack # noqa: PLC0415
         payments_enabled = self.payments_enabled
+
+        providers = self.providers
+
+
 
         packs = []
         for packs_item_data in self.packs:
@@ -52,6 +58,7 @@ class CreditPacks:
 
         field_dict.update({
             "payments_enabled": payments_enabled,
+            "providers": providers,
             "packs": packs,
         })
 
@@ -65,6 +72,9 @@ class CreditPacks:
         d = dict(src_dict)
         payments_enabled = d.pop("payments_enabled")
 
+        providers = cast(list[str], d.pop("providers"))
+
+
         packs = []
         _packs = d.pop("packs")
         for packs_item_data in (_packs):
@@ -77,6 +87,7 @@ class CreditPacks:
 
         credit_packs = cls(
             payments_enabled=payments_enabled,
+            providers=providers,
             packs=packs,
         )
 

@@ -28,7 +28,7 @@ T = TypeVar("T", bound="FaceDetectRequest")
 class FaceDetectRequest:
     """ 
         Attributes:
-            image (File): The photo to look for faces in (JPEG, PNG or WebP)
+            image (File): The photo to look for faces in (JPEG, PNG, WebP, HEIC or AVIF)
             field (FieldEnum | Unset): * `source` - source
                 * `target` - target
      """

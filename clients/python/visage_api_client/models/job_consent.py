@@ -8,7 +8,7 @@ from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
-from ..models.channel_enum import ChannelEnum
+from ..models.job_consent_channel_enum import JobConsentChannelEnum
 from typing import cast
 import datetime
 
@@ -27,13 +27,13 @@ class JobConsent:
         Attributes:
             given_at (datetime.datetime):
             version (str):
-            channel (ChannelEnum): * `api` - api
+            channel (JobConsentChannelEnum): * `api` - api
                 * `site` - site
      """
 
     given_at: datetime.datetime
     version: str
-    channel: ChannelEnum
+    channel: JobConsentChannelEnum
 
 
 
@@ -69,7 +69,7 @@ class JobConsent:
 
         version = d.pop("version")
 
-        channel = ChannelEnum(d.pop("channel"))
+        channel = JobConsentChannelEnum(d.pop("channel"))
 
 
 

@@ -17,6 +17,7 @@ from ..types import File, FileTypes
 from ..types import UNSET, Unset
 from io import BytesIO
 from typing import cast
+from uuid import UUID
 
 if TYPE_CHECKING:
   from ..models.job_create_request_face_sources_item import JobCreateRequestFaceSourcesItem
@@ -36,12 +37,16 @@ class JobCreateRequest:
             source (File): Photo of the face to use (JPEG, PNG, WebP). Repeat the field (up to VISAGE_MAX_SOURCE_PHOTOS)
                 with more photos of the same person: the identity is averaged over all of them.
             target (File): Photo to put the face into
+            source_upload (list[UUID] | Unset): Instead of source files: the ids of completed direct uploads (POST
+                /api/v1/uploads) of the source photo(s), repeated in order.
+            target_upload (UUID | Unset): Instead of a target file: the id of a completed direct upload (POST
+                /api/v1/uploads), for large videos sent in resumable parts straight to storage.
             mode (ModeEnum | Unset): * `fast` - Fast
                 * `standard` - Standard
                 * `hq` - High quality Default: ModeEnum.STANDARD.
             resolution (ResolutionEnum | Unset): * `720p` - 720p
                 * `1080p` - 1080p
-                * `original` - Original Default: ResolutionEnum.VALUE_0.
+                * `original` - Original
             faces (FacesEnum | Unset): * `one` - The largest face
                 * `many` - Every face
                 * `reference` - Faces like the reference face Default: FacesEnum.ONE.
@@ -59,8 +64,10 @@ class JobCreateRequest:
 
     source: File
     target: File
+    source_upload: list[UUID] | Unset = UNSET
+    target_upload: UUID | Unset = UNSET
     mode: ModeEnum | Unset = ModeEnum.STANDARD
-    resolution: ResolutionEnum | Unset = ResolutionEnum.VALUE_0
+    resolution: ResolutionEnum | Unset = UNSET
     faces: FacesEnum | Unset = FacesEnum.ONE
     face_index: int | None | Unset = UNSET
     reference_face_index: int | None | Unset = UNSET
@@ -80,6 +87,19 @@ class JobCreateRequest:
 
         target = self.target.to_tuple()
 
+
+        source_upload: list[str] | Unset = UNSET
+        if not isinstance(self.source_upload, Unset):
+            source_upload = []
+            for source_upload_item_data in self.source_upload:
+                source_upload_item = str(source_upload_item_data)
+                source_upload.append(source_upload_item)
+
+
+
+        target_upload: str | Unset = UNSET
+        if not isinstance(self.target_upload, Unset):
+            target_upload = str(self.target_upload)
 
         mode: str | Unset = UNSET
         if not isinstance(self.mode, Unset):
@@ -132,6 +152,10 @@ class JobCreateRequest:
             "source": source,
             "target": target,
         })
+        if source_upload is not UNSET:
+            field_dict["source_upload"] = source_upload
+        if target_upload is not UNSET:
+            field_dict["target_upload"] = target_upload
         if mode is not UNSET:
             field_dict["mode"] = mode
         if resolution is not UNSET:
@@ -161,6 +185,18 @@ class JobCreateRequest:
 
 
         files.append(("target", self.target.to_tuple()))
+
+
+
+        if not isinstance(self.source_upload, Unset):
+            for source_upload_item_element in self.source_upload:
+                files.append(("source_upload", (None, str(source_upload_item_element), "text/plain")))
+
+
+
+
+        if not isinstance(self.target_upload, Unset):
+            files.append(("target_upload", (None, str(self.target_upload), "text/plain")))
 
 
 
@@ -240,6 +276,28 @@ class JobCreateRequest:
 
 
 
+        _source_upload = d.pop("source_upload", UNSET)
+        source_upload: list[UUID] | Unset = UNSET
+        if _source_upload is not UNSET:
+            source_upload = []
+            for source_upload_item_data in _source_upload:
+                source_upload_item = UUID(source_upload_item_data)
+
+
+
+                source_upload.append(source_upload_item)
+
+
+        _target_upload = d.pop("target_upload", UNSET)
+        target_upload: UUID | Unset
+        if isinstance(_target_upload,  Unset):
+            target_upload = UNSET
+        else:
+            target_upload = UUID(_target_upload)
+
+
+
+
         _mode = d.pop("mode", UNSET)
         mode: ModeEnum | Unset
         if isinstance(_mode,  Unset):
@@ -315,6 +373,8 @@ class JobCreateRequest:
         job_create_request = cls(
             source=source,
             target=target,
+            source_upload=source_upload,
+            target_upload=target_upload,
             mode=mode,
             resolution=resolution,
             faces=faces,

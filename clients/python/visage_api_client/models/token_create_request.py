@@ -8,6 +8,7 @@ from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
+from ..models.client_enum import ClientEnum
 from ..types import UNSET, Unset
 
 
@@ -26,11 +27,17 @@ class TokenCreateRequest:
             username (str):
             password (str):
             name (str | Unset):  Default: 'API token'.
+            device_name (str | Unset): For apps: sign this device in. The answer is a short-lived access token and a refresh
+                token (rotated on every refresh) instead of a long-lived API token.
+            client (ClientEnum | Unset): * `mobile` - mobile
+                * `web` - web Default: ClientEnum.MOBILE.
      """
 
     username: str
     password: str
     name: str | Unset = 'API token'
+    device_name: str | Unset = UNSET
+    client: ClientEnum | Unset = ClientEnum.MOBILE
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
 
@@ -44,6 +51,13 @@ class TokenCreateRequest:
 
         name = self.name
 
+        device_name = self.device_name
+
+        client: str | Unset = UNSET
+        if not isinstance(self.client, Unset):
+            client = self.client.value
+
+
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -53,6 +67,10 @@ class TokenCreateRequest:
         })
         if name is not UNSET:
             field_dict["name"] = name
+        if device_name is not UNSET:
+            field_dict["device_name"] = device_name
+        if client is not UNSET:
+            field_dict["client"] = client
 
         return field_dict
 
@@ -67,10 +85,24 @@ class TokenCreateRequest:
 
         name = d.pop("name", UNSET)
 
+        device_name = d.pop("device_name", UNSET)
+
+        _client = d.pop("client", UNSET)
+        client: ClientEnum | Unset
+        if isinstance(_client,  Unset):
+            client = UNSET
+        else:
+            client = ClientEnum(_client)
+
+
+
+
         token_create_request = cls(
             username=username,
             password=password,
             name=name,
+            device_name=device_name,
+            client=client,
         )
 
 

@@ -85,7 +85,7 @@ def sync_detailed(
     client: AuthenticatedClient,
 
 ) -> Response[Any | Problem]:
-    """ Revoke the token this request is authenticated with
+    """ Revoke the token this request is authenticated with (an access token: sign its device out)
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -111,7 +111,7 @@ def sync(
     client: AuthenticatedClient,
 
 ) -> Any | Problem | None:
-    """ Revoke the token this request is authenticated with
+    """ Revoke the token this request is authenticated with (an access token: sign its device out)
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -132,7 +132,7 @@ async def asyncio_detailed(
     client: AuthenticatedClient,
 
 ) -> Response[Any | Problem]:
-    """ Revoke the token this request is authenticated with
+    """ Revoke the token this request is authenticated with (an access token: sign its device out)
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -158,7 +158,7 @@ async def asyncio(
     client: AuthenticatedClient,
 
 ) -> Any | Problem | None:
-    """ Revoke the token this request is authenticated with
+    """ Revoke the token this request is authenticated with (an access token: sign its device out)
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.

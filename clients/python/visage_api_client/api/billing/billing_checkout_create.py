@@ -133,7 +133,7 @@ def sync_detailed(
     body: CheckoutRequestRequest,
 
 ) -> Response[Checkout | Problem]:
-    """ Start buying a credit pack (Stripe Checkout)
+    """ Start buying a credit pack (Stripe Checkout, Alipay, WeChat Pay)
 
     Args:
         body (CheckoutRequestRequest):
@@ -164,7 +164,7 @@ def sync(
     body: CheckoutRequestRequest,
 
 ) -> Checkout | Problem | None:
-    """ Start buying a credit pack (Stripe Checkout)
+    """ Start buying a credit pack (Stripe Checkout, Alipay, WeChat Pay)
 
     Args:
         body (CheckoutRequestRequest):
@@ -190,7 +190,7 @@ async def asyncio_detailed(
     body: CheckoutRequestRequest,
 
 ) -> Response[Checkout | Problem]:
-    """ Start buying a credit pack (Stripe Checkout)
+    """ Start buying a credit pack (Stripe Checkout, Alipay, WeChat Pay)
 
     Args:
         body (CheckoutRequestRequest):
@@ -221,7 +221,7 @@ async def asyncio(
     body: CheckoutRequestRequest,
 
 ) -> Checkout | Problem | None:
-    """ Start buying a credit pack (Stripe Checkout)
+    """ Start buying a credit pack (Stripe Checkout, Alipay, WeChat Pay)
 
     Args:
         body (CheckoutRequestRequest):

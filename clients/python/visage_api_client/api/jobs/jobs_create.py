@@ -10,6 +10,7 @@ from ... import errors
 
 from ...models.job import Job
 from ...models.job_create_request import JobCreateRequest
+from ...models.jobs_create_x_visage_client import JobsCreateXVisageClient
 from ...models.problem import Problem
 from ...types import UNSET, Unset
 from typing import cast
@@ -20,11 +21,16 @@ def _get_kwargs(
     *,
     body: JobCreateRequest | Unset = UNSET,
     idempotency_key: str | Unset = UNSET,
+    x_visage_client: JobsCreateXVisageClient | Unset = UNSET,
 
 ) -> dict[str, Any]:
     headers: dict[str, Any] = {}
     if not isinstance(idempotency_key, Unset):
         headers["Idempotency-Key"] = idempotency_key
+
+    if not isinstance(x_visage_client, Unset):
+        headers["X-Visage-Client"] = str(x_visage_client)
+
 
 
 
@@ -138,12 +144,14 @@ def sync_detailed(
     client: AuthenticatedClient,
     body: JobCreateRequest | Unset = UNSET,
     idempotency_key: str | Unset = UNSET,
+    x_visage_client: JobsCreateXVisageClient | Unset = UNSET,
 
 ) -> Response[Job | Problem]:
     """ Create a face-swap job
 
     Args:
         idempotency_key (str | Unset):
+        x_visage_client (JobsCreateXVisageClient | Unset):
         body (JobCreateRequest | Unset):
 
     Raises:
@@ -158,6 +166,7 @@ def sync_detailed(
     kwargs = _get_kwargs(
         body=body,
 idempotency_key=idempotency_key,
+x_visage_client=x_visage_client,
 
     )
 
@@ -172,12 +181,14 @@ def sync(
     client: AuthenticatedClient,
     body: JobCreateRequest | Unset = UNSET,
     idempotency_key: str | Unset = UNSET,
+    x_visage_client: JobsCreateXVisageClient | Unset = UNSET,
 
 ) -> Job | Problem | None:
     """ Create a face-swap job
 
     Args:
         idempotency_key (str | Unset):
+        x_visage_client (JobsCreateXVisageClient | Unset):
         body (JobCreateRequest | Unset):
 
     Raises:
@@ -193,6 +204,7 @@ def sync(
         client=client,
 body=body,
 idempotency_key=idempotency_key,
+x_visage_client=x_visage_client,
 
     ).parsed
 
@@ -201,12 +213,14 @@ async def asyncio_detailed(
     client: AuthenticatedClient,
     body: JobCreateRequest | Unset = UNSET,
     idempotency_key: str | Unset = UNSET,
+    x_visage_client: JobsCreateXVisageClient | Unset = UNSET,
 
 ) -> Response[Job | Problem]:
     """ Create a face-swap job
 
     Args:
         idempotency_key (str | Unset):
+        x_visage_client (JobsCreateXVisageClient | Unset):
         body (JobCreateRequest | Unset):
 
     Raises:
@@ -221,6 +235,7 @@ async def asyncio_detailed(
     kwargs = _get_kwargs(
         body=body,
 idempotency_key=idempotency_key,
+x_visage_client=x_visage_client,
 
     )
 
@@ -235,12 +250,14 @@ async def asyncio(
     client: AuthenticatedClient,
     body: JobCreateRequest | Unset = UNSET,
     idempotency_key: str | Unset = UNSET,
+    x_visage_client: JobsCreateXVisageClient | Unset = UNSET,
 
 ) -> Job | Problem | None:
     """ Create a face-swap job
 
     Args:
         idempotency_key (str | Unset):
+        x_visage_client (JobsCreateXVisageClient | Unset):
         body (JobCreateRequest | Unset):
 
     Raises:
@@ -256,5 +273,6 @@ async def asyncio(
         client=client,
 body=body,
 idempotency_key=idempotency_key,
+x_visage_client=x_visage_client,
 
     )).parsed

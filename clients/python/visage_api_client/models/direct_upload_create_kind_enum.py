@@ -1,8 +1,8 @@
 from enum import StrEnum
 
-class ChannelEnum(StrEnum):
-    API = "api"
-    SITE = "site"
+class DirectUploadCreateKindEnum(StrEnum):
+    IMAGE = "image"
+    VIDEO = "video"
 
     def __str__(self) -> str:
         return str(self.value)

@@ -1,0 +1,256 @@
+from http import HTTPStatus
+from typing import Any, cast
+from urllib.parse import quote
+
+import httpx
+
+from ...client import AuthenticatedClient, Client
+from ...types import Response, UNSET, Unset
+from ... import errors
+
+from ...models.problem import Problem
+from ...models.token import Token
+from ...models.token_refresh_request import TokenRefreshRequest
+from typing import cast
+
+
+
+def _get_kwargs(
+    *,
+    body:    TokenRefreshRequest  |     TokenRefreshRequest  |     TokenRefreshRequest  | Unset = UNSET,
+
+) -> dict[str, Any]:
+    headers: dict[str, Any] = {}
+
+
+    
+
+    
+
+    _kwargs: dict[str, Any] = {
+        "method": "post",
+        "url": "/api/v1/auth/refresh",
+    }
+
+    if isinstance(body, TokenRefreshRequest):
+        _kwargs["json"] = body.to_dict()
+
+        headers["Content-Type"] = "application/json"
+    if isinstance(body, TokenRefreshRequest):
+        _kwargs["data"] = body.to_dict()
+        headers["Content-Type"] = "application/x-www-form-urlencoded"
+    if isinstance(body, TokenRefreshRequest):
+        _kwargs["files"] = body.to_multipart()
+
+        headers["Content-Type"] = "multipart/form-data; boundary=+++"
+
+    _kwargs["headers"] = headers
+    return _kwargs
+
+
+
+def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Problem | Token | None:
+    if response.status_code == 200:
+        response_200 = Token.from_dict(response.json())
+
+
+
+        return response_200
+
+    if response.status_code == 400:
+        response_400 = Problem.from_dict(response.json())
+
+
+
+        return response_400
+
+    if response.status_code == 401:
+        response_401 = Problem.from_dict(response.json())
+
+
+
+        return response_401
+
+    if response.status_code == 406:
+        response_406 = Problem.from_dict(response.json())
+
+
+
+        return response_406
+
+    if response.status_code == 413:
+        response_413 = Problem.from_dict(response.json())
+
+
+
+        return response_413
+
+    if response.status_code == 415:
+        response_415 = Problem.from_dict(response.json())
+
+
+
+        return response_415
+
+    if response.status_code == 429:
+        response_429 = Problem.from_dict(response.json())
+
+
+
+        return response_429
+
+    if response.status_code == 503:
+        response_503 = Problem.from_dict(response.json())
+
+
+
+        return response_503
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Response[Problem | Token]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    *,
+    client: AuthenticatedClient,
+    body:    TokenRefreshRequest  |     TokenRefreshRequest  |     TokenRefreshRequest  | Unset = UNSET,
+
+) -> Response[Problem | Token]:
+    """ Exchange a refresh token (once) for a new access and refresh token
+
+     Each refresh token works once. Presenting one again after it was exchanged signs the device out (401
+    refresh_token_reused): someone else may hold a copy.
+
+    Args:
+        body (TokenRefreshRequest):
+        body (TokenRefreshRequest):
+        body (TokenRefreshRequest):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Problem | Token]
+     """
+
+
+    kwargs = _get_kwargs(
+        body=body,
+
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+def sync(
+    *,
+    client: AuthenticatedClient,
+    body:    TokenRefreshRequest  |     TokenRefreshRequest  |     TokenRefreshRequest  | Unset = UNSET,
+
+) -> Problem | Token | None:
+    """ Exchange a refresh token (once) for a new access and refresh token
+
+     Each refresh token works once. Presenting one again after it was exchanged signs the device out (401
+    refresh_token_reused): someone else may hold a copy.
+
+    Args:
+        body (TokenRefreshRequest):
+        body (TokenRefreshRequest):
+        body (TokenRefreshRequest):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Problem | Token
+     """
+
+
+    return sync_detailed(
+        client=client,
+body=body,
+
+    ).parsed
+
+async def asyncio_detailed(
+    *,
+    client: AuthenticatedClient,
+    body:    TokenRefreshRequest  |     TokenRefreshRequest  |     TokenRefreshRequest  | Unset = UNSET,
+
+) -> Response[Problem | Token]:
+    """ Exchange a refresh token (once) for a new access and refresh token
+
+     Each refresh token works once. Presenting one again after it was exchanged signs the device out (401
+    refresh_token_reused): someone else may hold a copy.
+
+    Args:
+        body (TokenRefreshRequest):
+        body (TokenRefreshRequest):
+        body (TokenRefreshRequest):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Problem | Token]
+     """
+
+
+    kwargs = _get_kwargs(
+        body=body,
+
+    )
+
+    response = await client.get_async_httpx_client().request(
+        **kwargs
+    )
+
+    return _build_response(client=client, response=response)
+
+async def asyncio(
+    *,
+    client: AuthenticatedClient,
+    body:    TokenRefreshRequest  |     TokenRefreshRequest  |     TokenRefreshRequest  | Unset = UNSET,
+
+) -> Problem | Token | None:
+    """ Exchange a refresh token (once) for a new access and refresh token
+
+     Each refresh token works once. Presenting one again after it was exchanged signs the device out (401
+    refresh_token_reused): someone else may hold a copy.
+
+    Args:
+        body (TokenRefreshRequest):
+        body (TokenRefreshRequest):
+        body (TokenRefreshRequest):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Problem | Token
+     """
+
+
+    return (await asyncio_detailed(
+        client=client,
+body=body,
+
+    )).parsed

@@ -1,0 +1,208 @@
+from http import HTTPStatus
+from typing import Any, cast
+from urllib.parse import quote
+
+import httpx
+
+from ...client import AuthenticatedClient, Client
+from ...types import Response, UNSET
+from ... import errors
+
+from ...models.direct_upload import DirectUpload
+from ...models.problem import Problem
+from typing import cast
+from uuid import UUID
+
+
+
+def _get_kwargs(
+    upload_id: UUID,
+
+) -> dict[str, Any]:
+    
+
+    
+
+    
+
+    _kwargs: dict[str, Any] = {
+        "method": "get",
+        "url": "/api/v1/uploads/{upload_id}".format(upload_id=quote(str(upload_id), safe=""),),
+    }
+
+
+    return _kwargs
+
+
+
+def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> DirectUpload | Problem | None:
+    if response.status_code == 200:
+        response_200 = DirectUpload.from_dict(response.json())
+
+
+
+        return response_200
+
+    if response.status_code == 401:
+        response_401 = Problem.from_dict(response.json())
+
+
+
+        return response_401
+
+    if response.status_code == 404:
+        response_404 = Problem.from_dict(response.json())
+
+
+
+        return response_404
+
+    if response.status_code == 406:
+        response_406 = Problem.from_dict(response.json())
+
+
+
+        return response_406
+
+    if response.status_code == 429:
+        response_429 = Problem.from_dict(response.json())
+
+
+
+        return response_429
+
+    if response.status_code == 503:
+        response_503 = Problem.from_dict(response.json())
+
+
+
+        return response_503
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Response[DirectUpload | Problem]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    upload_id: UUID,
+    *,
+    client: AuthenticatedClient,
+
+) -> Response[DirectUpload | Problem]:
+    """ An upload, with the parts S3 already holds (to resume)
+
+    Args:
+        upload_id (UUID):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[DirectUpload | Problem]
+     """
+
+
+    kwargs = _get_kwargs(
+        upload_id=upload_id,
+
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+def sync(
+    upload_id: UUID,
+    *,
+    client: AuthenticatedClient,
+
+) -> DirectUpload | Problem | None:
+    """ An upload, with the parts S3 already holds (to resume)
+
+    Args:
+        upload_id (UUID):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        DirectUpload | Problem
+     """
+
+
+    return sync_detailed(
+        upload_id=upload_id,
+client=client,
+
+    ).parsed
+
+async def asyncio_detailed(
+    upload_id: UUID,
+    *,
+    client: AuthenticatedClient,
+
+) -> Response[DirectUpload | Problem]:
+    """ An upload, with the parts S3 already holds (to resume)
+
+    Args:
+        upload_id (UUID):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[DirectUpload | Problem]
+     """
+
+
+    kwargs = _get_kwargs(
+        upload_id=upload_id,
+
+    )
+
+    response = await client.get_async_httpx_client().request(
+        **kwargs
+    )
+
+    return _build_response(client=client, response=response)
+
+async def asyncio(
+    upload_id: UUID,
+    *,
+    client: AuthenticatedClient,
+
+) -> DirectUpload | Problem | None:
+    """ An upload, with the parts S3 already holds (to resume)
+
+    Args:
+        upload_id (UUID):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        DirectUpload | Problem
+     """
+
+
+    return (await asyncio_detailed(
+        upload_id=upload_id,
+client=client,
+
+    )).parsed

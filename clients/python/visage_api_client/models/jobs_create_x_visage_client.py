@@ -1,0 +1,8 @@
+from enum import StrEnum
+
+class JobsCreateXVisageClient(StrEnum):
+    MOBILE = "mobile"
+    WEB = "web"
+
+    def __str__(self) -> str:
+        return str(self.value)
