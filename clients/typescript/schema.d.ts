@@ -416,13 +416,9 @@ export interface components {
             size_bytes: number;
             part_size_bytes: number;
             /** @description Every part: part_number, size_bytes, url (a presigned PUT; send the part's bytes as the body and nothing else). Fresh URLs on every GET. Empty once the upload is no longer pending. */
-            parts: {
-                [key: string]: unknown;
-            }[];
+            parts: components["schemas"]["DirectUploadPart"][];
             /** @description The parts S3 already holds (part_number, size_bytes, etag): after a drop, send only the others. */
-            parts_received: {
-                [key: string]: unknown;
-            }[];
+            parts_received: components["schemas"]["DirectUploadPartReceived"][];
             /** @description What validation found, once ready (media_type, width, height, frames, …) */
             media: {
                 [key: string]: unknown;
@@ -432,9 +428,7 @@ export interface components {
              * @description Unfinished or unused after this, it is deleted (never billed)
              */
             expires_at: string;
-            urls: {
-                [key: string]: unknown;
-            };
+            urls: components["schemas"]["DirectUploadLinks"];
         };
         /**
          * @description * `image` - Image
@@ -454,6 +448,26 @@ export interface components {
             content_type: string;
             /** @description The file's SHA-256 (hex): the stored object must match it */
             sha256: string;
+        };
+        DirectUploadLinks: {
+            /** Format: uri */
+            self: string;
+            /** Format: uri */
+            complete: string;
+        };
+        DirectUploadPart: {
+            part_number: number;
+            size_bytes: number;
+            /**
+             * Format: uri
+             * @description A presigned PUT: send the part's bytes as the body and nothing else
+             */
+            url: string;
+        };
+        DirectUploadPartReceived: {
+            part_number: number;
+            size_bytes: number;
+            etag: string;
         };
         /**
          * @description * `cached` - cached
@@ -1075,6 +1089,26 @@ export interface components {
             /** Format: date-time */
             expires_at: string;
         };
+        SignedInDevice: {
+            id: number;
+            name: string;
+            client: components["schemas"]["ClientEnum"];
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            last_used_at: string | null;
+        };
+        SignedInDeviceListItem: {
+            id: number;
+            name: string;
+            client: components["schemas"]["ClientEnum"];
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            last_used_at: string | null;
+            /** @description The device this request comes from */
+            current: boolean;
+        };
         Token: {
             /** @description Without device_name: send as 'Authorization: Bearer <token>'. Shown once. */
             token?: string;
@@ -1084,11 +1118,16 @@ export interface components {
             access_token?: string;
             /** @description Exchange once at /api/v1/auth/refresh. */
             refresh_token?: string;
+            /** @description With device_name.
+             *
+             *     * `Bearer` - Bearer */
+            token_type?: components["schemas"]["TokenTypeEnum"];
             /** @description The access token's lifetime in seconds. */
             expires_in?: number;
-            device?: {
-                [key: string]: unknown;
-            };
+            /** @description The refresh token's lifetime in seconds. */
+            refresh_expires_in?: number;
+            /** @description With device_name: the device signed in. */
+            device?: components["schemas"]["SignedInDevice"];
         };
         TokenCreateRequest: {
             username: string;
@@ -1110,6 +1149,11 @@ export interface components {
             refresh_token: string;
         };
         /**
+         * @description * `Bearer` - Bearer
+         * @enum {string}
+         */
+        TokenTypeEnum: "Bearer";
+        /**
          * @description * `credits` - credits
          * @enum {string}
          */
@@ -1125,7 +1169,7 @@ export interface components {
              * @description stable machine code
              * @enum {string}
              */
-            code: "authentication_failed" | "bad_request" | "blocked_text" | "consent_required" | "content_rejected" | "corrupt_image" | "corrupt_video" | "empty_file" | "file_too_large" | "idempotency_key_mismatch" | "image_too_large" | "image_too_small" | "insufficient_credits" | "invalid_idempotency_key" | "invalid_image" | "invalid_option" | "job_not_cancelable" | "job_not_shareable" | "method_not_allowed" | "missing_file" | "no_face_detected" | "not_acceptable" | "not_authenticated" | "not_found" | "originals_deleted" | "parse_error" | "payment_provider_error" | "payments_not_configured" | "permission_denied" | "protected_identity" | "request_too_large" | "server_error" | "service_unavailable" | "share_links_disabled" | "throttled" | "too_many_failed_logins" | "too_many_fields" | "too_many_files" | "too_many_frames" | "too_many_waits" | "unsupported_media_type" | "unsupported_media_type_header" | "validation_error" | "video_too_large" | "video_too_long" | "video_too_small";
+            code: "access_token_expired" | "authentication_failed" | "bad_request" | "blocked_text" | "checksum_mismatch" | "consent_required" | "content_rejected" | "corrupt_image" | "corrupt_video" | "device_signed_out" | "empty_file" | "file_too_large" | "idempotency_key_mismatch" | "image_too_large" | "image_too_small" | "insufficient_credits" | "invalid_idempotency_key" | "invalid_image" | "invalid_option" | "invalid_refresh_token" | "job_not_cancelable" | "job_not_shareable" | "method_not_allowed" | "missing_file" | "no_face_detected" | "not_acceptable" | "not_authenticated" | "not_found" | "originals_deleted" | "parse_error" | "payment_provider_error" | "payments_not_configured" | "permission_denied" | "protected_identity" | "refresh_token_expired" | "refresh_token_reused" | "request_too_large" | "server_error" | "service_unavailable" | "share_links_disabled" | "throttled" | "too_many_failed_logins" | "too_many_fields" | "too_many_files" | "too_many_frames" | "too_many_waits" | "unsupported_media_type" | "unsupported_media_type_header" | "upload_incomplete" | "upload_not_found" | "upload_not_ready" | "validation_error" | "video_too_large" | "video_too_long" | "video_too_small";
             /** @description the request's path */
             instance: string | null;
             /** @description quote it to support (X-Request-ID) */
@@ -1163,12 +1207,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The devices signed in to your account: id, name, client, created_at, last_used_at, current (the one this request comes from) */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["SignedInDeviceListItem"][];
+                };
             };
             /** @description RFC 9457 application/problem+json */
             401: {

@@ -26,6 +26,24 @@ class TooManyFailedLogins(exceptions.Throttled):
     default_code = "too_many_failed_logins"
 
 
+class DeviceOutput(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    client = serializers.ChoiceField(choices=devices.CLIENTS)
+    created_at = serializers.DateTimeField()
+    last_used_at = serializers.DateTimeField(allow_null=True)
+
+    class Meta:
+        ref_name = "SignedInDevice"
+
+
+class DeviceListItem(DeviceOutput):
+    current = serializers.BooleanField(help_text="The device this request comes from")
+
+    class Meta:
+        ref_name = "SignedInDeviceListItem"
+
+
 class TokenView(APIView):
     class InputSerializer(serializers.Serializer):
         username = serializers.CharField()
@@ -52,8 +70,12 @@ class TokenView(APIView):
         prefix = serializers.CharField(required=False)
         access_token = serializers.CharField(required=False, help_text="With device_name: the bearer token.")
         refresh_token = serializers.CharField(required=False, help_text="Exchange once at /api/v1/auth/refresh.")
+        token_type = serializers.ChoiceField(choices=["Bearer"], required=False, help_text="With device_name.")
         expires_in = serializers.IntegerField(required=False, help_text="The access token's lifetime in seconds.")
-        device = serializers.DictField(required=False)
+        refresh_expires_in = serializers.IntegerField(
+            required=False, help_text="The refresh token's lifetime in seconds."
+        )
+        device = DeviceOutput(required=False, help_text="With device_name: the device signed in.")
 
         class Meta:
             ref_name = "Token"
@@ -161,10 +183,8 @@ class RefreshView(APIView):
 class DeviceListView(APIView):
     throttle_classes = [ReadThrottle]
 
-    @extend_schema(operation_id="auth_devices_list", responses={200: OpenApiResponse(
-        description="The devices signed in to your account: id, name, client, created_at, last_used_at, current "
-        "(the one this request comes from)"), 401: PROBLEM},
-        summary="Devices signed in to your account")
+    @extend_schema(operation_id="auth_devices_list", responses={200: DeviceListItem(many=True), 401: PROBLEM},
+                   summary="Devices signed in to your account")
     def get(self, request):
         current = getattr(getattr(request, "signed_in_device", None), "id", None)
         return Response([

@@ -186,6 +186,52 @@ LEDGER_PAGE = {
     ],
 }
 
+UPLOAD_ID = "b7e2d4a0-5c1f-4e8b-9d36-0a4f2c8e1b57"
+UPLOAD_URLS = {
+    "self": f"{BASE}/api/v1/uploads/{UPLOAD_ID}",
+    "complete": f"{BASE}/api/v1/uploads/{UPLOAD_ID}/complete",
+}
+PENDING_UPLOAD = {
+    "id": UPLOAD_ID,
+    "state": "pending",
+    "kind": "video",
+    "size_bytes": 12582912,
+    "part_size_bytes": 8388608,
+    "parts": [
+        {
+            "part_number": n,
+            "size_bytes": size,
+            "url": f"https://s3.visage.example/uploads/{UPLOAD_ID}?partNumber={n}&uploadId=2~x&X-Amz-Signature=…",
+        }
+        for n, size in ((1, 8388608), (2, 4194304))
+    ],
+    "parts_received": [],
+    "media": {},
+    "expires_at": "2025-05-02T10:00:00Z",
+    "urls": UPLOAD_URLS,
+}
+READY_UPLOAD = {
+    **PENDING_UPLOAD,
+    "state": "ready",
+    "parts": [],
+    "media": {"media_type": "video/mp4", "width": 1280, "height": 720, "frames": 240, "fps": 24.0},
+}
+DEVICE = {
+    "id": 3,
+    "name": "Alice's phone",
+    "client": "mobile",
+    "created_at": "2025-05-01T09:58:00Z",
+    "last_used_at": "2025-05-01T10:00:00Z",
+}
+TOKEN_PAIR = {
+    "access_token": "vat_Qm9v…",
+    "refresh_token": "vrt_c2Vj…",
+    "token_type": "Bearer",
+    "expires_in": 900,
+    "refresh_expires_in": 2592000,
+    "device": DEVICE,
+}
+
 SUCCESS = {
     "auth_token_create": {"token": "vsg_9f2c…", "name": "API token", "prefix": "vsg_9f2c"},
     "me_retrieve": {
@@ -249,6 +295,19 @@ SUCCESS = {
         "code_url": "",
         "order_string": "",
     },
+    "uploads_create": PENDING_UPLOAD,
+    "uploads_retrieve": {
+        **PENDING_UPLOAD,
+        "parts_received": [
+            {"part_number": 1, "size_bytes": 8388608, "etag": '"9b2cf535f27731c974343645a3985328"'}
+        ],
+    },
+    "uploads_complete": READY_UPLOAD,
+    "auth_refresh": TOKEN_PAIR,
+    "auth_devices_list": [
+        {**DEVICE, "current": True},
+        {**DEVICE, "id": 4, "name": "Firefox", "client": "web", "last_used_at": None, "current": False},
+    ],
 }
 
 # The code a client most likely meets for each error status, with its usual detail.
@@ -277,15 +336,43 @@ PROBLEMS = {
 }
 
 
-def problem_example(status: str, title: str, path: str) -> dict:
-    code, detail, errors = PROBLEMS[status]
+# Where an operation's own refusal for a status is not the usual one.
+OPERATION_PROBLEMS = {
+    ("uploads_retrieve", "404"): ("upload_not_found", "No upload with this id.", None),
+    ("uploads_complete", "404"): ("upload_not_found", "No upload with this id.", None),
+    ("uploads_complete", "409"): (
+        "upload_incomplete",
+        "Parts still missing: 2. Send them, then complete.",
+        None,
+    ),
+    ("uploads_complete", "422"): (
+        "checksum_mismatch",
+        "The stored file's SHA-256 is not the one declared: upload it again.",
+        None,
+    ),
+    ("auth_refresh", "401"): (
+        "refresh_token_reused",
+        "This refresh token was already used, so someone else may hold it: the device is signed out. Sign in again.",
+        None,
+    ),
+}
+
+
+def problem_for(operation_id: str, status: str) -> tuple[str, str, dict | None] | None:
+    return OPERATION_PROBLEMS.get((operation_id, status)) or PROBLEMS.get(status)
+
+
+def problem_example(status: str, title: str, path: str, operation_id: str = "") -> dict:
+    code, detail, errors = problem_for(operation_id, status)
     body = {
         "type": f"{BASE}/errors/{code.replace('_', '-')}",
         "title": title,
         "status": int(status),
         "detail": detail,
         "code": code,
-        "instance": path.replace("{job_id}", JOB_ID),
+        "instance": path.replace("{job_id}", JOB_ID)
+        .replace("{upload_id}", UPLOAD_ID)
+        .replace("{device_id}", "3"),
         "request_id": "5d0c1f6e2b9a4c7e8f1a2b3c4d5e6f70",
     }
     if errors:

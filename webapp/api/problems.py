@@ -69,6 +69,15 @@ TITLES = {
     "originals_deleted": "The original uploads were deleted",
     "payments_not_configured": "Card payments are not available",
     "payment_provider_error": "The payment provider failed",
+    "upload_not_found": "No such upload",
+    "upload_incomplete": "The upload is missing parts",
+    "upload_not_ready": "The upload cannot be used yet",
+    "checksum_mismatch": "The uploaded file is not the one declared",
+    "access_token_expired": "The access token has expired",
+    "invalid_refresh_token": "Unknown refresh token",
+    "refresh_token_expired": "The refresh token has expired",
+    "refresh_token_reused": "The refresh token was already used",
+    "device_signed_out": "This device was signed out",
 }
 # Every `code` a problem can carry: the OpenAPI schema's closed enum (webapp.api.schema).
 PROBLEM_CODES = tuple(sorted(TITLES))

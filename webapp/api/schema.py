@@ -119,9 +119,10 @@ def add_examples(result, generator, request, public):
                 continue
             for status, response in operation["responses"].items():
                 for content in response.get("content", {}).values():
-                    if status[0] in "45" and status in examples.PROBLEMS:
-                        code = examples.PROBLEMS[status][0]
-                        value = examples.problem_example(status, TITLES[code], path)
+                    problem = examples.problem_for(operation["operationId"], status)
+                    if status[0] in "45" and problem is not None:
+                        code = problem[0]
+                        value = examples.problem_example(status, TITLES[code], path, operation["operationId"])
                         content["examples"] = {code: {"value": value}}
                     elif status[0] == "2" and operation["operationId"] in examples.SUCCESS:
                         content["examples"] = {"ok": {"value": examples.SUCCESS[operation["operationId"]]}}

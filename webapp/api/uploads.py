@@ -18,6 +18,34 @@ from .throttles import JobCreateThrottle, ReadThrottle
 PROBLEM = OpenApiResponse(description="RFC 9457 application/problem+json with a stable `code`")
 
 
+class UploadPart(serializers.Serializer):
+    part_number = serializers.IntegerField(min_value=1)
+    size_bytes = serializers.IntegerField()
+    url = serializers.URLField(
+        help_text="A presigned PUT: send the part's bytes as the body and nothing else"
+    )
+
+    class Meta:
+        ref_name = "DirectUploadPart"
+
+
+class UploadPartReceived(serializers.Serializer):
+    part_number = serializers.IntegerField(min_value=1)
+    size_bytes = serializers.IntegerField()
+    etag = serializers.CharField()
+
+    class Meta:
+        ref_name = "DirectUploadPartReceived"
+
+
+class UploadLinks(serializers.Serializer):
+    self = serializers.URLField()
+    complete = serializers.URLField()
+
+    class Meta:
+        ref_name = "DirectUploadLinks"
+
+
 class UploadOutput(serializers.Serializer):
     id = serializers.UUIDField()
     state = serializers.CharField(
@@ -27,12 +55,12 @@ class UploadOutput(serializers.Serializer):
     size_bytes = serializers.IntegerField()
     part_size_bytes = serializers.IntegerField()
     parts = serializers.ListField(
-        child=serializers.DictField(),
+        child=UploadPart(),
         help_text="Every part: part_number, size_bytes, url (a presigned PUT; send the part's bytes as the "
         "body and nothing else). Fresh URLs on every GET. Empty once the upload is no longer pending.",
     )
     parts_received = serializers.ListField(
-        child=serializers.DictField(),
+        child=UploadPartReceived(),
         help_text="The parts S3 already holds (part_number, size_bytes, etag): after a drop, send only the others.",
     )
     media = serializers.DictField(
@@ -41,7 +69,7 @@ class UploadOutput(serializers.Serializer):
     expires_at = serializers.DateTimeField(
         help_text="Unfinished or unused after this, it is deleted (never billed)"
     )
-    urls = serializers.DictField()
+    urls = UploadLinks()
 
     class Meta:
         ref_name = "DirectUpload"

@@ -11,6 +11,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.test import APIClient
 
 from tests.helpers import sse
+from tests.helpers.direct_uploads import send_parts, start_upload
 from tests.helpers.images import encode
 from tests.helpers.openapi import assert_conforms, generated_schema
 from tests.webapp.conftest import api_client_for, drain, post_job
@@ -96,6 +97,43 @@ def test_every_operation_answers_what_its_schema_says(
     fresh = APIClient()
     fresh.credentials(HTTP_AUTHORIZATION=f"Bearer {token.json()['token']}")
     assert check(fresh.delete("/api/v1/auth/token"), "DELETE").status_code == 204
+
+    # A direct upload of a real photo: parts PUT straight to S3, then complete and retrieve.
+    created_upload = check(start_upload(api_a, png, kind="image", content_type="image/png"), "POST")
+    assert created_upload.status_code == 201, created_upload.content
+    upload = created_upload.json()
+    assert upload["state"] == "pending" and upload["parts"]
+    early = check(api_a.post(f"/api/v1/uploads/{upload['id']}/complete"), "POST")
+    assert early.status_code == 409 and early.json()["code"] == "upload_incomplete", early.content
+    send_parts(upload, png, [part["part_number"] for part in upload["parts"]])
+    resumed = check(api_a.get(f"/api/v1/uploads/{upload['id']}"), "GET").json()
+    assert [p["part_number"] for p in resumed["parts_received"]] == [
+        p["part_number"] for p in upload["parts"]
+    ]
+    completed = check(api_a.post(f"/api/v1/uploads/{upload['id']}/complete"), "POST")
+    assert completed.status_code == 200 and completed.json()["state"] == "ready", completed.content
+    assert check(api_a.get(f"/api/v1/uploads/{upload['id']}"), "GET").json()["parts"] == []
+
+    # A device signs in, refreshes once, lists the devices, is signed out; a reused refresh is refused.
+    credentials = {"username": "alice", "password": "alice-pass-123", "device_name": "Contract phone"}
+    pair = check(APIClient().post("/api/v1/auth/token", credentials, format="json"), "POST").json()
+    refreshed = check(
+        APIClient().post("/api/v1/auth/refresh", {"refresh_token": pair["refresh_token"]}, format="json"),
+        "POST",
+    )
+    assert refreshed.status_code == 200, refreshed.content
+    device = APIClient()
+    device.credentials(HTTP_AUTHORIZATION=f"Bearer {refreshed.json()['access_token']}")
+    listed = check(device.get("/api/v1/auth/devices"), "GET").json()
+    assert [d["current"] for d in listed if d["id"] == pair["device"]["id"]] == [True], listed
+    reused = check(
+        APIClient().post("/api/v1/auth/refresh", {"refresh_token": pair["refresh_token"]}, format="json"),
+        "POST",
+    )
+    assert reused.status_code == 401 and reused.json()["code"] == "refresh_token_reused", reused.content
+    again = check(APIClient().post("/api/v1/auth/token", credentials, format="json"), "POST").json()
+    signed_out = check(api_a.delete(f"/api/v1/auth/devices/{again['device']['id']}"), "DELETE")
+    assert signed_out.status_code == 204
 
     # Checkout needs Stripe: its success is typed in test_checkout_answers_match_the_schema.
     assert api_operations() - seen == {"billing_checkout_create"}
@@ -190,6 +228,21 @@ def _error_cases():
         ("token_missing_fields", "anon", "post_json", "/api/v1/auth/token", {}, 400),
         ("token_revoke_anonymous", "anon", "delete", "/api/v1/auth/token", None, 401),
         ("wrong_accept", "a", "get_png", "/api/v1/me", None, 406),
+        (
+            "uploads_create_invalid",
+            "a",
+            "post_json",
+            "/api/v1/uploads",
+            {"kind": "pdf", "size_bytes": 0},
+            400,
+        ),
+        ("uploads_create_anonymous", "anon", "post_json", "/api/v1/uploads", {}, 401),
+        ("uploads_get_unknown", "a", "get", f"/api/v1/uploads/{UNKNOWN}", None, 404),
+        ("uploads_complete_unknown", "a", "post", f"/api/v1/uploads/{UNKNOWN}/complete", None, 404),
+        ("refresh_unknown", "anon", "post_json", "/api/v1/auth/refresh", {"refresh_token": "vrt_nope"}, 401),
+        ("refresh_missing_token", "anon", "post_json", "/api/v1/auth/refresh", {}, 400),
+        ("devices_anonymous", "anon", "get", "/api/v1/auth/devices", None, 401),
+        ("device_sign_out_unknown", "a", "delete", "/api/v1/auth/devices/999999", None, 404),
     ]
 
 

@@ -30,7 +30,7 @@ def test_the_schema_builds_valid_and_without_warnings(tmp_path):
 
 def test_every_operation_has_an_id_summary_tags_and_examples():
     operations = list(api_operations())
-    assert len(operations) == 18
+    assert len(operations) == 24
     ids = [operation.get("operationId") for _, _, operation in operations]
     assert all(ids) and len(set(ids)) == len(ids), ids
     for path, method, operation in operations:
@@ -76,7 +76,8 @@ def test_problem_codes_are_a_closed_enum_of_every_code_the_api_sends():
 
     from billing import errors as billing_errors
     from billing import stripe_gateway
-    from webapp.api import middleware
+    from webapp.accounts import devices
+    from webapp.api import authentication, middleware
     from webapp.jobs import errors as job_errors
     from webapp.media import validation
 
@@ -101,6 +102,8 @@ def test_problem_codes_are_a_closed_enum_of_every_code_the_api_sends():
     sent -= {"invalid", "unsupported_media_type"}  # sent as validation_error, unsupported_media_type_header
     sent |= {"unsupported_media_type_header"} | {code for code, _ in middleware.STATUS_CODES.values()}
     sent |= set(re.findall(r'UploadRejected\(\s*"([a-z_]+)"', Path(validation.__file__).read_text()))
+    sent |= set(re.findall(r'RefreshRefused\(\s*"([a-z_]+)"', Path(devices.__file__).read_text()))
+    sent |= {authentication.AccessTokenExpired.default_code}
     assert billing_errors.InsufficientCredit.default_code in codes
     assert sent <= codes, sorted(sent - codes)
 

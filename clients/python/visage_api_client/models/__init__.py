@@ -9,10 +9,10 @@ from .credit_packs import CreditPacks
 from .direct_upload import DirectUpload
 from .direct_upload_create_kind_enum import DirectUploadCreateKindEnum
 from .direct_upload_create_request import DirectUploadCreateRequest
+from .direct_upload_links import DirectUploadLinks
 from .direct_upload_media import DirectUploadMedia
-from .direct_upload_parts_item import DirectUploadPartsItem
-from .direct_upload_parts_received_item import DirectUploadPartsReceivedItem
-from .direct_upload_urls import DirectUploadUrls
+from .direct_upload_part import DirectUploadPart
+from .direct_upload_part_received import DirectUploadPartReceived
 from .face_analysis_enum import FaceAnalysisEnum
 from .face_box import FaceBox
 from .face_detect_request import FaceDetectRequest
@@ -67,10 +67,12 @@ from .quote_request_request import QuoteRequestRequest
 from .quote_target import QuoteTarget
 from .resolution_enum import ResolutionEnum
 from .share_link import ShareLink
+from .signed_in_device import SignedInDevice
+from .signed_in_device_list_item import SignedInDeviceListItem
 from .token import Token
 from .token_create_request import TokenCreateRequest
-from .token_device import TokenDevice
 from .token_refresh_request import TokenRefreshRequest
+from .token_type_enum import TokenTypeEnum
 from .unit_enum import UnitEnum
 
 __all__ = (
@@ -83,10 +85,10 @@ __all__ = (
     "DirectUpload",
     "DirectUploadCreateKindEnum",
     "DirectUploadCreateRequest",
+    "DirectUploadLinks",
     "DirectUploadMedia",
-    "DirectUploadPartsItem",
-    "DirectUploadPartsReceivedItem",
-    "DirectUploadUrls",
+    "DirectUploadPart",
+    "DirectUploadPartReceived",
     "FaceAnalysisEnum",
     "FaceBox",
     "FaceDetectRequest",
@@ -141,9 +143,11 @@ __all__ = (
     "QuoteTarget",
     "ResolutionEnum",
     "ShareLink",
+    "SignedInDevice",
+    "SignedInDeviceListItem",
     "Token",
     "TokenCreateRequest",
-    "TokenDevice",
     "TokenRefreshRequest",
+    "TokenTypeEnum",
     "UnitEnum",
 )

@@ -13,10 +13,10 @@ from uuid import UUID
 import datetime
 
 if TYPE_CHECKING:
+  from ..models.direct_upload_links import DirectUploadLinks
   from ..models.direct_upload_media import DirectUploadMedia
-  from ..models.direct_upload_parts_item import DirectUploadPartsItem
-  from ..models.direct_upload_parts_received_item import DirectUploadPartsReceivedItem
-  from ..models.direct_upload_urls import DirectUploadUrls
+  from ..models.direct_upload_part import DirectUploadPart
+  from ..models.direct_upload_part_received import DirectUploadPartReceived
 
 
 
@@ -35,13 +35,13 @@ class DirectUpload:
             kind (str):
             size_bytes (int):
             part_size_bytes (int):
-            parts (list[DirectUploadPartsItem]): Every part: part_number, size_bytes, url (a presigned PUT; send the part's
-                bytes as the body and nothing else). Fresh URLs on every GET. Empty once the upload is no longer pending.
-            parts_received (list[DirectUploadPartsReceivedItem]): The parts S3 already holds (part_number, size_bytes,
-                etag): after a drop, send only the others.
+            parts (list[DirectUploadPart]): Every part: part_number, size_bytes, url (a presigned PUT; send the part's bytes
+                as the body and nothing else). Fresh URLs on every GET. Empty once the upload is no longer pending.
+            parts_received (list[DirectUploadPartReceived]): The parts S3 already holds (part_number, size_bytes, etag):
+                after a drop, send only the others.
             media (DirectUploadMedia): What validation found, once ready (media_type, width, height, frames, …)
             expires_at (datetime.datetime): Unfinished or unused after this, it is deleted (never billed)
-            urls (DirectUploadUrls):
+            urls (DirectUploadLinks):
      """
 
     id: UUID
@@ -49,21 +49,21 @@ class DirectUpload:
     kind: str
     size_bytes: int
     part_size_bytes: int
-    parts: list[DirectUploadPartsItem]
-    parts_received: list[DirectUploadPartsReceivedItem]
+    parts: list[DirectUploadPart]
+    parts_received: list[DirectUploadPartReceived]
     media: DirectUploadMedia
     expires_at: datetime.datetime
-    urls: DirectUploadUrls
+    urls: DirectUploadLinks
 
 
 
 
 
     def to_dict(self) -> dict[str, Any]:
+        from ..models.direct_upload_links import DirectUploadLinks # noqa: PLC0415
         from ..models.direct_upload_media import DirectUploadMedia # noqa: PLC0415
-        from ..models.direct_upload_parts_item import DirectUploadPartsItem # noqa: PLC0415
-        from ..models.direct_upload_parts_received_item import DirectUploadPartsReceivedItem # noqa: PLC0415
-        from ..models.direct_upload_urls import DirectUploadUrls # noqa: PLC0415
+        from ..models.direct_upload_part import DirectUploadPart # noqa: PLC0415
+        from ..models.direct_upload_part_received import DirectUploadPartReceived # noqa: PLC0415
         id = str(self.id)
 
         state = self.state
@@ -116,10 +116,10 @@ class DirectUpload:
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.direct_upload_links import DirectUploadLinks # noqa: PLC0415
         from ..models.direct_upload_media import DirectUploadMedia # noqa: PLC0415
-        from ..models.direct_upload_parts_item import DirectUploadPartsItem # noqa: PLC0415
-        from ..models.direct_upload_parts_received_item import DirectUploadPartsReceivedItem # noqa: PLC0415
-        from ..models.direct_upload_urls import DirectUploadUrls # noqa: PLC0415
+        from ..models.direct_upload_part import DirectUploadPart # noqa: PLC0415
+        from ..models.direct_upload_part_received import DirectUploadPartReceived # noqa: PLC0415
         d = dict(src_dict)
         id = UUID(d.pop("id"))
 
@@ -137,7 +137,7 @@ class DirectUpload:
         parts = []
         _parts = d.pop("parts")
         for parts_item_data in (_parts):
-            parts_item = DirectUploadPartsItem.from_dict(parts_item_data)
+            parts_item = DirectUploadPart.from_dict(parts_item_data)
 
 
 
@@ -147,7 +147,7 @@ class DirectUpload:
         parts_received = []
         _parts_received = d.pop("parts_received")
         for parts_received_item_data in (_parts_received):
-            parts_received_item = DirectUploadPartsReceivedItem.from_dict(parts_received_item_data)
+            parts_received_item = DirectUploadPartReceived.from_dict(parts_received_item_data)
 
 
 
@@ -164,7 +164,7 @@ class DirectUpload:
 
 
 
-        urls = DirectUploadUrls.from_dict(d.pop("urls"))
+        urls = DirectUploadLinks.from_dict(d.pop("urls"))
 
 
 

@@ -8,11 +8,12 @@ from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
+from ..models.token_type_enum import TokenTypeEnum
 from ..types import UNSET, Unset
 from typing import cast
 
 if TYPE_CHECKING:
-  from ..models.token_device import TokenDevice
+  from ..models.signed_in_device import SignedInDevice
 
 
 
@@ -31,8 +32,10 @@ class Token:
             prefix (str | Unset):
             access_token (str | Unset): With device_name: the bearer token.
             refresh_token (str | Unset): Exchange once at /api/v1/auth/refresh.
+            token_type (TokenTypeEnum | Unset): * `Bearer` - Bearer
             expires_in (int | Unset): The access token's lifetime in seconds.
-            device (TokenDevice | Unset):
+            refresh_expires_in (int | Unset): The refresh token's lifetime in seconds.
+            device (SignedInDevice | Unset):
      """
 
     token: str | Unset = UNSET
@@ -40,15 +43,17 @@ class Token:
     prefix: str | Unset = UNSET
     access_token: str | Unset = UNSET
     refresh_token: str | Unset = UNSET
+    token_type: TokenTypeEnum | Unset = UNSET
     expires_in: int | Unset = UNSET
-    device: TokenDevice | Unset = UNSET
+    refresh_expires_in: int | Unset = UNSET
+    device: SignedInDevice | Unset = UNSET
 
 
 
 
 
     def to_dict(self) -> dict[str, Any]:
-        from ..models.token_device import TokenDevice # noqa: PLC0415
+        from ..models.signed_in_device import SignedInDevice # noqa: PLC0415
         token = self.token
 
         name = self.name
@@ -59,7 +64,14 @@ class Token:
 
         refresh_token = self.refresh_token
 
+        token_type: str | Unset = UNSET
+        if not isinstance(self.token_type, Unset):
+            token_type = self.token_type.value
+
+
         expires_in = self.expires_in
+
+        refresh_expires_in = self.refresh_expires_in
 
         device: dict[str, Any] | Unset = UNSET
         if not isinstance(self.device, Unset):
@@ -80,8 +92,12 @@ class Token:
             field_dict["access_token"] = access_token
         if refresh_token is not UNSET:
             field_dict["refresh_token"] = refresh_token
+        if token_type is not UNSET:
+            field_dict["token_type"] = token_type
         if expires_in is not UNSET:
             field_dict["expires_in"] = expires_in
+        if refresh_expires_in is not UNSET:
+            field_dict["refresh_expires_in"] = refresh_expires_in
         if device is not UNSET:
             field_dict["device"] = device
 
@@ -91,7 +107,7 @@ class Token:
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
-        from ..models.token_device import TokenDevice # noqa: PLC0415
+        from ..models.signed_in_device import SignedInDevice # noqa: PLC0415
         d = dict(src_dict)
         token = d.pop("token", UNSET)
 
@@ -103,14 +119,26 @@ class Token:
 
         refresh_token = d.pop("refresh_token", UNSET)
 
+        _token_type = d.pop("token_type", UNSET)
+        token_type: TokenTypeEnum | Unset
+        if isinstance(_token_type,  Unset):
+            token_type = UNSET
+        else:
+            token_type = TokenTypeEnum(_token_type)
+
+
+
+
         expires_in = d.pop("expires_in", UNSET)
 
+        refresh_expires_in = d.pop("refresh_expires_in", UNSET)
+
         _device = d.pop("device", UNSET)
-        device: TokenDevice | Unset
+        device: SignedInDevice | Unset
         if isinstance(_device,  Unset):
             device = UNSET
         else:
-            device = TokenDevice.from_dict(_device)
+            device = SignedInDevice.from_dict(_device)
 
 
 
@@ -121,7 +149,9 @@ class Token:
             prefix=prefix,
             access_token=access_token,
             refresh_token=refresh_token,
+            token_type=token_type,
             expires_in=expires_in,
+            refresh_expires_in=refresh_expires_in,
             device=device,
         )
 

@@ -9,6 +9,7 @@ from ...types import Response, UNSET
 from ... import errors
 
 from ...models.problem import Problem
+from ...models.signed_in_device_list_item import SignedInDeviceListItem
 from typing import cast
 
 
@@ -32,9 +33,17 @@ def _get_kwargs(
 
 
 
-def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Any | Problem | None:
+def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Problem | list[SignedInDeviceListItem] | None:
     if response.status_code == 200:
-        response_200 = cast(Any, None)
+        response_200 = []
+        _response_200 = response.json()
+        for response_200_item_data in (_response_200):
+            response_200_item = SignedInDeviceListItem.from_dict(response_200_item_data)
+
+
+
+            response_200.append(response_200_item)
+
         return response_200
 
     if response.status_code == 401:
@@ -71,7 +80,7 @@ def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Res
         return None
 
 
-def _build_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Response[Any | Problem]:
+def _build_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Response[Problem | list[SignedInDeviceListItem]]:
     return Response(
         status_code=HTTPStatus(response.status_code),
         content=response.content,
@@ -84,7 +93,7 @@ def sync_detailed(
     *,
     client: AuthenticatedClient,
 
-) -> Response[Any | Problem]:
+) -> Response[Problem | list[SignedInDeviceListItem]]:
     """ Devices signed in to your account
 
     Raises:
@@ -92,7 +101,7 @@ def sync_detailed(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Response[Any | Problem]
+        Response[Problem | list[SignedInDeviceListItem]]
      """
 
 
@@ -110,7 +119,7 @@ def sync(
     *,
     client: AuthenticatedClient,
 
-) -> Any | Problem | None:
+) -> Problem | list[SignedInDeviceListItem] | None:
     """ Devices signed in to your account
 
     Raises:
@@ -118,7 +127,7 @@ def sync(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Any | Problem
+        Problem | list[SignedInDeviceListItem]
      """
 
 
@@ -131,7 +140,7 @@ async def asyncio_detailed(
     *,
     client: AuthenticatedClient,
 
-) -> Response[Any | Problem]:
+) -> Response[Problem | list[SignedInDeviceListItem]]:
     """ Devices signed in to your account
 
     Raises:
@@ -139,7 +148,7 @@ async def asyncio_detailed(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Response[Any | Problem]
+        Response[Problem | list[SignedInDeviceListItem]]
      """
 
 
@@ -157,7 +166,7 @@ async def asyncio(
     *,
     client: AuthenticatedClient,
 
-) -> Any | Problem | None:
+) -> Problem | list[SignedInDeviceListItem] | None:
     """ Devices signed in to your account
 
     Raises:
@@ -165,7 +174,7 @@ async def asyncio(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Any | Problem
+        Problem | list[SignedInDeviceListItem]
      """
 
 
