@@ -35,8 +35,11 @@ def chromium_path() -> str | None:
     return next((c for c in candidates if c and Path(c).is_file() and os.access(c, os.X_OK)), None)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture
 def browser():
+    """One Playwright and Chromium per test (~1 s). Playwright's sync API leaves its event loop set as
+    the running loop of the main thread while it is started, so Django's test client could not call
+    an async view (the waiting job GET, the event stream) in any later test of the session."""
     executable = chromium_path()
     if executable is None:
         if os.environ.get("CI") == "true":  # CI must run them: a silent skip would hide a broken setup
