@@ -11,10 +11,11 @@ thread (webapp.api.waiting), and counts as one of the user's open waits (wait_sl
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 
 from django.conf import settings
 from django.http import StreamingHttpResponse
@@ -89,13 +90,40 @@ class JobEventsView(ThrottledView):
             return waiting.too_many_waits(request, refusal)
         events.release_database_connection()  # the stream reads Redis only, for minutes
         job_url = request.build_absolute_uri(reverse("api-job-detail", args=[NIL_UUID]))
-        response = StreamingHttpResponse(
+        response = EventStreamResponse(
             event_stream(user_id=user_id, after=start, reset=reset, lease=lease, job_url=job_url),
             content_type="text/event-stream",
         )
         response["Cache-Control"] = "no-cache"
         response["X-Accel-Buffering"] = "no"  # nginx: pass each event on at once
         return response
+
+
+class EventStreamResponse(StreamingHttpResponse):
+    """Under ASGI (how Visage is served) Django runs the async body on the server's loop. Under WSGI
+    (Django's test live server, a WSGI deployment) Django would first gather the whole async body
+    into a list, so the stream would say nothing until it ended; here each event goes out as it
+    comes instead, the body driven by a private event loop in the request's thread."""
+
+    def __iter__(self):
+        if not self.is_async:
+            return super().__iter__()
+        return map(self.make_bytes, _one_by_one(self._iterator))
+
+
+def _one_by_one(body: AsyncIterator[str]) -> Iterator[str]:
+    loop = asyncio.new_event_loop()
+    try:
+        while True:
+            try:
+                yield loop.run_until_complete(anext(body))
+            except StopAsyncIteration:
+                return
+    finally:
+        try:
+            loop.run_until_complete(body.aclose())  # its `finally`: the wait slot given back
+        finally:
+            loop.close()
 
 
 async def event_stream(*, user_id: int, after: str, reset: bool, lease: wait_slots.Lease | None,
