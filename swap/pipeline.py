@@ -96,6 +96,13 @@ def build_detector(config: PipelineConfig | None = None) -> FaceDetector:
     return _Backends(config or PipelineConfig.from_env())._build_detector()
 
 
+def build_landmarker(config: PipelineConfig | None = None):
+    """The landmarker the engine uses for `config`. Face Mesh also drops a detection it finds no face
+    in (a coffee cup BlazeFace scored 0.69), so a face picker numbering faces as `face_index` does
+    must run it after build_detector's detector, as Pipeline.analyse does."""
+    return _Backends(config or PipelineConfig.from_env())._build_landmarker()
+
+
 def mode_capabilities(config: PipelineConfig | None = None) -> dict[str, ModePlan]:
     """What fast / standard / hq do on this install, WITHOUT loading any model: for the web side
     (quotes, the upload page) that has no Pipeline. Same answer as Pipeline.mode_capabilities()
@@ -246,6 +253,14 @@ class _Backends:
 
         return build
 
+    def _build_landmarker(self):
+        return self._resolve(
+            self.config.landmarker, registry.auto_order("landmarker"), DLIB_LANDMARKER, self._dlib_landmarker
+        )
+
+    def _dlib_landmarker(self):
+        return DlibShapeLandmarker()
+
     def _fallback_factory(self):
         if self.config.detect_fallback in ("", "none"):
             return None
@@ -263,15 +278,10 @@ class Pipeline(_Backends):
         super().__init__(config or PipelineConfig.from_env())
         self.swapper = self._build_swapper()
         self.detector = self._build_detector()
-        self.landmarker = self._resolve(
-            self.config.landmarker, registry.auto_order("landmarker"), DLIB_LANDMARKER, self._dlib_landmarker
-        )
+        self.landmarker = self._build_landmarker()
         self.recognizer = self._build_recognizer()
         self.enhancer, self.enhancer_missing_reason = self._build_enhancer()
         self.maskers = self._build_maskers()
-
-    def _dlib_landmarker(self):
-        return DlibShapeLandmarker()
 
     def _dlib_recognizer(self):
         return DlibResnetRecognizer(self.config.runtime)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from decimal import Decimal
 
 import pytest
@@ -51,3 +52,28 @@ def reference_data(request):
             + importlib.import_module("moderation.migrations.0004_takedown_report").PERMISSIONS
         ])
     yield
+
+
+@pytest.fixture(scope="session")
+def playwright_loop_set_aside():
+    """Playwright's sync API leaves its event loop set as the main thread's running loop while it is
+    started (its dispatcher is only suspended), and Django's test client cannot call an async view
+    (the waiting job GET, the event stream) from a thread with a running loop. Each test-client
+    request runs with that loop set aside and put back afterwards; nothing of Playwright runs then."""
+    from django.test.client import ClientHandler
+
+    original = ClientHandler.__call__
+
+    def call(self, *args, **kwargs):
+        loop = asyncio.events._get_running_loop()
+        if loop is None:
+            return original(self, *args, **kwargs)
+        asyncio.events._set_running_loop(None)
+        try:
+            return original(self, *args, **kwargs)
+        finally:
+            asyncio.events._set_running_loop(loop)
+
+    ClientHandler.__call__ = call
+    yield
+    ClientHandler.__call__ = original

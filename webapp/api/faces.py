@@ -22,7 +22,7 @@ from rest_framework.views import APIView
 from swap.config import PipelineConfig
 from swap.errors import InvalidImage
 from swap.image_io import decode_image
-from swap.pipeline import build_detector
+from swap.pipeline import build_detector, build_landmarker
 from swap.selection import by_size
 from webapp.media.validation import UploadRejected, check_photo_type, read_upload
 
@@ -34,6 +34,7 @@ from .throttles import FacesThrottle
 DECODE_MAX_SIDE = 2048
 
 _detector = None
+_landmarker = None
 _detector_runtime: tuple[str, str] | None = None
 _detector_lock = threading.Lock()
 _detect_lock = threading.Lock()
@@ -46,21 +47,28 @@ def face_detector():
     run (VISAGE_INFERENCE, VISAGE_TRITON_URL). While the inference server is down, building or
     detecting raises InferenceUnavailable (a 503); nothing broken is kept, so the next request after
     it is back succeeds."""
-    global _detector, _detector_runtime
+    return _face_models()[0]
+
+
+def _face_models():
+    """(detector, landmarker) as the engine builds them: the landmarker drops what it finds no face
+    in (Face Mesh), so the picker's numbers are the engine's."""
+    global _detector, _landmarker, _detector_runtime
     runtime = (settings.VISAGE_INFERENCE, settings.VISAGE_TRITON_URL)
     with _detector_lock:
         if _detector is None or _detector_runtime != runtime:
             config = PipelineConfig.from_env()
             config.runtime = replace(config.runtime, inference=runtime[0], triton_url=runtime[1])
-            _detector, _detector_runtime = build_detector(config), runtime
-        return _detector
+            detector, landmarker = build_detector(config), build_landmarker(config)
+            _detector, _landmarker, _detector_runtime = detector, landmarker, runtime
+        return _detector, _landmarker
 
 
 def reset_face_detector() -> None:
     """Forget the detector (tests that change VISAGE_DETECTOR or the models directory)."""
-    global _detector
+    global _detector, _landmarker
     with _detector_lock:
-        _detector = None
+        _detector = _landmarker = None
 
 
 def displayed_size(data: bytes) -> tuple[int, int]:
@@ -114,7 +122,10 @@ class FaceDetectView(APIView):
         scale_x, scale_y = width / frame.shape[1], height / frame.shape[0]
         scale = np.array([scale_x, scale_y, scale_x, scale_y], dtype=np.float64)
         with _detect_lock:  # one detection at a time per process: dlib's detector is not thread-safe
-            detected = by_size(face_detector().detect(frame))
+            detector, landmarker = _face_models()
+            detected = by_size(detector.detect(frame))
+            if detected:
+                detected = landmarker.refine(frame, detected)
         faces = [replace(face, box=face.box * scale) for face in detected]
         return Response(
             {

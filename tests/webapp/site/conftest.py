@@ -35,11 +35,8 @@ def chromium_path() -> str | None:
     return next((c for c in candidates if c and Path(c).is_file() and os.access(c, os.X_OK)), None)
 
 
-@pytest.fixture
-def browser():
-    """One Playwright and Chromium per test (~1 s). Playwright's sync API leaves its event loop set as
-    the running loop of the main thread while it is started, so Django's test client could not call
-    an async view (the waiting job GET, the event stream) in any later test of the session."""
+@pytest.fixture(scope="session")
+def browser(playwright_loop_set_aside):
     executable = chromium_path()
     if executable is None:
         if os.environ.get("CI") == "true":  # CI must run them: a silent skip would hide a broken setup
@@ -68,7 +65,10 @@ def artifacts() -> Path:
 
 
 def _new_page(browser, **context_options):
-    context = browser.new_context(accept_downloads=True, **context_options)
+    # Scripts Playwright evaluates (wait_for_function) are the test's, not the page's: the site's
+    # Content-Security-Policy would refuse them as eval. tests/webapp/site/test_security_policy.py
+    # loads the site with the policy enforced.
+    context = browser.new_context(accept_downloads=True, **{"bypass_csp": True, **context_options})
     page = context.new_page()
     page.set_default_timeout(20_000)
     return context, page

@@ -50,7 +50,7 @@ def test_visitors_get_the_landing_page_and_members_their_gallery(client, funded_
     assert landing.status_code == 200
     body = landing.content.decode()
     assert "How it works" in body and 'href="/signup/"' in body and 'href="/login/"' in body
-    assert 'id="prices"' in body and "USD" in body  # priced from the default plan
+    assert 'id="prices"' in body and " credits</td>" in body  # priced from the default plan, in credits
     assert "Consent." in body and "AI-generated" in body
     client.force_login(funded_user)
     assert "Your swaps" in client.get("/").content.decode()
@@ -112,10 +112,10 @@ def test_upload_without_javascript_shows_errors_next_to_fields(client_a, astrona
 def test_upload_page_accept_list_follows_the_video_flag(client_a, settings):
     settings.VIDEO_ENABLED = False
     html = client_a.get("/jobs/new/").content.decode()
-    assert 'accept="image/jpeg,image/png,image/webp"' in html and "video/mp4" not in html
+    assert 'accept="image/jpeg,image/png,image/webp,image/heic,image/avif"' in html and "video/mp4" not in html
     settings.VIDEO_ENABLED = True
     html = client_a.get("/jobs/new/").content.decode()
-    assert "image/webp,video/mp4" in html
+    assert "image/avif,video/mp4" in html
 
 
 def test_faces_endpoint_finds_the_astronaut_largest_first(client_a, astronaut_pair):
