@@ -58,7 +58,10 @@ def free_port() -> int:
 
 
 def port_is_free(port: int) -> bool:
+    """Free for a server to listen on: connections of a server that just stopped (TIME_WAIT) do not
+    count, as redis-server and weed bind with SO_REUSEADDR themselves (a restart on the same port)."""
     with socket.socket() as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             s.bind(("127.0.0.1", port))
         except OSError:
