@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import time
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import dlib
@@ -414,8 +414,13 @@ class Pipeline(_Backends):
             landmarks_5=np.array([[52, 56], [76, 56], [64, 68], [54, 80], [74, 80]], np.float32),
         )
         self._detect(frame, "fast")  # no retries on a blank frame
-        self.landmarker.refine(frame, [dummy])
-        self.recognizer.embed(frame, [dummy])
+        refined = self.landmarker.refine(frame, [dummy])
+        if not refined or refined[0].landmarks_68 is None:
+            # Face Mesh drops a blank frame's "face" (no presence): the recogniser still gets a shape.
+            angles = np.linspace(0, 2 * np.pi, 68, endpoint=False)
+            ring = np.stack([64 + 28 * np.cos(angles), 64 + 28 * np.sin(angles)], axis=1).astype(np.float32)
+            refined = [replace(dummy, landmarks_68=ring)]
+        self.recognizer.embed(frame, refined)
 
     def analyse(
         self,

@@ -170,3 +170,14 @@ def test_config_from_env():
     assert cfg.models_dir == Path("/srv/models") and cfg.swapper == "classical" and cfg.max_batch == 4
     with pytest.raises(ValueError, match="VISAGE_MAX_BATCH"):
         PipelineConfig.from_env({"VISAGE_MAX_BATCH": "many"})
+
+
+def test_warm_up_runs_with_the_default_engine(mesh_models_dir):
+    """A GPU worker warms the engine up before taking jobs; Face Mesh drops the warm-up's blank
+    "face", and the recogniser must still get one to run (the worker crashed at start-up)."""
+    from swap.config import PipelineConfig
+    from swap.pipeline import Pipeline
+
+    pipeline = Pipeline(PipelineConfig(models_dir=mesh_models_dir))
+    assert pipeline.landmarker.name == "face_mesh_468"
+    pipeline.warm_up()
