@@ -34,7 +34,8 @@ def _offline(page, live_server) -> list[str]:
     return refused
 
 
-def test_swagger_ui_and_redoc_render_without_internet(page, live_server, artifacts):
+def test_swagger_ui_and_redoc_render_without_internet(new_page, live_server, artifacts):
+    page = new_page(bypass_csp=False)  # the pages' own policies are part of staying offline
     refused = _offline(page, live_server)
     # The bundles are large and the test server is slow on a busy machine: wait for what is drawn.
     page.goto(f"{live_server.url}/api/docs/", wait_until="domcontentloaded", timeout=60_000)
