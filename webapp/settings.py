@@ -250,7 +250,9 @@ S3_RETRIES = env_int("S3_RETRIES", 1)
 RESULT_RETENTION_DAYS = env_int("VISAGE_RESULT_RETENTION_DAYS", 7)
 # Share links: an unlisted public page per result. Off unless a deployment opts in;
 # turning it off again makes every existing link answer 404.
-SHARE_LINKS_ENABLED = env_bool("VISAGE_SHARE_LINKS_ENABLED", False)
+# On by default: a link is made only by the owner, per result, and is unlisted, noindex, expiring and
+# revocable, showing the marked and labelled result only (docs/api/gallery.md says why).
+SHARE_LINKS_ENABLED = env_bool("VISAGE_SHARE_LINKS_ENABLED", True)
 SHARE_LINK_TTL_DAYS = env_int("VISAGE_SHARE_LINK_TTL_DAYS", 7)
 SHARE_PRESIGN_EXPIRY_S = 600  # the public page's result URLs: short, the page makes fresh ones
 if PRODUCTION and S3_ACCESS_KEY == "visage-dev":

@@ -1,16 +1,19 @@
 """The takedown-report queue in the admin: reports from /report, oldest open first.
 
 Actions: protect the reported face (a protected identity from the stored embedding, in one step),
-take the reported result down (its stored files are deleted), or dismiss. Moderators need
-`moderation.review_content`, like the review queue.
+take the reported result down (its stored files are deleted), or dismiss: from the list's action
+menu, or with the buttons on a report's own page. Moderators need `moderation.review_content`, like
+the review queue.
 """
 
 from __future__ import annotations
 
 from django.contrib import admin, messages
-from django.core.exceptions import ValidationError
-from django.urls import reverse
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.shortcuts import get_object_or_404, redirect
+from django.urls import path, reverse
 from django.utils.html import format_html
+from django.views.decorators.http import require_POST
 
 from moderation import takedowns as moderation_takedowns
 from moderation.choices import ReportStatus
@@ -22,16 +25,69 @@ from .models import Job
 
 @admin.register(TakedownReport)
 class TakedownReportAdmin(admin.ModelAdmin):
-    list_display = ["id", "created_at", "status", "reporter_name", "relation", "job", "has_face", "result_taken_down"]
+    # Short cells (the date without seconds, long names cut with an ellipsis, the relation in a word or
+    # two, the job id abbreviated) so the list fits a laptop screen without scrolling sideways.
+    list_display = ["id", "reported", "status", "reporter", "relation_short", "job", "has_face", "taken_down"]
     list_filter = ["status", "relation", "result_taken_down"]
     search_fields = ["reporter_name", "reporter_email", "link", "subject_id", "file_sha256"]
     actions = ["protect_face", "take_down_result", "dismiss"]
     readonly_fields = [
-        "created_at", "reporter_name", "reporter_email", "relation", "details", "link", "job", "file_sha256",
-        "file_provenance", "face_embedding_kind", "has_face", "status", "result_taken_down", "protected_identity",
-        "handled_by", "handled_at",
+        "created_at",
+        "reporter_name",
+        "reporter_email",
+        "relation",
+        "details",
+        "link",
+        "job",
+        "file_sha256",
+        "file_provenance",
+        "face_embedding_kind",
+        "has_face",
+        "status",
+        "result_taken_down",
+        "protected_identity",
+        "handled_by",
+        "handled_at",
     ]
     exclude = ["face_vector", "subject_id"]
+    RELATION_SHORT = {"self": "the person", "representative": "for them", "other": "other"}
+    change_form_template = "admin/moderation/takedownreport/change_form.html"
+    # The buttons of a report's own page: (URL name suffix, label), each a POST to decide().
+    DECISIONS = {"protect": "Protect the face", "take-down": "Take the result down", "dismiss": "Dismiss"}
+
+    def get_urls(self):
+        decide = self.admin_site.admin_view(require_POST(self.decide))
+        return [
+            path("<int:report_id>/decide/<str:decision>/", decide, name="moderation_takedownreport_decide"),
+            *super().get_urls(),
+        ]
+
+    def decide(self, request, report_id: int, decision: str):
+        """One button of the report's page: protect, take down or dismiss this report."""
+        if not self.has_review_permission(request) or decision not in self.DECISIONS:
+            raise PermissionDenied
+        report = get_object_or_404(TakedownReport, pk=report_id)
+        {"protect": self._protect, "take-down": self._take_down, "dismiss": self._dismiss}[decision](
+            request, report
+        )
+        return redirect("admin:moderation_takedownreport_change", report.pk)
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        decisions = (
+            [
+                {
+                    "label": label,
+                    "url": reverse("admin:moderation_takedownreport_decide", args=[object_id, key]),
+                    "key": key,
+                }
+                for key, label in self.DECISIONS.items()
+            ]
+            if self.has_review_permission(request)
+            else []
+        )
+        return super().change_view(
+            request, object_id, form_url, {**(extra_context or {}), "decisions": decisions}
+        )
 
     def get_queryset(self, request):
         return super().get_queryset(request).order_by("status", "created_at")
@@ -42,44 +98,74 @@ class TakedownReportAdmin(admin.ModelAdmin):
     def has_review_permission(self, request) -> bool:
         return request.user.has_perm("moderation.review_content")
 
+    @admin.display(description="reported", ordering="created_at")
+    def reported(self, report: TakedownReport) -> str:
+        return report.created_at.strftime("%Y-%m-%d %H:%M")
+
+    @admin.display(description="reporter", ordering="reporter_name")
+    def reporter(self, report: TakedownReport) -> str:
+        name = report.reporter_name
+        return format_html('<span class="visage-one-line" title="{}">{}</span>', name, name)
+
+    @admin.display(description="relation", ordering="relation")
+    def relation_short(self, report: TakedownReport) -> str:
+        return self.RELATION_SHORT.get(report.relation, report.relation)
+
+    @admin.display(description="taken down", boolean=True, ordering="result_taken_down")
+    def taken_down(self, report: TakedownReport) -> bool:
+        return report.result_taken_down
+
     @admin.display(description="job")
     def job(self, report: TakedownReport) -> str:
         if not report.subject_id:
             return "—"
         url = reverse("admin:webapp_job_change", args=[report.subject_id])
-        return format_html('<a href="{}">{}</a>', url, report.subject_id)
+        return format_html(
+            '<a href="{}" title="{}">{}…</a>', url, report.subject_id, str(report.subject_id)[:8]
+        )
 
     @admin.display(description="face", boolean=True)
     def has_face(self, report: TakedownReport) -> bool:
         return bool(report.face_vector)
 
+    def _protect(self, request, report: TakedownReport) -> bool:
+        try:
+            moderation_takedowns.takedown_report_protect_face(report=report, actor=request.user)
+        except ValidationError as exc:
+            messages.warning(request, f"Report #{report.pk}: {' '.join(exc.messages)}")
+            return False
+        messages.success(request, f"Report #{report.pk}: the face is protected; swaps of it are now refused.")
+        return True
+
+    def _take_down(self, request, report: TakedownReport) -> bool:
+        if not (report.subject_id and Job.objects.filter(id=report.subject_id).exists()):
+            messages.warning(request, f"Report #{report.pk} names no result of ours.")
+            return False
+        takedowns.job_take_down(job_id=report.subject_id)
+        moderation_takedowns.takedown_report_close(
+            report=report, actor=request.user, status=ReportStatus.RESOLVED, taken_down=True
+        )
+        messages.success(request, f"Report #{report.pk}: the result was taken down.")
+        return True
+
+    def _dismiss(self, request, report: TakedownReport) -> bool:
+        moderation_takedowns.takedown_report_close(
+            report=report, actor=request.user, status=ReportStatus.DISMISSED
+        )
+        messages.success(request, f"Report #{report.pk} was dismissed.")
+        return True
+
     @admin.action(description="Protect the reported face (embedding only)", permissions=["review"])
     def protect_face(self, request, queryset) -> None:
-        done = 0
         for report in queryset:
-            try:
-                moderation_takedowns.takedown_report_protect_face(report=report, actor=request.user)
-                done += 1
-            except ValidationError as exc:
-                messages.warning(request, f"Report #{report.pk}: {' '.join(exc.messages)}")
-        self.message_user(request, f"Protected the face of {done} report(s); swaps of it are now refused.")
+            self._protect(request, report)
 
     @admin.action(description="Take the reported result down", permissions=["review"])
     def take_down_result(self, request, queryset) -> None:
-        done = 0
         for report in queryset:
-            if report.subject_id and Job.objects.filter(id=report.subject_id).exists():
-                takedowns.job_take_down(job_id=report.subject_id)
-                moderation_takedowns.takedown_report_close(
-                    report=report, actor=request.user, status=ReportStatus.RESOLVED, taken_down=True
-                )
-                done += 1
-            else:
-                messages.warning(request, f"Report #{report.pk} names no result of ours.")
-        self.message_user(request, f"Took down {done} result(s).")
+            self._take_down(request, report)
 
     @admin.action(description="Dismiss", permissions=["review"])
     def dismiss(self, request, queryset) -> None:
         for report in queryset:
-            moderation_takedowns.takedown_report_close(report=report, actor=request.user, status=ReportStatus.DISMISSED)
-        self.message_user(request, f"Dismissed {queryset.count()} report(s).")
+            self._dismiss(request, report)

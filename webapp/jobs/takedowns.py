@@ -110,6 +110,23 @@ def _result_face_image(job: Job) -> bytes | None:
     return _face_image(data, job.result_media_type)
 
 
+TAKEN_DOWN_LABEL = "Taken down"
+TAKEN_DOWN_MESSAGE = (
+    "Someone reported that this result shows them without their agreement, and our moderators removed it. "
+    "It can no longer be viewed, downloaded or shared."
+)
+
+
+def taken_down_job_ids(job_ids) -> set[uuid.UUID]:
+    """Which of these jobs had their result taken down after a report (so their owners are told why
+    it is gone, rather than that it expired)."""
+    return set(
+        TakedownReport.objects.filter(subject_id__in=list(job_ids), result_taken_down=True).values_list(
+            "subject_id", flat=True
+        )
+    )
+
+
 def job_take_down(*, job_id: uuid.UUID) -> bool:
     """Delete a reported job's stored result; the job stays, saying its media was deleted."""
     job = Job.objects.filter(id=job_id).first()

@@ -14,6 +14,7 @@ from webapp.jobs.choices import JobState
 from webapp.jobs.models import Job
 from webapp.jobs.payload import job_payload
 from webapp.jobs.selectors import QueueStanding, queue_standings
+from webapp.jobs.takedowns import TAKEN_DOWN_LABEL, taken_down_job_ids
 
 STATE_LABELS = {
     JobState.CREATED: "Submitted",
@@ -83,6 +84,7 @@ def compare_start(job: Job) -> dict:
 def cards_for(request: HttpRequest, jobs: list[Job]) -> list[dict]:
     """What a job card shows: the shared job dict plus the site's words for where it stands."""
     standings = queue_standings(jobs)
+    taken_down = taken_down_job_ids(job.id for job in jobs if job.media_deleted_at is not None)
     cards = []
     for job in jobs:
         payload = job_payload(job, request=request, standings=standings)
@@ -92,7 +94,8 @@ def cards_for(request: HttpRequest, jobs: list[Job]) -> list[dict]:
                 "job": payload,
                 "created_at": job.created_at,
                 "ago": _ago(job.created_at),
-                "label": STATE_LABELS.get(job.state, job.state),
+                "label": TAKEN_DOWN_LABEL if job.id in taken_down else STATE_LABELS.get(job.state, job.state),
+                "taken_down": job.id in taken_down,
                 "status": _status_line(job, standings.get(job.id)),
                 "queue": standings.get(job.id),
                 "is_video": (result.get("media_type") or "").startswith("video/"),

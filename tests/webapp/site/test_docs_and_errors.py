@@ -89,3 +89,11 @@ def test_not_found_page_in_the_browser(page, live_server, funded_user, settings,
     expect(page.get_by_role("link", name="Go to your swaps")).to_be_visible()
     assert page.evaluate("getComputedStyle(document.body).fontFamily").startswith("system-ui")  # the stylesheet loaded
     page.screenshot(path=artifacts / "52-not-found.png", full_page=True)
+
+
+def test_the_account_page_links_to_the_api_docs(funded_user):
+    client = Client()
+    client.force_login(funded_user)
+    html = client.get("/account/").content.decode()
+    assert 'href="/api/docs/"' in html and 'href="/api/redoc/"' in html
+    assert client.get("/api/docs/").status_code == 200  # a link that opens

@@ -153,3 +153,17 @@ def test_staff_see_a_jobs_share_links_read_only_in_the_admin(sharing_on, funded_
     assert "Share links" in html
     assert html.count(">revoked<") == 1 and html.count(">active<") == 1
     assert token not in html and 'name="share_links-0-expires_at"' not in html  # shown, not editable
+
+
+def test_sharing_is_on_out_of_the_box(funded_user):
+    """Without VISAGE_SHARE_LINKS_ENABLED in the environment, a finished swap's page offers Share."""
+    from webapp import settings as shipped
+
+    assert shipped.SHARE_LINKS_ENABLED is True and settings.SHARE_LINKS_ENABLED is True
+    job = result_job(funded_user)
+    client = Client()
+    client.force_login(funded_user)
+    html = client.get(f"/jobs/{job.id}/").content.decode()
+    assert 'id="share"' in html and "onfocus=" not in html  # no inline handler (the CSP blocks them)
+    assert client.post(f"/jobs/{job.id}/share").status_code == 302
+    assert ShareLink.objects.filter(job=job).count() == 1

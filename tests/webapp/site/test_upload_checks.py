@@ -135,3 +135,34 @@ def test_phone_keeps_price_and_swap_in_reach(new_page, live_server, funded_user,
     page.screenshot(path=artifacts / "43-phone-summary-bar.png")
     overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
     assert overflow <= 0, overflow
+
+
+@pytest.mark.parametrize("device", ["desktop", "phone"])
+def test_a_bad_target_turns_swap_off_like_a_bad_face_photo(new_page, live_server, funded_user, astronaut_files, tmp_path,
+                                                           artifacts, device):
+    source_path, target_path = astronaut_files
+    broken = tmp_path / "broken.jpg"  # a JPEG's first bytes, then nothing a decoder can read
+    broken.write_bytes(b"\xff\xd8\xff\xe0" + b"\x00not really a photo" * 64)
+    notes = tmp_path / "notes.txt"
+    notes.write_text("not a photo")
+    page = new_page(**(PHONE if device == "phone" else {"viewport": {"width": 1366, "height": 900}}))
+    log_in(page, live_server, **ALICE)
+    page.goto(f"{live_server.url}/jobs/new/")
+    swap = page.get_by_role("button", name="Swap faces")
+    target_error = page.locator("#target-field .field-error")
+    page.locator("#id_source").set_input_files(source_path)
+
+    page.locator("#id_target").set_input_files(broken)  # refused by the server's check
+    expect(target_error).not_to_be_empty()
+    expect(swap).to_be_disabled()
+    expect(page.locator("#submit-reason")).to_contain_text("Swap is off")
+    page.screenshot(path=artifacts / f"43-upload-bad-target-{device}.png")
+
+    page.locator("#id_target").set_input_files(target_path)  # a good one turns it back on
+    expect(swap).to_be_enabled()
+    expect(page.locator("#submit-reason")).to_be_empty()
+
+    page.locator("#id_target").set_input_files(notes)  # refused in the browser (not a photo or video)
+    expect(target_error).not_to_be_empty()
+    expect(swap).to_be_disabled()
+    assert not Job.objects.exists()

@@ -16,7 +16,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_POST
 
 from billing.choices import Mode, Resolution
-from webapp.jobs import events, selectors, sharing
+from webapp.jobs import events, selectors, sharing, takedowns
 from webapp.jobs.errors import JobError, JobNotCancelable
 from webapp.jobs.models import Job
 from webapp.jobs.refusals import REFUSALS
@@ -46,6 +46,7 @@ def job_detail(request: HttpRequest, job_id: uuid.UUID) -> HttpResponse:
             "job": card["job"],
             "compare_after_url": _compare_after_url(job, card),
             "events_after": events_after,
+            "taken_down_message": takedowns.TAKEN_DOWN_MESSAGE,
             "share_enabled": settings.SHARE_LINKS_ENABLED,
             "share_refused": sharing.not_shareable_reason(job) if settings.SHARE_LINKS_ENABLED else "",
             "run_again": user_actions.originals_available(job),

@@ -52,6 +52,10 @@
   }
 
   // The share link's Copy button: the clipboard where allowed, else the field stays selected to copy by hand.
+  var shareField = document.querySelector("[data-select-on-focus]");
+  if (shareField) {
+    shareField.addEventListener("focus", function () { shareField.select(); });
+  }
   var copy = document.getElementById("share-copy");
   if (copy) {
     copy.addEventListener("click", async function () {

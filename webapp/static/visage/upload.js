@@ -25,6 +25,7 @@
   // Problems found before submitting (no face, face too small): the Swap button says why it is off.
   // The server checks again; moderation lists are never checked here.
   var faceProblems = { source: "", target: "" };
+  var TARGET_UNUSABLE = "the photo or video to put the face in can’t be used (see why next to it).";
   var submitReason = document.getElementById("submit-reason");
   var isBusy = false;
   function updateSubmit() {
@@ -294,7 +295,11 @@
     if (problem) {
       setError(name, problem);
       showEmpty(name);
-      if (name === "target") facesStatus.textContent = "Choose a target photo and we’ll find its faces.";
+      if (name === "target") {
+        facesStatus.textContent = "Choose a target photo and we’ll find its faces.";
+        faceProblems.target = TARGET_UNUSABLE;
+        updateSubmit();
+      }
       return;
     }
     showPreview(name, file);
@@ -517,6 +522,8 @@
         var messages = (data.errors && (data.errors.target || data.errors.image)) || [data.detail];
         // A submit's answer may already be showing; it says the same thing more precisely.
         if (!fields.target.error.textContent) setError("target", messages.join(" "));
+        faceProblems.target = TARGET_UNUSABLE;  // off, as for a face photo the server refuses
+        updateSubmit();
         return;
       }
       drawFaces(data);
