@@ -112,7 +112,7 @@ def test_run_again_needs_consent(client_a, funded_user, astronaut_pair):
     first = submit(funded_user, astronaut_pair)
     response = client_a.post(f"/jobs/{first.id}/run-again", {"mode": "hq", "resolution": "720p", "faces": "one"})
     assert response.status_code == 302 and response["Location"] == f"/jobs/{first.id}/"
-    assert "Confirm that you have the right" in said(response)
+    assert "confirm that you have the right" in said(response)
     assert Job.objects.count() == 1
 
 

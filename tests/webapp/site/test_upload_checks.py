@@ -83,8 +83,8 @@ def test_face_problems_are_said_before_submit(page, live_server, funded_user, as
     source_path, target_path = astronaut_files
     coffee = tmp_path / "coffee.jpg"
     coffee.write_bytes(encode(skdata.coffee(), "JPEG"))
-    tiny_face = tmp_path / "far-away.png"  # the astronaut at 200 px: her face is found, ~37 px across
-    tiny_face.write_bytes(encode(cv2.resize(skdata.astronaut(), (200, 200), interpolation=cv2.INTER_AREA)))
+    tiny_face = tmp_path / "far-away.png"  # the astronaut at 170 px: her face is found, ~35 px across
+    tiny_face.write_bytes(encode(cv2.resize(skdata.astronaut(), (170, 170), interpolation=cv2.INTER_AREA)))
     log_in(page, live_server, **ALICE)
     page.goto(f"{live_server.url}/jobs/new/")
     swap = page.get_by_role("button", name="Swap faces")
