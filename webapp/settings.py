@@ -482,6 +482,7 @@ SPECTACULAR_SETTINGS = {
         "ResolutionEnum": "billing.choices.Resolution",
         "MediaKindEnum": "billing.choices.MediaKind",
         "LedgerEntryKindEnum": "billing.choices.EntryKind",
+        "PushPlatformEnum": "webapp.notifications.models.PushPlatform",
         "CostStateEnum": ["reserved", "paid", "released", "refunded"],
         "ModerationStateEnum": ["pending", "in_review", "rejected", "passed", "not_screened"],
     },
