@@ -9,7 +9,7 @@
   `apns-topic` and `apns-push-type` headers and the payload.
 
 Either answers like the real service for tokens named dead (FCM 404 UNREGISTERED, APNs 410
-Unregistered) and fails the next `fail_next` sends with a 503. A request that fails a check is
+Unregistered) or malformed (FCM 400 INVALID_ARGUMENT on `message.token`, APNs 400 BadDeviceToken) and fails the next `fail_next` sends with a 503. A request that fails a check is
 answered 400/403 and its reason kept in `problems`: tests assert there are none.
 """
 
@@ -64,6 +64,7 @@ class FcmStandIn:
         self.project_id = project_id
         self.key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
         self.dead_tokens: set[str] = set()
+        self.malformed_tokens: set[str] = set()
         self.fail_next = 0
         self.sends: list[dict] = []  # every send request's message (also the failed ones)
         self.delivered: list[dict] = []  # the messages answered 200
@@ -168,6 +169,16 @@ class FcmStandIn:
                 "code": 404, "status": "NOT_FOUND", "message": "Requested entity was not found.",
                 "details": [{"@type": "type.googleapis.com/google.firebase.fcm.v1.FcmError", "errorCode": "UNREGISTERED"}],
             }}
+        if message["token"] in self.malformed_tokens:
+            return 400, {"error": {
+                "code": 400, "status": "INVALID_ARGUMENT",
+                "message": "The registration token is not a valid FCM registration token",
+                "details": [
+                    {"@type": "type.googleapis.com/google.firebase.fcm.v1.FcmError", "errorCode": "INVALID_ARGUMENT"},
+                    {"@type": "type.googleapis.com/google.rpc.BadRequest",
+                     "fieldViolations": [{"field": "message.token", "description": "Invalid registration token"}]},
+                ],
+            }}
         self.delivered.append(message)
         return 200, {"name": f"projects/{self.project_id}/messages/{len(self.delivered)}"}
 
@@ -187,6 +198,7 @@ class ApnsStandIn:
             serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
         ).decode()
         self.dead_tokens: set[str] = set()
+        self.malformed_tokens: set[str] = set()
         self.fail_next = 0
         self.requests: list[tuple[dict, dict]] = []  # (headers, payload) of every request, failed ones too
         self.delivered: list[tuple[str, dict, dict]] = []  # (device token, headers, payload) answered 200
@@ -291,6 +303,8 @@ class ApnsStandIn:
         token = path.removeprefix("/3/device/")
         if token in self.dead_tokens:
             return 410, {"reason": "Unregistered", "timestamp": int(time.time() * 1000)}
+        if token in self.malformed_tokens:
+            return 400, {"reason": "BadDeviceToken"}
         self.delivered.append((token, headers, payload))
         return 200, None
 

@@ -42,8 +42,11 @@ def test_fcm_exchanges_a_signed_assertion_once_and_sends_v1_messages(fcm_standin
 
 def test_fcm_unregistered_token_is_invalid_and_5xx_is_a_failed_try(fcm_standin):
     fcm_standin.dead_tokens.add("dead-token")
+    fcm_standin.malformed_tokens.add("malformed-token")
     with pytest.raises(PushTokenInvalid, match="UNREGISTERED"):
         send_fcm("dead-token")
+    with pytest.raises(PushTokenInvalid, match="INVALID_ARGUMENT"):
+        send_fcm("malformed-token")
     fcm_standin.fail_next = 1
     with pytest.raises(PushFailed, match="503"):
         send_fcm()
@@ -76,8 +79,11 @@ def test_apns_speaks_http2_with_an_es256_provider_token(apns_standin):
 
 def test_apns_dead_and_bad_tokens_are_invalid_and_5xx_is_a_failed_try(apns_standin):
     apns_standin.dead_tokens.add("b2" * 32)
+    apns_standin.malformed_tokens.add("c3" * 32)
     with pytest.raises(PushTokenInvalid, match="410 Unregistered"):
         send_apns(apns_standin, "b2" * 32)
+    with pytest.raises(PushTokenInvalid, match="400 BadDeviceToken"):
+        send_apns(apns_standin, "c3" * 32)
     apns_standin.fail_next = 1
     with pytest.raises(PushFailed, match="503"):
         send_apns(apns_standin)
