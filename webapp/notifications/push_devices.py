@@ -24,16 +24,19 @@ def push_device_register(
     *, user, platform: str, token: str, app_id: str, name: str = "", locale: str = ""
 ) -> tuple[PushDevice, bool]:
     """Register (True) or update (False) the install's token. A token is one install's: registered by
-    another user (who signed in on that phone), it moves to this one."""
+    another user (who signed in on that phone), it becomes this user's new device, and the previous
+    owner's row goes with its pushes still owed (they are not this user's news)."""
     if platform == PushPlatform.APNS and settings.APNS_TOPIC and app_id not in settings.APNS_TOPIC:
         raise AppNotServed(
             f"This server sends APNs pushes to {', '.join(settings.APNS_TOPIC)} only, not to {app_id}."
         )
     with transaction.atomic():
+        PushDevice.objects.filter(platform=platform, token=token).exclude(owner=user).delete()
         device, created = PushDevice.objects.update_or_create(
             platform=platform,
             token=token,
-            defaults={"owner": user, "app_id": app_id, "name": name, "locale": locale},
+            owner=user,
+            defaults={"app_id": app_id, "name": name, "locale": locale},
         )
         stale = push_devices_for_user(user=user).values_list("id", flat=True)[MAX_PUSH_DEVICES_PER_USER:]
         PushDevice.objects.filter(id__in=list(stale)).delete()

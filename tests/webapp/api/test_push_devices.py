@@ -51,11 +51,11 @@ def test_registering_the_same_token_again_updates_it(api_a):
 
 
 def test_a_token_registered_by_another_user_moves_to_them(api_a, api_b, user_b):
-    """The phone's new user gets its pushes; the previous one's jobs no longer reach it."""
+    """The phone's new user gets its pushes as a new device; the previous one's jobs no longer reach it."""
     mine = register(api_a).json()
     theirs = register(api_b)
-    assert theirs.status_code == 200 and theirs.json()["id"] == mine["id"]
-    assert PushDevice.objects.get(id=mine["id"]).owner == user_b
+    assert theirs.status_code == 201 and theirs.json()["id"] != mine["id"]
+    assert PushDevice.objects.get().owner == user_b
     assert api_a.get("/api/v1/devices").json() == []
     assert_problem(api_a.delete(f"/api/v1/devices/{mine['id']}"), 404, "not_found")
 

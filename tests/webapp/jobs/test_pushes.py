@@ -148,3 +148,14 @@ def test_a_device_removed_by_its_user_gets_no_owed_push(api_a, astronaut_pair, f
     assert api_a.delete(f"/api/v1/devices/{device_id}").status_code == 204
     drain([settings.WEBHOOK_QUEUE])
     assert fcm_standin.sends == []
+
+
+def test_a_phone_that_changed_hands_gets_no_push_about_the_previous_users_job(
+    api_a, api_b, astronaut_pair, fcm_standin, settings
+):
+    register(api_a, "fcm", FCM_A)
+    cancel_new_job(api_a, astronaut_pair)  # alice's push is owed, not yet sent
+    register(api_b, "fcm", FCM_A)  # bob signs in on that phone before the worker sends it
+    drain([settings.WEBHOOK_QUEUE])
+    assert fcm_standin.sends == []
+    assert PushDelivery.objects.count() == 0
