@@ -190,7 +190,7 @@ MODERATION_QUEUE = "moderation"
 # CPU-bound and the GPU step waits for it, so half the cores by default (at least one).
 MODERATION_WORKERS = env_int("VISAGE_MODERATION_WORKERS", max(1, (os.cpu_count() or 2) // 2))
 GPU_QUEUES = ["vip", "default", "batch"]  # a GPU worker listens in this order
-WEBHOOK_QUEUE = "webhooks"
+WEBHOOK_QUEUE = "webhooks"  # the outbox queue: job webhooks and push notifications
 JOB_TIMEOUT_S = env_int("VISAGE_JOB_TIMEOUT_S", 600)
 RQ_QUEUES = {
     name: {"URL": REDIS_URL, "DEFAULT_TIMEOUT": JOB_TIMEOUT_S}
@@ -382,6 +382,28 @@ if not 0.0 <= VISAGE_CANARY_PERCENT <= 100.0:
 WEBHOOK_ALLOW_PRIVATE = env_bool("VISAGE_WEBHOOK_ALLOW_PRIVATE", not PRODUCTION)
 WEBHOOK_SECRET = env_str("VISAGE_WEBHOOK_SECRET", "")
 
+# --- Push notifications (webapp/notifications/): each platform is off until its credentials are set ---
+# Firebase Cloud Messaging HTTP v1: the service account's JSON key (VISAGE_FCM_SERVICE_ACCOUNT_FILE: its path).
+FCM_SERVICE_ACCOUNT = env_json("VISAGE_FCM_SERVICE_ACCOUNT", {})
+if FCM_SERVICE_ACCOUNT and not {"project_id", "client_email", "private_key", "token_uri"} <= set(FCM_SERVICE_ACCOUNT):
+    raise ImproperlyConfigured(
+        "VISAGE_FCM_SERVICE_ACCOUNT must be a service account's JSON key "
+        "(project_id, client_email, private_key, token_uri)"
+    )
+FCM_URL = env_str("VISAGE_FCM_URL", "https://fcm.googleapis.com")
+# APNs token-based auth: the .p8 key (VISAGE_APNS_KEY_FILE: its path), its key id, the team id, and the
+# bundle ids (apns-topic) of the apps this server pushes to.
+APNS_KEY = env_str("VISAGE_APNS_KEY", "")
+APNS_KEY_ID = env_str("VISAGE_APNS_KEY_ID", "")
+APNS_TEAM_ID = env_str("VISAGE_APNS_TEAM_ID", "")
+APNS_TOPIC = env_list("VISAGE_APNS_TOPIC", [])
+APNS_USE_SANDBOX = env_bool("VISAGE_APNS_USE_SANDBOX", False)  # development builds get sandbox tokens
+APNS_URL = env_str("VISAGE_APNS_URL", "")  # empty: Apple's production or sandbox host
+if APNS_KEY and not (APNS_KEY_ID and APNS_TEAM_ID and APNS_TOPIC):
+    raise ImproperlyConfigured(
+        "VISAGE_APNS_KEY needs VISAGE_APNS_KEY_ID, VISAGE_APNS_TEAM_ID and VISAGE_APNS_TOPIC"
+    )
+
 # --- Provenance, visible mark and consent -------------------------------------------------
 SERVICE_NAME = env_str("VISAGE_SERVICE_NAME", "Visage")  # the provider named in every result's credentials
 # C2PA Content Credentials: a PEM chain (signer first) and its key; ES256/ES384/PS256 or Ed25519.
@@ -460,6 +482,7 @@ SPECTACULAR_SETTINGS = {
         "ResolutionEnum": "billing.choices.Resolution",
         "MediaKindEnum": "billing.choices.MediaKind",
         "LedgerEntryKindEnum": "billing.choices.EntryKind",
+        "PushPlatformEnum": "webapp.notifications.models.PushPlatform",
         "CostStateEnum": ["reserved", "paid", "released", "refunded"],
         "ModerationStateEnum": ["pending", "in_review", "rejected", "passed", "not_screened"],
     },

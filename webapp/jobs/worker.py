@@ -34,7 +34,7 @@ from webapp.telemetry import context, metrics, tracing
 
 from . import dispatch
 from .choices import JobState
-from .services import direct_uploads, lifecycle, maintenance, stored_files, webhook_outbox
+from .services import direct_uploads, lifecycle, maintenance, push_outbox, stored_files, webhook_outbox
 
 logger = logging.getLogger(__name__)
 
@@ -72,7 +72,7 @@ class Heartbeat:
 
 class Sweeper:
     """Background thread: every few seconds, requeue or fail jobs whose worker died, and enqueue
-    again the webhooks whose enqueue was lost; now and then, delete originals no job owns."""
+    again the webhooks and pushes whose enqueue was lost; now and then, delete originals no job owns."""
 
     def __init__(self, interval_s: float = 10.0):
         self.interval_s = interval_s
@@ -92,6 +92,7 @@ class Sweeper:
             try:
                 counts = maintenance.jobs_sweep_stale()
                 counts["webhooks"] = webhook_outbox.webhooks_sweep_undelivered()
+                counts["pushes"] = push_outbox.pushes_sweep_undelivered()
                 if time.monotonic() >= self._next_upload_sweep:
                     self._next_upload_sweep = time.monotonic() + settings.UPLOAD_SWEEP_INTERVAL_S
                     counts["orphan_uploads"] = stored_files.uploads_sweep_orphans()

@@ -61,6 +61,9 @@ from .problem_code import ProblemCode
 from .problem_errors import ProblemErrors
 from .problem_links import ProblemLinks
 from .provider_enum import ProviderEnum
+from .push_device import PushDevice
+from .push_device_register_request import PushDeviceRegisterRequest
+from .push_platform_enum import PushPlatformEnum
 from .quote import Quote
 from .quote_links import QuoteLinks
 from .quote_request_request import QuoteRequestRequest
@@ -137,6 +140,9 @@ __all__ = (
     "ProblemErrors",
     "ProblemLinks",
     "ProviderEnum",
+    "PushDevice",
+    "PushDeviceRegisterRequest",
+    "PushPlatformEnum",
     "Quote",
     "QuoteLinks",
     "QuoteRequestRequest",
