@@ -115,6 +115,10 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         init_command="PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
     )
     DATABASES["default"]["CONN_MAX_AGE"] = 0
+# PostgreSQL through a pooler in transaction mode (PgBouncer; docs/operations/scaling.md): one
+# connection's consecutive transactions may reach different server connections, so no server-side
+# cursors (a ledger export's .iterator() would lose its cursor between fetches), as Django requires.
+DATABASES["default"]["DISABLE_SERVER_SIDE_CURSORS"] = env_bool("DATABASE_TRANSACTION_POOLING", False)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [
@@ -219,6 +223,10 @@ EVENTS_KEEPALIVE_S = env_float("VISAGE_EVENTS_KEEPALIVE_S", 15.0)
 LONG_POLL_MAX_S = 30
 # Long-polls and event streams one user may hold open at once (webapp.api.wait_slots); one more is a 429.
 WAITS_PER_USER = env_int("VISAGE_WAITS_PER_USER", 20)
+# Long-polls and event streams one web process holds open at once: each holds one Redis connection
+# (its XREAD BLOCK), so this bounds a web process's Redis connections; one more answers at once, with
+# the job as it is (the client polls again). Size it with Redis's maxclients (docs/operations/scaling.md).
+WAITS_PER_PROCESS = env_int("VISAGE_WAITS_PER_PROCESS", 5000)
 # Requests running Django's sync code at once per web server process (webapp.serving).
 WEB_THREADS = env_int("WEB_THREADS", 32)
 
