@@ -32,6 +32,7 @@ from billing import services as billing_services
 from billing.models import CreditPack
 from webapp.media import provenance
 from webapp.ops import embedded
+from webapp.serving import web_server_command
 
 DEMO_CREDITS = Decimal("500")
 # (name, credits, price in the default plan's currency): one credit is one unit of that currency.
@@ -40,15 +41,6 @@ DEFAULT_PACKS = [
     ("Regular", Decimal("20"), Decimal("20.00")),
     ("Large", Decimal("100"), Decimal("90.00")),
 ]
-
-
-def web_server_command(host: str, port: str) -> list[str]:
-    """granian, not runserver: the same server as production (deploy/image/entrypoint.sh). ASGI:
-    event streams and long-polls wait on the event loop; other requests run Django's sync code, at
-    most WEB_THREADS at once per process (webapp.serving). bench/waiting_clients.py starts this too."""
-    return [sys.executable, "-m", "granian", "--interface", "asgi", "webapp.asgi:application",
-            "--host", host, "--port", port, "--workers", "2",
-            "--respawn-failed-workers", "--workers-kill-timeout", "10", "--access-log"]
 
 
 class Command(BaseCommand):
