@@ -29,8 +29,17 @@ STATE_LABELS = {
 }
 
 
-def _status_line(job: Job, standing: QueueStanding | None) -> str:
+def warming_up_line(warming: dict) -> str:
+    """What the site says while the workers are still starting (a `warming_up` block)."""
+    ready_in_s = warming["ready_in_seconds"]
+    when = f"ready in about {_duration(ready_in_s)}" if ready_in_s else "ready any moment now"
+    return f"The swap engine is starting up · {when}"
+
+
+def _status_line(job: Job, standing: QueueStanding | None, warming: dict | None = None) -> str:
     """One short sentence for a job that is still going."""
+    if warming is not None:
+        return f"{warming_up_line(warming)}; your swap starts as soon as it is."
     if job.state == JobState.CREATED:
         return "Submitted · the content check starts in a moment…"
     if job.state == JobState.SCREENING:
@@ -84,10 +93,11 @@ def compare_start(job: Job) -> dict:
 def cards_for(request: HttpRequest, jobs: list[Job]) -> list[dict]:
     """What a job card shows: the shared job dict plus the site's words for where it stands."""
     standings = queue_standings(jobs)
+    warming: dict = {}
     taken_down = taken_down_job_ids(job.id for job in jobs if job.media_deleted_at is not None)
     cards = []
     for job in jobs:
-        payload = job_payload(job, request=request, standings=standings)
+        payload = job_payload(job, request=request, standings=standings, warming=warming)
         result = payload["result"] or {}
         cards.append(
             {
@@ -96,7 +106,7 @@ def cards_for(request: HttpRequest, jobs: list[Job]) -> list[dict]:
                 "ago": _ago(job.created_at),
                 "label": TAKEN_DOWN_LABEL if job.id in taken_down else STATE_LABELS.get(job.state, job.state),
                 "taken_down": job.id in taken_down,
-                "status": _status_line(job, standings.get(job.id)),
+                "status": _status_line(job, standings.get(job.id), payload["warming_up"]),
                 "queue": standings.get(job.id),
                 "is_video": (result.get("media_type") or "").startswith("video/"),
                 "mode_label": Mode(job.mode).label if job.mode in Mode.values else job.mode,

@@ -20,6 +20,7 @@
         el.textContent = job.label;
       });
       document.body.dataset.jobState = job.state;
+      document.body.dataset.warming = job.warming_up ? "1" : "";
       if (job.terminal) {
         bar.querySelector(".progress-bar").style.width = "100%";
         setTimeout(function () { window.location.reload(); }, 400);
@@ -43,12 +44,19 @@
       fallback: function () { Visage.poll(refresh, 5000); },
     });
     // A queued job's place in line moves with other people's jobs, which are not this user's
-    // events: refresh its status line now and then while it waits.
+    // events: refresh its status line now and then while it waits; every few seconds while the
+    // workers are still starting (the wait it says counts down, and ends without an event).
     document.body.dataset.jobState = live.dataset.jobState;
+    document.body.dataset.warming = live.dataset.warming;
+    var lastQueuedRefresh = Date.now();
     Visage.poll(async function () {
-      if (document.body.dataset.jobState === "queued") await refreshNow();
+      var queuedDue = document.body.dataset.jobState === "queued" && Date.now() - lastQueuedRefresh >= 15000;
+      if (document.body.dataset.warming || queuedDue) {
+        lastQueuedRefresh = Date.now();
+        await refreshNow();
+      }
       return true;  // stops with the page: a finished job reloads it
-    }, 15000);
+    }, 3000);
   }
 
   // The share link's Copy button: the clipboard where allowed, else the field stays selected to copy by hand.
