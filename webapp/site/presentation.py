@@ -15,6 +15,8 @@ from webapp.jobs.models import Job
 from webapp.jobs.payload import job_payload
 from webapp.jobs.selectors import QueueStanding, queue_standings
 from webapp.jobs.takedowns import TAKEN_DOWN_LABEL, taken_down_job_ids
+from webapp.media import aigc
+from webapp.media.thumbnails import preview_size
 
 STATE_LABELS = {
     JobState.CREATED: "Submitted",
@@ -79,15 +81,33 @@ def _ago(moment: datetime) -> str:
 
 def compare_start(job: Job) -> dict:
     """Where the before/after slider opens: on the swapped face (the first the engine swapped), so
-    the change is in view at once; the middle when the engine recorded no face box."""
-    boxes = (job.engine_notes or {}).get("face_boxes") or []
+    the change is in view at once; the middle when the engine recorded no face box. Also where the
+    badge burnt into the compare's picture is (percent of it), so the page keeps the original's
+    side off it at every slider position."""
     width, height = job.processed_width or 0, job.processed_height or 0
+    mark = _mark_box(width, height)
+    boxes = (job.engine_notes or {}).get("face_boxes") or []
     if not boxes or not width or not height:
-        return {"percent": 50, "face": None}
+        return {"percent": 50, "face": None, "mark": mark}
     x1, y1, x2, y2 = boxes[0]
     box = [100 * x1 / width, 100 * y1 / height, 100 * x2 / width, 100 * y2 / height]
     box = [round(min(100.0, max(0.0, v)), 2) for v in box]
-    return {"percent": round((box[0] + box[2]) / 2), "face": box}
+    return {"percent": round((box[0] + box[2]) / 2), "face": box, "mark": mark}
+
+
+def _mark_box(width: int, height: int) -> str | None:
+    """The badge's box in the compare picture (marked at its own size), as CSS `inset()` insets."""
+    mark = aigc.visible_mark()
+    if mark is None or not width or not height:
+        return None
+    shown_width, shown_height = preview_size(width, height)
+    x, y, w, h = mark.region(shown_width, shown_height)
+    left, top = 100 * x / shown_width, 100 * y / shown_height
+    right, bottom = 100 - 100 * (x + w) / shown_width, 100 - 100 * (y + h) / shown_height
+    # As CSS clip-path's inset(): top right bottom left, and the plate's rounded corners (swap.mark).
+    radius = mark.corner_radius(shown_width, shown_height)
+    insets = " ".join(f"{max(0.0, v):.2f}%" for v in (top, right, bottom, left))
+    return f"{insets} round {100 * radius / shown_width:.2f}% / {100 * radius / shown_height:.2f}%"
 
 
 def cards_for(request: HttpRequest, jobs: list[Job]) -> list[dict]:

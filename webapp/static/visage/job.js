@@ -88,5 +88,24 @@
     };
     range.addEventListener("input", update);
     update();
+    // The line opens on the face; on a narrow screen it moves left (never off the face) until the
+    // swapped side has room for its labels, so the "AI-generated" pill is shown whole on that side.
+    var roomForLabels = function () {
+      var side = compare.querySelector(".compare-side-after");
+      if (!side || !compare.clientWidth) return;
+      var style = getComputedStyle(side);
+      var need = parseFloat(style.paddingLeft) + parseFloat(style.paddingRight) +
+        Math.max.apply(null, Array.prototype.map.call(side.children, function (el) { return el.offsetWidth; }));
+      var most = Math.floor(100 * (1 - need / compare.clientWidth));
+      var face = compare.dataset.faceBox ? compare.dataset.faceBox.split(",").map(Number) : null;
+      var least = face ? Math.ceil(face[0]) : 0;
+      if (Number(range.value) > most) {
+        range.value = Math.max(most, least);
+        update();
+      }
+    };
+    var after = document.getElementById("result-image");
+    if (after && !after.complete) after.addEventListener("load", roomForLabels, { once: true });
+    else roomForLabels();
   }
 })();
