@@ -90,6 +90,11 @@ def mark_ready(role: str, worker: str, *, took_s: float) -> None:
     connection.hdel(_warming_key(role), worker)
 
 
+def clear_warming(role: str, worker: str) -> None:
+    """The worker stopped while loading (its supervisor starts another, under another name)."""
+    _connection().hdel(_warming_key(role), worker)
+
+
 def role_state(role: str, *, now: float | None = None) -> RoleState:
     """Where a role stands; an unknown state (Redis trouble, no worker at all) is neither ready nor
     warming, and the site says nothing about it."""

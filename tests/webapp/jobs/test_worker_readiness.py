@@ -132,3 +132,21 @@ def test_the_real_worker_says_it_is_warming_then_ready():
     finally:
         process.terminate()
         process.wait(timeout=60)
+
+
+def test_a_worker_that_fails_to_load_stops_saying_it_is_warming(monkeypatch):
+    from django.core.management import call_command
+
+    from moderation import services as moderation_services
+
+    seen = []
+
+    def failing_load():
+        seen.append(readiness.role_state(readiness.SCREENING).warming)
+        raise RuntimeError("the NSFW model file is damaged")
+
+    monkeypatch.setattr(moderation_services, "warm_up", failing_load)
+    with pytest.raises(RuntimeError, match="damaged"):
+        call_command("visage_worker", "--queues", "moderation", "--metrics-port", "0")
+    assert seen == [True]  # warming while it loaded
+    assert not readiness.role_state(readiness.SCREENING).warming

@@ -59,25 +59,12 @@ class Command(BaseCommand):
         warming_since = time.time()
         for role in roles:
             readiness.mark_warming(role, name, started_at=warming_since)
-        storage.ensure_buckets()
-        started = time.perf_counter()
-        idle_steps = None
-        if any(q in settings.GPU_QUEUES for q in queue_names):
-            problem = onnxruntime_install_problem()
-            if problem:
-                self.stderr.write(self.style.WARNING(problem))
-            self._warm_up_engine(roles, name, warming_since)
-            self.stdout.write(f"engine backends: {engine.get_pipeline().backends} "
-                              f"(loaded in {time.perf_counter() - started:.1f} s)")
-            if settings.WARMUP_CALIBRATION:
-                # This worker's own speed, measured while no job waits (a job never waits for it):
-                # quotes follow it within a minute of the start.
-                idle_steps = calibrate.measurement_steps(engine.get_pipeline())
-        if settings.MODERATION_QUEUE in queue_names:
-            loaded = moderation_services.warm_up()
-            self.stdout.write("moderation models loaded: " + ", ".join(f"{k} {v:.1f} s" for k, v in loaded.items()))
-        self.stdout.write(f"visage worker ready on {','.join(queue_names)} "
-                          f"(models loaded in {time.perf_counter() - started:.1f} s)")
+        try:
+            idle_steps = self._load(queue_names, roles, name, warming_since)
+        except BaseException:
+            for role in roles:
+                readiness.clear_warming(role, name)
+            raise
         metrics_server = None
         if metrics_port:
             metrics_server = serve_worker_metrics(metrics_port, key=settings.METRICS_KEY)
@@ -103,6 +90,30 @@ class Command(BaseCommand):
                 metrics_server.shutdown()
             if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
                 multiprocess.mark_process_dead(os.getpid())  # its live GPU gauges leave with it
+
+    def _load(self, queue_names: list[str], roles: list[str], name: str, warming_since: float):
+        """Load the models these queues need, once; returns the GPU worker's idle work (its speed
+        measurement) or None."""
+        storage.ensure_buckets()
+        started = time.perf_counter()
+        idle_steps = None
+        if any(q in settings.GPU_QUEUES for q in queue_names):
+            problem = onnxruntime_install_problem()
+            if problem:
+                self.stderr.write(self.style.WARNING(problem))
+            self._warm_up_engine(roles, name, warming_since)
+            self.stdout.write(f"engine backends: {engine.get_pipeline().backends} "
+                              f"(loaded in {time.perf_counter() - started:.1f} s)")
+            if settings.WARMUP_CALIBRATION:
+                # This worker's own speed, measured while no job waits (a job never waits for it):
+                # quotes follow it within a minute of the start.
+                idle_steps = calibrate.measurement_steps(engine.get_pipeline())
+        if settings.MODERATION_QUEUE in queue_names:
+            loaded = moderation_services.warm_up()
+            self.stdout.write("moderation models loaded: " + ", ".join(f"{k} {v:.1f} s" for k, v in loaded.items()))
+        self.stdout.write(f"visage worker ready on {','.join(queue_names)} "
+                          f"(models loaded in {time.perf_counter() - started:.1f} s)")
+        return idle_steps
 
     def _warm_up_engine(self, roles: list[str], name: str, warming_since: float) -> None:
         """Build and warm the pipeline; with VISAGE_INFERENCE=triton, wait for Triton (it may start
