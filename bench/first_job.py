@@ -4,19 +4,25 @@ runs) answers on /healthz to the job's `succeeded`, on this machine.
     .venv/bin/python bench/first_job.py [--repo PATH] [--runs 1]
 
 Each run starts `visage_run` from --repo (default: this checkout) on an empty temporary data dir
-(SQLite, its own embedded Redis and S3, as `make run` on a fresh clone), waits until the site
-answers, submits one 1280×720 photo job through the API and waits for it. Prints, per run: site
-answering → succeeded (the figure a new user meets), and the job's own created → succeeded and
-queued → started (the wait for the GPU worker) from the server's timestamps. --repo lets the same
-script time an older tree (e.g. `git archive <commit> | tar -x -C /tmp/before`).
+(SQLite, its own embedded Redis and S3, MediaPipe's models linked from the repo's var/models as
+`make run` fetches them), waits until the site answers, signs in, submits one 1280×720 photo job
+through the API and waits for it, then a second one. Prints, per run: visage_run start → site
+answering; site answering → first job succeeded (the figure a new user meets, signing in
+included); the first job's submit → succeeded, created → succeeded and queued → started (the wait
+for the GPU worker); the second job's submit → succeeded (any other job). --repo times an older
+tree (e.g. `git archive <commit> | tar -x -C /tmp/before`); --logs keeps visage_run's output.
 
-Measured 2026-12-02 on the shared 2-core machine (five other sessions busy), one run each:
-  before (060da2f: the GPU worker measured its speed before its first job)
-      site answering → succeeded 176.7 s (created → succeeded 165.0 s, GPU-queue wait 137.8 s)
-  after (the measurement runs while idle, one step at a time)
-      site answering → succeeded  44.3 s (created → succeeded  32.1 s, GPU-queue wait   2.1 s)
-What is left after the change is the workers' model loading after the site answers (the
-moderation worker took 29.7 s to load on this loaded machine), not the measurement.
+Measured 2026-12-02 on the shared 2-core machine (load average 8-29 from other sessions), three
+interleaved pairs, before = 762ad36 (web, scheduler and every worker started at once; the site
+answered while the moderation worker still loaded), after = the workers first, the site once they
+take jobs:
+  before: answering → first succeeded 25.6 / 51.6 / 12.4 s; first job 9.9 / 27.7 / 6.5 s vs the
+          second 1.9 / 8.7 / 0.8 s; start → answering 94.5 / 73.4 / 41.1 s
+  after:  answering → first succeeded  6.6 /  8.6 /  2.6 s; first job 2.8 / 3.5 / 1.5 s vs the
+          second 1.9 / 3.3 / 0.9 s; start → answering 62.9 / 48.5 / 17.7 s
+Where a start goes (after, the quietest run / the busiest): worker processes' start and imports
+3.7 / 17.8 s, the GPU engine 0.7 / 3.4 s, moderation models 2.0 / 10.4 s (NudeNet 0.1 / 0.9, the
+face pipeline 0.4 / 3.5, OCR 1.5 / 6.0); the GPU worker's speed measurement runs after it takes jobs.
 """
 
 from __future__ import annotations
