@@ -569,6 +569,8 @@ export interface components {
             progress: number;
             /** @description Its place in line while queued; else null. */
             queue: components["schemas"]["JobQueue"] | null;
+            /** @description While the workers this job waits for are still starting (after a start or a restart of the service): about how long until they take it; else null. The job is kept and starts once they do. */
+            warming_up: components["schemas"]["JobWarmingUp"] | null;
             favourite: boolean;
             /** Format: date-time */
             created_at: string;
@@ -927,6 +929,10 @@ export interface components {
              * @description The job's page on the site.
              */
             page: string;
+        };
+        JobWarmingUp: {
+            /** @description Rough wait before they take jobs; null: any moment now. */
+            ready_in_seconds: number | null;
         };
         LedgerEntry: {
             id: number;

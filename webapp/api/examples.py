@@ -13,6 +13,7 @@ JOB = {
     "terminal": True,
     "progress": 100,
     "queue": None,
+    "warming_up": None,
     "favourite": False,
     "created_at": "2025-05-01T10:00:00.120000Z",
     "queued_at": "2025-05-01T10:00:01.480000Z",

@@ -44,6 +44,7 @@ from .job_source import JobSource
 from .job_state_enum import JobStateEnum
 from .job_target import JobTarget
 from .job_urls import JobUrls
+from .job_warming_up import JobWarmingUp
 from .jobs_create_x_visage_client import JobsCreateXVisageClient
 from .jobs_list_state import JobsListState
 from .jobs_retrieve_until import JobsRetrieveUntil
@@ -126,6 +127,7 @@ __all__ = (
     "JobStateEnum",
     "JobTarget",
     "JobUrls",
+    "JobWarmingUp",
     "LedgerEntry",
     "LedgerEntryKindEnum",
     "Me",
