@@ -7,7 +7,7 @@ crop pixels (x, y, and z on x's scale) and a face-presence logit. Like MediaPipe
 which crops each next frame from the previous mesh, a pass whose presence is poor or whose eye line
 is far from level (a loose box from a fallback detector, BlazeFace's keypoints on a turned head)
 is run again on the crop the mesh itself gives: the points' bounding box, rotated by the outer
-eye corners 33 -> 263, 1.5x.
+eye corners 33 -> 263, 1.5x. `follow` is that crop from the previous video frame's mesh, alone.
 """
 
 from __future__ import annotations
@@ -109,6 +109,17 @@ class FaceMeshLandmarker:
             if presence >= MIN_PRESENCE:
                 refined.append(with_mesh(face, points, presence))
         return refined
+
+    def follow(self, frame: np.ndarray, face: Face) -> Face | None:
+        """MediaPipe's tracking: the mesh of the previous frame's `face` gives this frame's crop
+        (roi_from_mesh); one pass, kept when the model is sure a face fills it (presence at least
+        GOOD_PRESENCE), else None (the caller searches again). No detector box, no eye angle guess."""
+        if face.landmarks_468 is None:
+            return None
+        points, presence = self.mesh(frame, roi_from_mesh(face.landmarks_468))
+        if presence < GOOD_PRESENCE:
+            return None
+        return with_mesh(face, points, presence)
 
 
 def with_mesh(face: Face, points: np.ndarray, presence: float) -> Face:

@@ -201,6 +201,17 @@ def blockiness(grey: np.ndarray, mask: np.ndarray, offset: tuple[int, int] = (0,
     return float((on.mean() + 0.5) / (off.mean() + 0.5))
 
 
+def blockiness_grid(shape: tuple[int, ...], size: tuple[int, int], origin: tuple[int, int]) -> tuple[int, int, int, int]:
+    """(x0, y0, x1, y1): the region of `size` (height, width) at `origin` (x, y) widened to the
+    frame's 8x8 grid, within a frame of `shape`: all that match_blockiness reads or changes."""
+    h, w = size
+    x0, y0 = origin
+    gx0, gy0 = (x0 // 8) * 8, (y0 // 8) * 8
+    gx1 = min(shape[1], -(-(x0 + w) // 8) * 8)
+    gy1 = min(shape[0], -(-(y0 + h) // 8) * 8)
+    return gx0, gy0, gx1, gy1
+
+
 def match_blockiness(
     frame: np.ndarray,
     original: np.ndarray,
@@ -211,12 +222,12 @@ def match_blockiness(
     """Re-compress the pasted face (in place in `frame`) when the original picture is blocky.
 
     `alpha` (float, 0–1) covers the region starting at `origin` (x, y) in frame pixels; the
-    region is widened to the frame's 8x8 grid so the new blocks line up with the old ones."""
+    region is widened to the frame's 8x8 grid so the new blocks line up with the old ones.
+    `original`: the picture before the paste in that widened region (blockiness_grid), or the
+    whole frame before it."""
     h, w = alpha.shape
     x0, y0 = origin
-    gx0, gy0 = (x0 // 8) * 8, (y0 // 8) * 8
-    gx1 = min(frame.shape[1], -(-(x0 + w) // 8) * 8)
-    gy1 = min(frame.shape[0], -(-(y0 + h) // 8) * 8)
+    gx0, gy0, gx1, gy1 = blockiness_grid(frame.shape, (h, w), origin)
     if gx1 - gx0 < 16 or gy1 - gy0 < 16:
         return
     a = np.zeros((gy1 - gy0, gx1 - gx0), np.float32)
@@ -224,7 +235,9 @@ def match_blockiness(
     region_mask = (a > 0.5).astype(np.uint8)
     if region_mask.sum() < 256:
         return
-    before = cv2.cvtColor(original[gy0:gy1, gx0:gx1], cv2.COLOR_BGR2GRAY)
+    if original.shape[:2] == frame.shape[:2]:
+        original = original[gy0:gy1, gx0:gx1]
+    before = cv2.cvtColor(original, cv2.COLOR_BGR2GRAY)
     ratio = blockiness(before, region_mask)
     if ratio < min_ratio:
         return

@@ -27,6 +27,7 @@ import numpy as np
 from swap.face_mesh_points import MESH_FACE_OVAL, MESH_LEFT_EYE, MESH_LIPS, MESH_RIGHT_EYE, MESH_TO_68
 from swap.inference import clock as inference_clock
 from swap.swappers.appearance import (
+    blockiness_grid,
     is_grayscale,
     match_blockiness,
     match_detail,
@@ -108,48 +109,63 @@ def destination_points(source_68: np.ndarray, target_68: np.ndarray, source_shap
 
 
 def delaunay(points: np.ndarray, size: tuple[int, int]) -> np.ndarray:
-    """Triangles (n, 3) of point indices covering the convex hull of `points`."""
+    """Triangles (n, 3) of point indices covering the convex hull of `points`.
+
+    Points equal to 3 decimals count once (the first of them); the corners OpenCV returns are
+    looked up among the inserted points by sorted search, not one by one in Python (the 468-point
+    mesh makes ~900 triangles a frame)."""
     w, h = size
     subdiv = cv2.Subdiv2D((-1, -1, w + 2, h + 2))
     clipped = np.clip(points, 0, [w, h])
-    index = {}
-    for i, (x, y) in enumerate(clipped):
-        key = (round(float(x), 3), round(float(y), 3))
-        if key in index:
-            continue
-        index[key] = i
-        subdiv.insert((float(x), float(y)))
-    tris = []
-    lookup = {k: v for k, v in index.items()}
-    for t in subdiv.getTriangleList():
-        ids = []
-        for j in range(3):
-            key = (round(float(t[2 * j]), 3), round(float(t[2 * j + 1]), 3))
-            if key not in lookup:
-                break
-            ids.append(lookup[key])
-        if len(ids) == 3:
-            tris.append(ids)
-    return np.array(tris, np.int32).reshape(-1, 3)
+    keys = np.round(clipped.astype(np.float64), 3)
+    _, first = np.unique(keys, axis=0, return_index=True)
+    first = np.sort(first)  # insertion in input order, as the triangulation depends on it
+    if len(first):
+        subdiv.insert(np.ascontiguousarray(clipped[first], np.float32))
+    corners = np.round(np.asarray(subdiv.getTriangleList(), np.float64).reshape(-1, 3, 2), 3)
+    # Complex keys sort by x, then y: one searchsorted finds every corner's point (or none: the
+    # corners of Subdiv2D's outer bounding triangle, whose triangles are dropped).
+    inserted = keys[first, 0] + 1j * keys[first, 1]
+    order = np.argsort(inserted)
+    wanted = (corners[..., 0] + 1j * corners[..., 1]).ravel()
+    if len(order) == 0 or len(wanted) == 0:
+        return np.zeros((0, 3), np.int32)
+    pos = np.clip(np.searchsorted(inserted[order], wanted), 0, len(order) - 1)
+    found = (inserted[order][pos] == wanted).reshape(-1, 3).all(1)
+    ids = first[order][pos].reshape(-1, 3)
+    return ids[found].astype(np.int32).reshape(-1, 3)
+
+
+def affine_matrices(dst: np.ndarray, src: np.ndarray) -> np.ndarray:
+    """(n, 2, 3) affine maps taking each triangle of `dst` (n, 3, 2) onto the one of `src`, as
+    cv2.getAffineTransform per triangle (zeros for a degenerate one), solved in one batch."""
+    d = np.concatenate([dst.astype(np.float64), np.ones((*dst.shape[:2], 1))], axis=2)
+    mats = np.zeros((len(d), 2, 3))
+    solvable = np.abs(np.linalg.det(d)) > 1e-9 if len(d) else np.zeros(0, bool)
+    if solvable.any():
+        mats[solvable] = np.linalg.solve(d[solvable], src[solvable].astype(np.float64)).transpose(0, 2, 1)
+    return mats.astype(np.float32)
 
 
 def piecewise_affine_maps(dst_pts: np.ndarray, src_pts: np.ndarray, tris: np.ndarray, size: tuple[int, int]):
     """Per-pixel source coordinates for every pixel inside the triangulation (-1 elsewhere)."""
     w, h = size
     tri_id = np.full((h, w), -1, np.int32)
-    mats = np.zeros((len(tris), 2, 3), np.float32)
-    for k, (a, b, c) in enumerate(tris):
-        d = dst_pts[[a, b, c]].astype(np.float32)
-        s = src_pts[[a, b, c]].astype(np.float32)
-        mats[k] = cv2.getAffineTransform(d, s)
-        cv2.fillConvexPoly(tri_id, np.round(d).astype(np.int32), int(k), lineType=cv2.LINE_8)
-    ys, xs = np.nonzero(tri_id >= 0)
-    m = mats[tri_id[ys, xs]]
-    map_x = np.full((h, w), -1, np.float32)
-    map_y = np.full((h, w), -1, np.float32)
-    map_x[ys, xs] = m[:, 0, 0] * xs + m[:, 0, 1] * ys + m[:, 0, 2]
-    map_y[ys, xs] = m[:, 1, 0] * xs + m[:, 1, 1] * ys + m[:, 1, 2]
-    return map_x, map_y, tri_id >= 0
+    dst = dst_pts[tris].astype(np.float32)
+    coef = affine_matrices(dst, src_pts[tris]).reshape(-1, 6)
+    corners = np.round(dst).astype(np.int32)
+    for k in range(len(tris)):
+        cv2.fillConvexPoly(tri_id, corners[k], k, lineType=cv2.LINE_8)
+    covered = tri_id >= 0
+    ids = np.where(covered, tri_id, 0)
+    ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
+    if len(coef) == 0:
+        coef = np.zeros((1, 6), np.float32)
+    map_x = np.take(coef[:, 0], ids) * xs + np.take(coef[:, 1], ids) * ys + np.take(coef[:, 2], ids)
+    map_y = np.take(coef[:, 3], ids) * xs + np.take(coef[:, 4], ids) * ys + np.take(coef[:, 5], ids)
+    map_x[~covered] = -1
+    map_y[~covered] = -1
+    return map_x, map_y, covered
 
 
 def transfer_colour(src: np.ndarray, dst: np.ndarray, mask: np.ndarray) -> np.ndarray:
@@ -468,10 +484,13 @@ class ClassicalSwapper:
                 blended = multiband(filled, roi, alpha, cfg.multiband_levels)
             else:
                 blended = roi.astype(np.float32) + alpha[..., None] * (cloned - roi.astype(np.float32))
-            original = out.copy() if cfg.match_blockiness else None
+            cx1, cy1, cx2, cy2 = box
+            original = None
+            if cfg.match_blockiness:  # only the face's region on the 8x8 grid, not the whole frame
+                gx0, gy0, gx1, gy1 = blockiness_grid(out.shape, (cy2 - cy1, cx2 - cx1), (cx1, cy1))
+                original = out[gy0:gy1, gx0:gx1].copy()
             self._write_back(out, roi, blended, alpha, (x1, y1), box)
             if original is not None:
-                cx1, cy1, cx2, cy2 = box
                 oy, ox = cy1 - y1, cx1 - x1
                 match_blockiness(out, original, alpha[oy : oy + cy2 - cy1, ox : ox + cx2 - cx1], (cx1, cy1))
 

@@ -27,7 +27,8 @@ def read_ahead(items: Iterable[Any], *, depth: int = 8) -> Iterator[Any]:
     """Iterate `items` in a background thread, `depth` items ahead of the consumer.
 
     An exception in the producer is raised in the consumer; a consumer that stops early (break,
-    exception, generator closed) stops the producer too.
+    exception, generator closed) stops the producer too, and the producer closes `items` (a
+    generator, e.g. another read_ahead: chained stages stop together).
     """
     buffer: queue.Queue = queue.Queue(maxsize=depth)
     stop = threading.Event()
@@ -49,6 +50,10 @@ def read_ahead(items: Iterable[Any], *, depth: int = 8) -> Iterator[Any]:
             put(_DONE)
         except BaseException as exc:  # noqa: BLE001 - handed to the consumer
             put(_Failed(exc))
+        finally:
+            close = getattr(items, "close", None)
+            if close is not None:
+                close()
 
     thread = threading.Thread(target=produce, name="video-read-ahead", daemon=True)
     thread.start()

@@ -6,8 +6,9 @@ a clip with no swapped frame at all is an error (NoFaceInVideo).
 
 from __future__ import annotations
 
+import dataclasses
 import time
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
@@ -43,6 +44,7 @@ class ClipResult:
     stage_ms: dict[str, float] = field(default_factory=dict)
     detections: int = 0
     scene_cuts: int = 0
+    tracking: dict[str, int] = field(default_factory=dict)  # TrackingStats as a dict
     kept: list[tuple[int, np.ndarray]] = field(default_factory=list)  # (index, unmarked BGR frame)
 
 
@@ -88,24 +90,26 @@ def process_clip(
     result = ClipResult(frames=0, swapped_frames=0, width=width, height=height, fps=fps)
     stage_ms: dict[str, float] = {}
     with io.PartWriter(part, width=width, height=height, fps=fps, crf=crf) as writer:
-        frames = read_ahead(io.read_frames(video, start=start, stop=stop, size=size))
+        # Three threads beside this one's swaps: decode, track (the next frames' faces are found
+        # while this frame is swapped: tracking needs only the frames before it) and encode. The
+        # tracked queue is short: the decoded one already holds 8 frames (memory at 4K).
+        decoded = read_ahead(io.read_frames(video, start=start, stop=stop, size=size))
+        frames = read_ahead(_tracked(tracker, decoded), depth=4)
         if mark is None:
             encoder = WriteBehind(writer.write)
         else:
 
             def write_marked(frame):
-                writer.write(mark.apply(frame))  # a copy: the swapped frame may be the decoder's buffer
+                # In place: the frame is this loop's own (a swap's output or a decoded array no one
+                # else holds; kept frames were copied before the hand-off).
+                mark.apply_inplace(frame)
+                writer.write(frame)
 
             encoder = WriteBehind(write_marked)
         try:
-            for frame in frames:
-                with inference_clock.session() as clock:
-                    track_start = time.perf_counter()
-                    faces = tracker.faces(frame)
-                    stage_ms["track"] = (
-                        stage_ms.get("track", 0.0) + (time.perf_counter() - track_start) * 1000
-                    )
-                result.inference_ms += clock.inference_ms
+            for frame, faces, track_inference_ms, track_ms in frames:
+                stage_ms["track"] = stage_ms.get("track", 0.0) + track_ms
+                result.inference_ms += track_inference_ms
                 output = frame
                 if faces:
                     try:
@@ -136,8 +140,19 @@ def process_clip(
     result.stage_ms = {name: round(ms, 2) for name, ms in stage_ms.items()}
     result.detections = tracker.stats.detections
     result.scene_cuts = tracker.stats.scene_cuts
+    result.tracking = dataclasses.asdict(tracker.stats)
     result.wall_seconds = time.perf_counter() - started
     return result
+
+
+def _tracked(tracker: FaceTracker, frames: Iterable[np.ndarray]) -> Iterator[tuple[np.ndarray, list, float, float]]:
+    """(frame, its faces, the tracking's inference ms, its wall ms) for each frame, in order."""
+    for frame in frames:
+        with inference_clock.session() as clock:
+            started = time.perf_counter()
+            faces = tracker.faces(frame)
+            elapsed_ms = (time.perf_counter() - started) * 1000
+        yield frame, faces, clock.inference_ms, elapsed_ms
 
 
 def _resized_copy(frame: np.ndarray, size: tuple[int, int] | None) -> np.ndarray:

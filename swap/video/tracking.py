@@ -1,15 +1,21 @@
 """Face tracking across frames: full detection on keyframes, landmark refinement in between.
 
 Detection (HOG, a CNN, YOLO) is the expensive stage of a frame; the landmarker only needs a box
-near the face. Between keyframes each face is followed by matching its previous grey patch in a
-window around its last box (normalised cross-correlation on a ~48 px thumbnail: well under a
-millisecond), the box is moved by the match, and the landmarker re-fits the 68 points on every
-frame. Tracking falls back to full detection when
+near the face. Between keyframes each face is followed from its previous landmarks:
+  - with MediaPipe's Face Mesh (a landmarker with `follow`), as MediaPipe's own tracking does: the
+    previous frame's mesh gives this frame's crop, and one mesh pass whose face presence is high
+    is the face (no patch match, no detector box);
+  - otherwise (dlib's 68 points), or when the mesh is unsure, by matching the face's previous
+    grey patch in a window around its last box (normalised cross-correlation on a ~48 px
+    thumbnail: well under a millisecond); the box is moved by the match and the landmarker re-fits
+    the points.
+Tracking falls back to full detection when
   - `detect_interval` frames have passed (new faces entering the shot are found within N frames),
   - the picture changed abruptly (scene cut: grey thumbnails differ by more than `scene_cut`),
   - a face's patch no longer matches (correlation below `min_match`) or its refined landmarks
     jumped or changed scale (IoU with the moved box below `min_iou`): the track is lost,
   - nothing is tracked (so a face appearing in an empty shot is swapped from its first frame).
+Only the faces' own regions are turned grey; the scene-cut thumbnail samples every 4th pixel.
 """
 
 from __future__ import annotations
@@ -39,6 +45,8 @@ class TrackingStats:
     detections: int = 0
     scene_cuts: int = 0
     lost: int = 0
+    mesh_follows: int = 0  # faces followed by the mesh alone (MediaPipe's tracking)
+    patch_matches: int = 0  # faces followed by the patch match and a landmark refit
 
 
 def _iou(a: np.ndarray, b: np.ndarray) -> float:
@@ -91,7 +99,7 @@ class FaceTracker:
 
     def faces(self, frame: np.ndarray) -> list[Face]:
         self.stats.frames += 1
-        thumb = cv2.resize(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), (32, 32), interpolation=cv2.INTER_AREA)
+        thumb = _thumbnail(frame)
         cut = (
             self._thumb is not None
             and float(np.mean(cv2.absdiff(thumb, self._thumb))) > self.config.scene_cut
@@ -116,60 +124,82 @@ class FaceTracker:
         self.stats.detections += 1
         self._since_detect = 0
         faces = self.pipeline.analyse(frame, embed=False, timer=self.timer, mode=self.mode)
-        grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
         self._tracks = [
-            _Track(face, _patch(grey, face.box), _rel_box(face))
+            _Track(face, _patch(frame, face.box), _rel_box(face))
             for face in faces
             if face.landmarks_68 is not None
         ]
         return faces
 
     def _follow(self, frame: np.ndarray) -> list[Face] | None:
-        grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
-        guesses = []
-        for track in self._tracks:
-            moved = _match(grey, track.face.box, track.patch, self.config.min_match)
-            if moved is None:
-                return None
-            guesses.append(Face(box=moved, score=track.face.score, landmarks_5=track.face.landmarks_5.copy()))
-        refined = self.pipeline.landmarker.refine(frame, guesses)
+        follow = getattr(self.pipeline.landmarker, "follow", None)
         faces: list[Face] = []
-        for track, guess, face in zip(self._tracks, [g.box.copy() for g in guesses], refined, strict=True):
-            if face.landmarks_68 is None:
-                return None
-            face.box = _box_from(face.landmarks_68, track.rel_box, frame.shape)
-            if _iou(guess, face.box) < self.config.min_iou:
-                return None
+        for track in self._tracks:
+            face = follow(frame, track.face) if follow is not None else None
+            if face is not None:
+                self.stats.mesh_follows += 1
+                face.box = _box_from(face.landmarks_68, track.rel_box, frame.shape)
+            else:
+                face = self._match_and_refit(frame, track)
+                if face is None:
+                    return None
+                self.stats.patch_matches += 1
             track.face = face
-            track.patch = _patch(grey, face.box)
+            track.patch = _patch(frame, face.box)
             faces.append(face)
         return selection.by_size(faces)
 
+    def _match_and_refit(self, frame: np.ndarray, track: _Track) -> Face | None:
+        """The face moved to where its patch matches, its landmarks re-fitted there; None: lost."""
+        moved = _match(frame, track.face.box, track.patch, self.config.min_match)
+        if moved is None:
+            return None
+        guess = Face(box=moved, score=track.face.score, landmarks_5=track.face.landmarks_5.copy())
+        refined = self.pipeline.landmarker.refine(frame, [guess])
+        if not refined or refined[0].landmarks_68 is None:
+            return None
+        face = refined[0]
+        face.box = _box_from(face.landmarks_68, track.rel_box, frame.shape)
+        if _iou(moved, face.box) < self.config.min_iou:
+            return None
+        return face
+
 
 PATCH_SIDE = 48
+
+
+def _thumbnail(frame: np.ndarray) -> np.ndarray:
+    """32x32 grey thumbnail for the scene-cut test: every 4th pixel, area-averaged (averaging the
+    whole 720p frame down costs ~2.5 ms, five times more, for a test this coarse)."""
+    small = cv2.resize(frame[::4, ::4], (32, 32), interpolation=cv2.INTER_AREA)
+    return cv2.cvtColor(small, cv2.COLOR_BGR2GRAY) if small.ndim == 3 else small
+
+
+def _grey(image: np.ndarray) -> np.ndarray:
+    return cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
 
 
 def _scale_for(box: np.ndarray) -> float:
     return PATCH_SIDE / max(1.0, float(box[2] - box[0]))
 
 
-def _patch(grey: np.ndarray, box: np.ndarray) -> np.ndarray:
+def _patch(frame: np.ndarray, box: np.ndarray) -> np.ndarray:
     x1, y1, x2, y2 = (int(round(v)) for v in box)
-    crop = grey[max(0, y1) : max(y1 + 1, y2), max(0, x1) : max(x1 + 1, x2)]
+    crop = _grey(frame[max(0, y1) : max(y1 + 1, y2), max(0, x1) : max(x1 + 1, x2)])
     scale = _scale_for(box)
     size = (max(8, round(crop.shape[1] * scale)), max(8, round(crop.shape[0] * scale)))
     return cv2.resize(crop, size, interpolation=cv2.INTER_AREA)
 
 
-def _match(grey: np.ndarray, box: np.ndarray, patch: np.ndarray, min_match: float) -> np.ndarray | None:
+def _match(frame: np.ndarray, box: np.ndarray, patch: np.ndarray, min_match: float) -> np.ndarray | None:
     """The box moved to where `patch` matches best within one face size around it, or None."""
-    h, w = grey.shape[:2]
+    h, w = frame.shape[:2]
     bw, bh = box[2] - box[0], box[3] - box[1]
     wx1, wy1 = int(max(0, box[0] - bw)), int(max(0, box[1] - bh))
     wx2, wy2 = int(min(w, box[2] + bw)), int(min(h, box[3] + bh))
     scale = _scale_for(box)
     window = cv2.resize(
-        grey[wy1:wy2, wx1:wx2],
+        _grey(frame[wy1:wy2, wx1:wx2]),
         (max(1, round((wx2 - wx1) * scale)), max(1, round((wy2 - wy1) * scale))),
         interpolation=cv2.INTER_AREA,
     )

@@ -13,6 +13,7 @@ from swap.swappers.classical import (
     delaunay,
     face_mask,
     mouth_openness,
+    piecewise_affine_maps,
     pose_residual,
 )
 from swap.types import SwapOptions
@@ -95,6 +96,59 @@ def test_delaunay_covers_the_points():
     tris = delaunay(pts, (100, 100))
     assert len(tris) == 4
     assert set(np.unique(tris)) == set(range(5))
+
+
+def _reference_triangulation(points, size):
+    """delaunay / piecewise_affine_maps as first written: per point, per triangle, in Python."""
+    w, h = size
+    subdiv = cv2.Subdiv2D((-1, -1, w + 2, h + 2))
+    index = {}
+    for i, (x, y) in enumerate(np.clip(points, 0, [w, h])):
+        key = (round(float(x), 3), round(float(y), 3))
+        if key not in index:
+            index[key] = i
+            subdiv.insert((float(x), float(y)))
+    tris = []
+    for t in subdiv.getTriangleList():
+        keys = [(round(float(t[2 * j]), 3), round(float(t[2 * j + 1]), 3)) for j in range(3)]
+        if all(k in index for k in keys):
+            tris.append([index[k] for k in keys])
+    return np.array(tris, np.int32).reshape(-1, 3)
+
+
+def _reference_maps(dst_pts, src_pts, tris, size):
+    w, h = size
+    tri_id = np.full((h, w), -1, np.int32)
+    mats = np.zeros((len(tris), 2, 3), np.float32)
+    for k, (a, b, c) in enumerate(tris):
+        mats[k] = cv2.getAffineTransform(dst_pts[[a, b, c]], src_pts[[a, b, c]])
+        cv2.fillConvexPoly(tri_id, np.round(dst_pts[[a, b, c]]).astype(np.int32), k)
+    ys, xs = np.nonzero(tri_id >= 0)
+    m = mats[tri_id[ys, xs]]
+    map_x, map_y = np.full((h, w), -1, np.float32), np.full((h, w), -1, np.float32)
+    map_x[ys, xs] = m[:, 0, 0] * xs + m[:, 0, 1] * ys + m[:, 0, 2]
+    map_y[ys, xs] = m[:, 1, 0] * xs + m[:, 1, 1] * ys + m[:, 1, 2]
+    return map_x, map_y, tri_id >= 0
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_batched_triangulation_and_maps_match_the_per_triangle_ones(seed):
+    """A 468-point mesh makes ~900 triangles a frame: delaunay and piecewise_affine_maps work on
+    them in batches; the triangles are the same and the maps the same to float rounding."""
+    rng = np.random.default_rng(seed)
+    dst = rng.uniform(-4, 124, (300, 2)).astype(np.float32)
+    dst[10] = dst[3]  # duplicates count once
+    dst[11] = dst[3] + 1e-4
+    if seed % 2:
+        dst = np.round(dst)  # collinear and cocircular points
+    src = (dst * 1.3 + rng.normal(0, 1.5, dst.shape)).astype(np.float32)
+    tris = delaunay(dst, (120, 120))
+    assert np.array_equal(tris, _reference_triangulation(dst, (120, 120)))
+    map_x, map_y, covered = piecewise_affine_maps(dst, src, tris, (120, 120))
+    ref_x, ref_y, ref_covered = _reference_maps(dst, src, tris, (120, 120))
+    assert np.array_equal(covered, ref_covered)
+    assert np.abs(map_x - ref_x).max() < 0.1 and np.abs(map_y - ref_y).max() < 0.1
+    assert np.median(np.abs(map_x - ref_x)[covered]) < 1e-3
 
 
 def test_swapper_needs_landmarks(source, astronaut):

@@ -58,6 +58,29 @@ def test_stopping_early_stops_the_producer():
     assert finished.wait(2), "the producer thread kept running after the consumer stopped"
 
 
+def test_stopping_a_chain_early_stops_every_stage():
+    """decode -> track -> the swap loop: closing the last stage stops the first one's thread too."""
+    finished = threading.Event()
+
+    def endless():
+        try:
+            i = 0
+            while True:
+                yield i
+                i += 1
+        finally:
+            finished.set()
+
+    def doubled(items):
+        for item in items:
+            yield 2 * item
+
+    frames = read_ahead(doubled(read_ahead(endless(), depth=2)), depth=2)
+    assert [next(frames) for _ in range(3)] == [0, 2, 4]
+    frames.close()
+    assert finished.wait(5), "the first stage kept running after the last one stopped"
+
+
 def test_write_behind_writes_everything_in_order_before_close_returns():
     written = []
 

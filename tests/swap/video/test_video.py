@@ -99,7 +99,10 @@ def test_swapped_clip_keeps_timing_audio_and_background(pipeline, source, clips,
         assert faces, "the test clip must show a detectable face"
         x1, y1, x2, y2 = faces[0].box.astype(int)
         face_diff = np.abs(original[i][y1:y2, x1:x2].astype(int) - swapped[i][y1:y2, x1:x2]).mean()
-        assert face_diff > 8, f"frame {i}: the face did not change ({face_diff:.1f})"
+        # An unswapped face differs by coding noise alone (< 3, like the background below); swapped
+        # faces measure 7.6-12.5 here (the small phone clip's lowest: its ~60-px face's landmarks
+        # move with the decoder's rounding).
+        assert face_diff > 6, f"frame {i}: the face did not change ({face_diff:.1f})"
         mask = _far_from_face(spec, i, rendered)[: out_info.height, : out_info.width]
         background_diff = np.abs(original[i].astype(int) - swapped[i])[mask].mean()
         assert background_diff < 3, f"frame {i}: background changed ({background_diff:.1f})"
