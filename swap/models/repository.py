@@ -248,6 +248,17 @@ def _add_python_model(version_dir: Path, options: RepositoryOptions) -> None:
         shutil.copyfile(options.python_model, version_dir / "model.py")
 
 
+def installed_models(models_dir: Path) -> list[str]:
+    """The manifest's ONNX models with at least one version on disk in `models_dir`: what a
+    repository written from it would serve (none: `write_repository` refuses). MediaPipe's TFLite
+    and dlib's models are not Triton's: they run in the workers."""
+    return [
+        spec.name
+        for spec in registry.manifest().values()
+        if spec.file.endswith(".onnx") and registry.installed_versions(spec.name, models_dir)
+    ]
+
+
 def write_repository(
     models_dir: Path,
     out: Path,

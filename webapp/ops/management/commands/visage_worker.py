@@ -59,14 +59,15 @@ class Command(BaseCommand):
             problem = onnxruntime_install_problem()
             if problem:
                 self.stderr.write(self.style.WARNING(problem))
-            self._warm_up_engine()
+            self._wait_for_inference(engine.warm_up, engine.reset_pipeline)
             self.stdout.write(f"engine backends: {engine.get_pipeline().backends}")
             if settings.WARMUP_CALIBRATION:
                 # This worker's own speed, measured while no job waits (a job never waits for it):
                 # quotes follow it within a minute of the start.
                 idle_steps = calibrate.measurement_steps(engine.get_pipeline())
         if settings.MODERATION_QUEUE in queue_names:
-            moderation_services.warm_up()
+            # Its face analysis is the engine's (Triton's client under VISAGE_INFERENCE=triton).
+            self._wait_for_inference(moderation_services.warm_up, lambda: None)
         self.stdout.write(f"visage worker ready on {','.join(queue_names)} "
                           f"(models loaded in {time.perf_counter() - started:.1f} s)")
         metrics_server = None
@@ -94,16 +95,16 @@ class Command(BaseCommand):
             if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
                 multiprocess.mark_process_dead(os.getpid())  # its live GPU gauges leave with it
 
-    def _warm_up_engine(self) -> None:
-        """Build and warm the pipeline; with VISAGE_INFERENCE=triton, wait for Triton (it may start
-        after the workers) instead of exiting into a restart loop."""
+    def _wait_for_inference(self, warm_up, reset) -> None:
+        """Load and warm the models; with VISAGE_INFERENCE=triton, wait for Triton (it may start
+        after the workers, or restart) instead of exiting into a restart loop."""
         delay_s = 1.0
         while True:
             try:
-                engine.warm_up()
+                warm_up()
                 return
             except InferenceUnavailable as exc:
-                engine.reset_pipeline()
+                reset()
                 self.stderr.write(self.style.WARNING(f"waiting for Triton: {exc}"))
                 time.sleep(delay_s)
                 delay_s = min(delay_s * 2, 30.0)
