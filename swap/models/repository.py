@@ -277,6 +277,8 @@ def write_repository(
     for spec in registry.manifest().values():
         if names is not None and spec.name not in names:
             continue
+        if not spec.file.endswith(".onnx") and names is None:
+            continue  # MediaPipe's TFLite models run in the workers, never in Triton
         installed = registry.installed_versions(spec.name, models_dir)
         if not installed:
             if names is not None:

@@ -82,9 +82,9 @@ class Command(BaseCommand):
             self._provenance()
             self._demo_user()
             self._default_packs()
-            call_command("visage_examples")  # the landing page's examples, made on the first start
             if triton is not None:
-                self.wait_for_triton(triton[1])
+                self.wait_for_triton(triton[1])  # the examples below run models in it
+            call_command("visage_examples")  # the landing page's examples, made on the first start
             self._supervise(addr, started)
         finally:
             for _, process in started.values():
