@@ -83,7 +83,7 @@ def test_triton_starts_on_free_ports_and_serves_the_installed_models(run_env):
 
 
 class _Impostor(http.server.BaseHTTPRequestHandler):
-    def do_GET(self):  # noqa: N802 - http.server's name
+    def do_GET(self):
         self.send_response(200)  # "ready", to anyone who asks
         self.end_headers()
 
