@@ -45,6 +45,11 @@ ONNX_TO_TRITON = {1: "TYPE_FP32", 2: "TYPE_UINT8", 3: "TYPE_INT8", 6: "TYPE_INT3
                   9: "TYPE_BOOL", 10: "TYPE_FP16", 11: "TYPE_FP64"}  # fmt: skip
 
 
+# The stand-in's extra output (python backend only): the model work each item of a request caused
+# on the server, in ns (swap.serve.server measures it; swap.inference.triton_client bills it).
+COMPUTE_OUTPUT = "visage_compute_ns"
+
+
 class RepositoryError(Exception):
     """The repository cannot be generated (one-line reason)."""
 
@@ -182,6 +187,8 @@ def config_text(
     else:
         lines.append(f"version_policy: {{ specific {{ versions: [ {', '.join(map(str, versions))} ] }} }}")
     lines.append("input [\n" + ",\n".join(_tensor_text(t, max_batch > 0) for t in inputs) + "\n]")
+    if options.backend == "python":  # NVIDIA's ONNX Runtime backend bills from its statistics
+        outputs = [*outputs, Tensor(COMPUTE_OUTPUT, "TYPE_INT64", (-1, 1) if max_batch > 0 else (1,))]
     lines.append("output [\n" + ",\n".join(_tensor_text(t, max_batch > 0) for t in outputs) + "\n]")
     if max_batch > 1:
         preferred = [p for p in batching.preferred_batch_sizes if p <= max_batch]
