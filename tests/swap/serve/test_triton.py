@@ -10,7 +10,9 @@ their own pre/post-processing and the same model file runs in the same onnxrunti
 
 from __future__ import annotations
 
+import importlib.util
 import os
+import sys
 import threading
 from dataclasses import replace
 from pathlib import Path
@@ -37,6 +39,10 @@ from tests.helpers.standin_inputs import (
 from tests.helpers.triton_models import EMBEDDING, LATENT_V2, both, remote, write_models
 
 pytestmark = pytest.mark.timeout(900)
+
+_spec = importlib.util.spec_from_file_location("bench_triton", Path(__file__).parents[3] / "bench" / "triton.py")
+bench = sys.modules.setdefault("bench_triton", importlib.util.module_from_spec(_spec))
+_spec.loader.exec_module(bench)
 
 
 def _venv() -> Path:
@@ -146,6 +152,7 @@ def test_triton_batches_requests_from_concurrent_jobs(triton):
     models_dir, process = triton
     swapper = registry.load_adapter("inswapper_128", models_dir, remote(process))
     before = triton_client.batch_sizes(process.grpc_url, "inswapper_128").get(1, {})
+    metrics_before = bench.triton_metrics(process.metrics_url)
     frame = textured_frame()
     face = [face_at("arcface_128", 128, 10, 10)]
     barrier = threading.Barrier(8)
@@ -166,6 +173,9 @@ def test_triton_batches_requests_from_concurrent_jobs(triton):
     runs = {k: v - before.get(k, 0) for k, v in after.items() if v - before.get(k, 0)}
     assert sum(size * count for size, count in runs.items()) == 8  # every job's face ran once
     assert max(runs) > 1, f"Triton never merged two jobs into one batch: {runs}"
+    # bench/triton.py's batch fill, from Triton's metrics endpoint: requests per execution.
+    changes = bench.delta(metrics_before, bench.triton_metrics(process.metrics_url))
+    assert bench.batch_fill(changes)["inswapper_128 v1"] == pytest.approx(8 / sum(runs.values()))
 
 
 def test_canary_jobs_run_version_2_and_record_it(triton):
