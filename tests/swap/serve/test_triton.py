@@ -14,6 +14,7 @@ import importlib.util
 import os
 import sys
 import threading
+import urllib.request
 from dataclasses import replace
 from pathlib import Path
 
@@ -313,3 +314,15 @@ def test_sigterm_while_triton_starts_leaves_nothing_serving(triton, tmp_path):
     assert serve.wait(90) == 0, serve.stdout.read()
     leftover = [p for p in started() if p.is_running() and p.status() != psutil.STATUS_ZOMBIE]
     assert leftover == [], [p.info["cmdline"] for p in leftover]
+
+
+def test_triton_exports_the_series_the_rules_and_dashboard_read(triton):
+    """deploy/prometheus and deploy/grafana read Triton's own series (tests/deploy/triton_metrics.txt);
+    a running Triton exports every one of them."""
+    from tests.deploy.exported import triton_series
+
+    _, process = triton
+    with urllib.request.urlopen(process.metrics_url, timeout=10) as response:
+        text = response.read().decode()
+    exported = {line.split()[2] for line in text.splitlines() if line.startswith("# TYPE ")}
+    assert triton_series() <= exported, triton_series() - exported
