@@ -62,7 +62,7 @@ def parse(ts: str) -> float:
     return datetime.fromisoformat(ts.replace("Z", "+00:00")).timestamp()
 
 
-def one_run(repo: Path, data_dir: Path) -> dict[str, float]:
+def one_run(repo: Path, data_dir: Path, run_args: tuple[str, ...] = ()) -> dict[str, float]:
     port = embedded.free_port()
     url = f"http://127.0.0.1:{port}"
     env = {**os.environ, "VISAGE_DATA_DIR": str(data_dir), "VISAGE_DEMO_PASSWORD": "bench-password"}
@@ -75,7 +75,7 @@ def one_run(repo: Path, data_dir: Path) -> dict[str, float]:
     data_dir.mkdir(parents=True)
     log = open(data_dir.parent / f"{data_dir.name}.log", "w")  # noqa: SIM115 - closed below
     process = subprocess.Popen(
-        [sys.executable, "manage.py", "visage_run", "--addr", f"127.0.0.1:{port}"],
+        [sys.executable, "manage.py", "visage_run", "--addr", f"127.0.0.1:{port}", *run_args],
         cwd=repo,
         env=env,
         stdout=log,
@@ -88,7 +88,7 @@ def one_run(repo: Path, data_dir: Path) -> dict[str, float]:
             try:
                 if requests.get(f"{url}/healthz", timeout=5).status_code == 200:
                     break
-            except requests.ConnectionError:
+            except (requests.ConnectionError, requests.Timeout):  # not up yet, or a loaded machine
                 pass
             time.sleep(0.1)
         answering = time.time()
@@ -136,10 +136,13 @@ def main() -> None:
     )
     parser.add_argument("--repo", type=Path, default=HERE)
     parser.add_argument("--runs", type=int, default=1)
+    parser.add_argument("--triton-venv", type=Path, default=None,
+                        help="as `make run INFERENCE=triton`: visage_run --inference triton with this venv")
     args = parser.parse_args()
+    run_args = ("--inference", "triton", "--triton-venv", str(args.triton_venv.resolve())) if args.triton_venv else ()
     for run in range(args.runs):
         with tempfile.TemporaryDirectory(prefix="visage-first-job-") as tmp:
-            figures = one_run(args.repo.resolve(), Path(tmp) / "data")
+            figures = one_run(args.repo.resolve(), Path(tmp) / "data", run_args)
         print(
             f"run {run + 1} ({args.repo}): site answering → first photo job succeeded "
             f"{figures['answering_to_succeeded_s']:.1f} s (job created → succeeded "
