@@ -18,12 +18,12 @@ $(STAMP): pyproject.toml
 	@$(PY) -c "from swap.inference.sessions import onnxruntime_install_problem as p; m = p(); print(m) if m else None"
 	touch $(STAMP)
 
-# `make run INFERENCE=triton`: Triton (own venv) serves the models; workers are its clients.
+# `make run INFERENCE=triton`: visage_run starts Triton (own venv) on free ports and supervises it;
+# the workers are its clients. With no model installed it says so and runs local inference.
 run: $(STAMP)
 ifeq ($(INFERENCE),triton)
 	$(MAKE) triton-venv
-	$(PY) -m swap serve --venv $(TRITON_VENV) & trap 'kill $$!' EXIT; \
-		VISAGE_INFERENCE=triton $(PY) manage.py visage_run
+	$(PY) manage.py visage_run --inference triton --triton-venv $(TRITON_VENV)
 else
 	$(PY) manage.py visage_run
 endif

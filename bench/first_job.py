@@ -95,7 +95,7 @@ def submit_and_wait(url: str, headers: dict) -> dict[str, float]:
     }
 
 
-def one_run(repo: Path, data_dir: Path) -> dict[str, float]:
+def one_run(repo: Path, data_dir: Path, run_args: tuple[str, ...] = ()) -> dict[str, float]:
     port = embedded.free_port()
     url = f"http://127.0.0.1:{port}"
     env = {**os.environ, "VISAGE_DATA_DIR": str(data_dir), "VISAGE_DEMO_PASSWORD": "bench-password"}
@@ -112,7 +112,7 @@ def one_run(repo: Path, data_dir: Path) -> dict[str, float]:
     log = open(data_dir.parent / f"{data_dir.name}.log", "w")  # noqa: SIM115 - closed below
     launched = time.time()
     process = subprocess.Popen(
-        [sys.executable, "manage.py", "visage_run", "--addr", f"127.0.0.1:{port}"],
+        [sys.executable, "manage.py", "visage_run", "--addr", f"127.0.0.1:{port}", *run_args],
         cwd=repo,
         env=env,
         stdout=log,
@@ -163,11 +163,14 @@ def main() -> None:
     parser.add_argument("--repo", type=Path, default=HERE)
     parser.add_argument("--runs", type=int, default=1)
     parser.add_argument("--logs", type=Path, default=None, help="Keep each run's visage_run log in this folder.")
+    parser.add_argument("--triton-venv", type=Path, default=None,
+                        help="as `make run INFERENCE=triton`: visage_run --inference triton with this venv")
     args = parser.parse_args()
+    run_args = ("--inference", "triton", "--triton-venv", str(args.triton_venv.resolve())) if args.triton_venv else ()
     for run in range(args.runs):
         with tempfile.TemporaryDirectory(prefix="visage-first-job-") as tmp:
             try:
-                figures = one_run(args.repo.resolve(), Path(tmp) / "data")
+                figures = one_run(args.repo.resolve(), Path(tmp) / "data", run_args)
             finally:
                 if args.logs:
                     args.logs.mkdir(parents=True, exist_ok=True)

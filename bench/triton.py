@@ -1,6 +1,8 @@
 """Local in-worker inference vs Triton with and without dynamic batching.
 
     .venv/bin/python bench/triton.py [--faces-per-job 2] [--jobs-per-client 12] [--workers 3]
+    .venv/bin/python bench/triton.py --url grpc://triton:8001 [--metrics-url http://triton:8002/metrics]
+                                     [--models-dir /models]   # an existing server (NVIDIA's Triton)
 
 Workload: face-swap jobs of one frame (640×480) with `--faces-per-job` faces each, through the
 real InswapperSwapper adapter (align → model → paste back) on a generated inswapper-shaped
@@ -12,9 +14,16 @@ at 128×128, so every face costs real compute (no model downloads here).
     `--workers` client worker processes;
 (c) Triton without batching (one request per model run), same client workers.
 
+With `--url`, (b) measures that running server instead of starting the stand-in (its
+`inswapper_128`, e.g. NVIDIA's Triton on `python -m swap models repository`); `--models-dir` names
+the model files (inswapper_128) for (a) and the stand-in (default: the generated model above;
+with `--url` and no `--models-dir`, (a) is skipped: there is no local copy to compare with).
+
 Concurrency c = c clients each submitting a job and waiting for it (closed loop); a job's latency
 includes its wait for a free worker. Reported: faces/s, job p50/p99, the batch sizes Triton ran,
-and Triton's own queue vs compute time per request (from its metrics port).
+Triton's own queue vs compute time per request, and the batch fill of every model version that ran
+(requests per model execution: nv_inference_request_success / nv_inference_exec_count, from its
+metrics port; 1.0 = no batching happened).
 """
 
 from __future__ import annotations
@@ -28,8 +37,9 @@ import tempfile
 import threading
 import time
 import urllib.request
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
+from urllib.parse import urlparse
 
 import numpy as np
 
@@ -144,18 +154,64 @@ def closed_loop(pool: cf.Executor, concurrency: int, jobs_per_client: int) -> tu
     return time.perf_counter() - start, latencies
 
 
-METRIC = re.compile(r'^(nv_inference_\w+)\{model="([^"]+)",version="(\d+)"\} ([0-9.e+]+)$')
+METRIC = re.compile(r"^(nv_inference_\w+)\{([^}]*)\} ([0-9.eE+-]+)$")
+LABEL = re.compile(r'(\w+)="([^"]*)"')
+Metrics = dict[tuple[str, str], dict[str, float]]  # (model, version) -> {metric: value}
 
 
-def triton_metrics(url: str, model: str) -> dict[str, float]:
+def triton_metrics(url: str) -> Metrics:
+    """Triton's nv_inference_* counters per model version (summed over its other labels)."""
     with urllib.request.urlopen(url, timeout=5) as response:
         text = response.read().decode()
-    values: dict[str, float] = {}
+    return parse_metrics(text)
+
+
+def parse_metrics(text: str) -> Metrics:
+    values: Metrics = {}
     for line in text.splitlines():
         match = METRIC.match(line)
-        if match and match.group(2) == model:
-            values[match.group(1)] = values.get(match.group(1), 0.0) + float(match.group(4))
+        if not match:
+            continue
+        labels = dict(LABEL.findall(match.group(2)))
+        if "model" not in labels:
+            continue
+        counters = values.setdefault((labels["model"], labels.get("version", "")), {})
+        counters[match.group(1)] = counters.get(match.group(1), 0.0) + float(match.group(3))
     return values
+
+
+def delta(before: Metrics, after: Metrics) -> Metrics:
+    return {
+        key: {name: value - before.get(key, {}).get(name, 0.0) for name, value in counters.items()}
+        for key, counters in after.items()
+    }
+
+
+def batch_fill(changes: Metrics) -> dict[str, float]:
+    """{"model vN": requests per execution} of every model version that executed."""
+    fill = {}
+    for (model, version), counters in sorted(changes.items()):
+        executions = counters.get("nv_inference_exec_count", 0.0)
+        if executions > 0:
+            fill[f"{model} v{version}"] = counters.get("nv_inference_request_success", 0.0) / executions
+    return fill
+
+
+def model_counters(changes: Metrics, model: str) -> dict[str, float]:
+    summed: dict[str, float] = {}
+    for (name, _), counters in changes.items():
+        if name == model:
+            for metric, value in counters.items():
+                summed[metric] = summed.get(metric, 0.0) + value
+    return summed
+
+
+@dataclass
+class Server:
+    """A Triton to measure: the stand-in this script started, or one running at --url."""
+
+    grpc_url: str  # or an http:// URL: the client speaks both
+    metrics_url: str
 
 
 def batch_histogram(url: str) -> dict[int, int]:
@@ -173,7 +229,7 @@ def run_mode(label, options, workers, models_dir, args, triton=None) -> list[dic
     ) as pool:
         list(pool.map(_warm, range(workers * 2)))
         for concurrency in CONCURRENCY:
-            before_m = triton_metrics(triton.metrics_url, "inswapper_128-v1") if triton else {}
+            before_m = triton_metrics(triton.metrics_url) if triton else {}
             before_b = batch_histogram(triton.grpc_url) if triton else {}
             elapsed, lat = closed_loop(pool, concurrency, args.jobs_per_client)
             row = {
@@ -185,20 +241,22 @@ def run_mode(label, options, workers, models_dir, args, triton=None) -> list[dic
                 "p99_ms": float(np.percentile(lat, 99) * 1000),
             }
             if triton:
-                after_m = triton_metrics(triton.metrics_url, "inswapper_128-v1")
+                after_m = triton_metrics(triton.metrics_url)
                 after_b = batch_histogram(triton.grpc_url)
-                delta = {k: after_m.get(k, 0) - before_m.get(k, 0) for k in after_m}
-                requests = max(delta.get("nv_inference_request_success", 0), 1)
-                row["queue_ms"] = delta.get("nv_inference_queue_duration_us", 0) / requests / 1000
+                changes = delta(before_m, after_m)
+                swapper = model_counters(changes, "inswapper_128")
+                requests = max(swapper.get("nv_inference_request_success", 0), 1)
+                row["queue_ms"] = swapper.get("nv_inference_queue_duration_us", 0) / requests / 1000
                 row["compute_ms"] = (
                     (
-                        delta.get("nv_inference_compute_input_duration_us", 0)
-                        + delta.get("nv_inference_compute_infer_duration_us", 0)
-                        + delta.get("nv_inference_compute_output_duration_us", 0)
+                        swapper.get("nv_inference_compute_input_duration_us", 0)
+                        + swapper.get("nv_inference_compute_infer_duration_us", 0)
+                        + swapper.get("nv_inference_compute_output_duration_us", 0)
                     )
                     / requests
                     / 1000
                 )
+                row["fill"] = batch_fill(changes)
                 row["batches"] = {
                     k: after_b.get(k, 0) - before_b.get(k, 0)
                     for k in sorted(after_b)
@@ -217,6 +275,8 @@ def format_row(row: dict) -> str:
     if "queue_ms" in row:
         text += f"  triton queue {row['queue_ms']:6.1f} ms compute {row['compute_ms']:6.1f} ms per request"
         text += f"  batch sizes {row['batches']}"
+        fill = ", ".join(f"{name} {value:.2f}" for name, value in row["fill"].items())
+        text += f"  batch fill (requests/execution) {fill or 'none'}"
     return text
 
 
@@ -234,6 +294,12 @@ def start_triton(models_dir: Path, work: Path, venv: Path, batching: launcher.Ba
     return process
 
 
+def default_metrics_url(url: str) -> str:
+    """Triton's metrics port (8002 unless told) on the host of --url."""
+    host = urlparse(url if "://" in url else f"grpc://{url}").hostname or "127.0.0.1"
+    return f"http://{host}:8002/metrics"
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--faces-per-job", type=int, default=2)
@@ -243,8 +309,13 @@ def main() -> int:
     parser.add_argument("--venv", type=Path, default=launcher.DEFAULT_VENV)
     parser.add_argument("--protocols", default="grpc,http")
     parser.add_argument("--modes", default="a,b,c", help="which of (a) local, (b) batching, (c) no batching")
+    parser.add_argument("--url", default=None,
+                        help="measure this running Triton (grpc://host:8001 or http://host:8000) as (b)")
+    parser.add_argument("--metrics-url", default=None, help="its metrics (default http://<host>:8002/metrics)")
+    parser.add_argument("--models-dir", type=Path, default=None,
+                        help="model files with inswapper_128 for (a) and the stand-in (default: generated)")
     args = parser.parse_args()
-    if not launcher.venv_ready(args.venv):
+    if args.url is None and not launcher.venv_ready(args.venv):
         print(f"no Triton venv at {args.venv}: run `make triton-venv` first", file=sys.stderr)
         return 1
 
@@ -255,13 +326,21 @@ def main() -> int:
         f"{ort.get_available_providers()}; {args.faces_per_job} faces/job, {args.jobs_per_client} jobs per client"
     )
     tmp = Path(tempfile.mkdtemp(prefix="visage-bench-triton-"))
-    models_dir = tmp / "models"
-    make_bench_inswapper(models_dir / "inswapper_128.onnx")
+    models_dir = args.models_dir or tmp / "models"
+    if args.models_dir is None:
+        make_bench_inswapper(models_dir / "inswapper_128.onnx")
     local = RuntimeOptions(
         providers=["CUDAExecutionProvider", "CPUExecutionProvider"], intra_op_threads=args.threads
     )
     modes = set(args.modes.split(","))
+    if args.url and args.models_dir is None:
+        modes.discard("a")  # no local copy of the server's models to compare with
     rows = run_mode("(a) local, in-worker", local, 1, models_dir, args) if "a" in modes else []
+    if args.url:
+        server = Server(args.url, args.metrics_url or default_metrics_url(args.url))
+        options = replace(local, inference="triton", triton_url=args.url)
+        rows += run_mode(f"(b) triton at {args.url}", options, args.workers, models_dir, args, server)
+        return summary(rows)
 
     batched = launcher.BatchingSettings(
         max_batch_size=16, preferred_batch_sizes=[4, 8, 16], max_queue_delay_us=5000
@@ -281,6 +360,10 @@ def main() -> int:
                 rows += run_mode(f"{label} {protocol}", options, args.workers, models_dir, args, triton)
         finally:
             triton.stop()
+    return summary(rows)
+
+
+def summary(rows: list[dict]) -> int:
     print(f"\nsummary (load average now {os.getloadavg()[0]:.1f}; other processes share these CPUs):")
     for row in rows:
         print("  " + format_row(row))

@@ -14,8 +14,12 @@ What a model call is billed (`FrameClock.inference_ms`) depends on where it runs
   and other processes on shared cores are not counted, nor is time spent waiting for a core, so
   the same work is billed the same on a quiet and on a busy machine, at warm-up (the quote's
   calibration) and in a job (the charge).
-- On an accelerator (CUDA, TensorRT) or in the Triton service: the wall time of the call, which
-  includes the device sync (the accelerator is the worker's own).
+- On an accelerator (CUDA, TensorRT): the wall time of the call, which includes the device sync
+  (the accelerator is the worker's own).
+- In the Triton service: the model work the call caused on the server, which the client reports
+  inside the call (`report_compute`; swap.inference.triton_client: the stand-in's per-response
+  compute, else the request's share of the batches in Triton's statistics), not the round trip,
+  its queueing or the network. A call that reports nothing is billed its wall time.
 
 Observers (`add_observer`) hear about every model run that names its model, with the call's wall
 time (latency, not the billed measure): the worker registers one that feeds Prometheus histograms,
@@ -39,6 +43,8 @@ class FrameClock:
 
 
 _current: contextvars.ContextVar[FrameClock | None] = contextvars.ContextVar("frame_clock", default=None)
+# Model work reported from inside the measured call (a remote server's compute), in seconds.
+_reported: contextvars.ContextVar[list[float] | None] = contextvars.ContextVar("reported_compute", default=None)
 
 # (model, provider, seconds, batch_size or None) -> None
 InferenceObserver = Callable[[str, str, float, "int | None"], None]
@@ -97,6 +103,14 @@ def _pool_thread_seconds(native_id: int) -> float:
         return 0.0
 
 
+def report_compute(seconds: float) -> None:
+    """The enclosing `measure()`d call caused `seconds` of model work elsewhere (the Triton
+    service): bill that instead of the call's wall time. Outside a measured call: ignored."""
+    reported = _reported.get()
+    if reported is not None:
+        reported.append(seconds)
+
+
 @contextmanager
 def measure(
     model: str | None = None,
@@ -110,12 +124,18 @@ def measure(
     CPU, else its wall time. A named model's run is also told to observers, with its wall time."""
     on_cpu = provider in CPU_PROVIDERS
     cpu_start = _cpu_seconds(pool_threads) if on_cpu else 0.0
+    reported: list[float] = []
+    token = _reported.set(reported)
     start = time.perf_counter()
     try:
         yield
     finally:
         wall_s = time.perf_counter() - start
-        billed_s = max(0.0, _cpu_seconds(pool_threads) - cpu_start) if on_cpu else wall_s
+        _reported.reset(token)
+        if on_cpu:
+            billed_s = max(0.0, _cpu_seconds(pool_threads) - cpu_start)
+        else:
+            billed_s = sum(reported) if reported else wall_s
         clock = _current.get()
         if clock is not None:
             clock.inference_ms += billed_s * 1000.0

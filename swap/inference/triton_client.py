@@ -8,7 +8,13 @@ Triton loading `python -m swap models repository`'s repository and to the PyTrit
 - each model's interface: its config (inputs, outputs, `max_batch_size`) and Visage's metadata in
   the config's `parameters` (`visage_name`, `emap_model`, licence, stable version, ...);
 - inswapper's emap: an infer call on the `<name>_emap` model at the same explicit version;
-- runs: infer with an explicit `model_version`; batch fill: the statistics extension.
+- runs: infer with an explicit `model_version`; batch fill: the statistics extension;
+- billing: each run reports the model work it caused to swap.inference.clock (billed as GPU
+  seconds instead of the RPC's wall time): the output `visage_compute_ns` when the model's config
+  declares it (the stand-in: its onnxruntime run, each item's share of a batch), else the
+  request's items times the model version's compute per item in Triton's statistics
+  (compute_input + compute_infer + compute_output over the items of every batch executed since the
+  last look, at most every STATS_TTL_S): queueing and the network are not billed.
 
 `TritonSession` offers what the adapters use of `onnxruntime.InferenceSession`
 (`get_inputs()`, `get_outputs()`, `run(outputs, feeds)`), so every adapter keeps its own pre-
@@ -33,11 +39,15 @@ from urllib.parse import urlparse
 import numpy as np
 
 from swap.errors import EngineError, InferenceUnavailable, ModelMissing
+from swap.inference import clock as inference_clock
 from swap.models import canary, repository
 
 MODELS_TTL_S = 10.0  # versions loaded or unloaded in Triton (poll/explicit mode) reach workers within this
 TIMEOUT_S = 60.0
 READY_TIMEOUT_S = 2.0  # a health check must answer quickly even when Triton's host is gone
+STATS_TTL_S = 5.0  # how often a worker reads a model's statistics to bill runs (NVIDIA's Triton)
+COMPUTE_OUTPUT = repository.COMPUTE_OUTPUT  # the stand-in's per-item model work (swap.serve.server)
+COMPUTE_PARTS = ("compute_input", "compute_infer", "compute_output")
 
 log = logging.getLogger(__name__)
 
@@ -67,6 +77,7 @@ class ServedModel:
     inputs: list[NodeArg]
     outputs: list[NodeArg]
     parameters: dict[str, str]
+    reports_compute: bool = False  # the config declares COMPUTE_OUTPUT (the stand-in)
 
     @property
     def default_version(self) -> int:
@@ -102,6 +113,8 @@ class _Connection:
         self._failed: list[str] = []
         self._models_at = 0.0
         self._emaps: dict[tuple[str, int], np.ndarray] = {}
+        # (model, version) -> (read at, compute ns, items, compute ns per item) from the statistics
+        self._costs: dict[tuple[str, int], tuple[float, int, int, float | None]] = {}
         self._lock = threading.Lock()
 
     @property
@@ -131,7 +144,18 @@ class _Connection:
         except Exception as exc:  # translated into our own errors below
             raise _translate(exc, self.url, what) from exc
 
-    def infer(self, model: str, version: int | None, arrays: dict[str, np.ndarray], outputs: list[str]):
+    def infer(
+        self,
+        model: str,
+        version: int | None,
+        arrays: dict[str, np.ndarray],
+        outputs: list[str],
+        *,
+        reports_compute: bool = False,
+    ) -> tuple[list[np.ndarray], int | None]:
+        """The outputs, and (`reports_compute`: the model has COMPUTE_OUTPUT) the model work in ns
+        the server says this request caused; None when it says nothing, as NVIDIA's backends."""
+        outputs = [*outputs, COMPUTE_OUTPUT] if reports_compute else list(outputs)
         module = self.module
         inputs = []
         for name, array in arrays.items():
@@ -147,7 +171,35 @@ class _Connection:
             result = self.client().infer(model, inputs, outputs=requested, **kwargs)
         except Exception as exc:  # translated into our own errors below
             raise _translate(exc, self.url, model) from exc
-        return [result.as_numpy(name) for name in outputs]
+        arrays_out = [result.as_numpy(name) for name in outputs]
+        if reports_compute:
+            return arrays_out[:-1], int(arrays_out[-1].sum())
+        return arrays_out, None
+
+    def compute_ns(self, model: str, version: int, items: int) -> float | None:
+        """`items`' share of model work at `version`, from Triton's statistics: the compute time
+        per item over the batches executed since the last look (every STATS_TTL_S at most)."""
+        key = (model, version)
+        with self._lock:
+            cached = self._costs.get(key)
+        if cached is not None and time.monotonic() - cached[0] < STATS_TTL_S and cached[3] is not None:
+            return items * cached[3]
+        stats = self._call(model, "get_inference_statistics", model, str(version))
+        spent = done = 0
+        for entry in stats.get("model_stats", []):
+            if str(entry.get("version")) != str(version):
+                continue
+            for batch in entry.get("batch_stats", []):
+                spent += sum(int(batch.get(part, {}).get("ns", 0)) for part in COMPUTE_PARTS)
+                done += int(batch["batch_size"]) * int(batch.get("compute_infer", {}).get("count", 0))
+        per_item = cached[3] if cached is not None else None
+        if cached is not None and done > cached[2]:
+            per_item = (spent - cached[1]) / (done - cached[2])
+        elif cached is None and done:
+            per_item = spent / done
+        with self._lock:
+            self._costs[key] = (time.monotonic(), spent, done, per_item)
+        return None if per_item is None else items * per_item
 
     # -- what is served ---------------------------------------------------------------------------
 
@@ -180,8 +232,9 @@ class _Connection:
                 versions=sorted(versions),
                 max_batch_size=int(config.get("max_batch_size", 0)),
                 inputs=[_node(t, batched) for t in config.get("input", [])],
-                outputs=[_node(t, batched) for t in config.get("output", [])],
+                outputs=[_node(t, batched) for t in config.get("output", []) if t["name"] != COMPUTE_OUTPUT],
                 parameters=parameters,
+                reports_compute=any(t["name"] == COMPUTE_OUTPUT for t in config.get("output", [])),
             )
             models[served.name] = served
         with self._lock:
@@ -201,7 +254,7 @@ class _Connection:
         emap_model = model.parameters.get("emap_model")
         if not emap_model:
             raise EngineError(f"The inference service at {self.url} gives no emap for {model.name}.")
-        (emap,) = self.infer(emap_model, version, {"version": np.array([version], np.int32)}, ["emap"])
+        (emap,), _ = self.infer(emap_model, version, {"version": np.array([version], np.int32)}, ["emap"])
         with self._lock:
             self._emaps[key] = emap
         return emap
@@ -316,6 +369,7 @@ class TritonSession:
         self._outputs = model.outputs
         # 0: Triton cannot batch this model (a fixed-batch export): requests go as the adapter shaped them.
         self.max_batch_size = model.max_batch_size
+        self.reports_compute = model.reports_compute
 
     def _model(self) -> ServedModel:
         models = served_models(self.url)
@@ -357,15 +411,34 @@ class TritonSession:
         version = self.version()
         arrays = {name: np.asarray(value) for name, value in feeds.items()}
         if self.max_batch_size <= 0:
-            outputs = self.connection.infer(self.triton_name, version, arrays, wanted)
+            outputs, compute_ns = self.connection.infer(
+                self.triton_name, version, arrays, wanted, reports_compute=self.reports_compute
+            )
+            self._bill(version, 1, compute_ns)
             canary.record(self.name, version)
             return outputs
         count = len(next(iter(arrays.values())))
         chunks = []
         for start in range(0, count, self.max_batch_size):
             part = {k: v[start : start + self.max_batch_size] for k, v in arrays.items()}
-            chunks.append(self.connection.infer(self.triton_name, version, part, wanted))
+            outputs, compute_ns = self.connection.infer(
+                self.triton_name, version, part, wanted, reports_compute=self.reports_compute
+            )
+            self._bill(version, len(next(iter(part.values()))), compute_ns)
+            chunks.append(outputs)
         canary.record(self.name, version)
         if len(chunks) == 1:
             return chunks[0]
         return [np.concatenate([c[i] for c in chunks], axis=0) for i in range(len(wanted))]
+
+    def _bill(self, version: int, items: int, compute_ns: int | None) -> None:
+        """Report this run's model work to the job's clock (swap.inference.clock bills it instead of
+        the call's wall time); metering never fails a swap (unreported: the wall time is billed)."""
+        if compute_ns is None:
+            try:
+                compute_ns = self.connection.compute_ns(self.triton_name, version, items)
+            except EngineError as exc:
+                log.warning("no statistics to bill %s v%s by: %s", self.triton_name, version, exc)
+                return
+        if compute_ns is not None:
+            inference_clock.report_compute(compute_ns / 1e9)

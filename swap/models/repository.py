@@ -45,6 +45,11 @@ ONNX_TO_TRITON = {1: "TYPE_FP32", 2: "TYPE_UINT8", 3: "TYPE_INT8", 6: "TYPE_INT3
                   9: "TYPE_BOOL", 10: "TYPE_FP16", 11: "TYPE_FP64"}  # fmt: skip
 
 
+# The stand-in's extra output (python backend only): the model work each item of a request caused
+# on the server, in ns (swap.serve.server measures it; swap.inference.triton_client bills it).
+COMPUTE_OUTPUT = "visage_compute_ns"
+
+
 class RepositoryError(Exception):
     """The repository cannot be generated (one-line reason)."""
 
@@ -182,6 +187,8 @@ def config_text(
     else:
         lines.append(f"version_policy: {{ specific {{ versions: [ {', '.join(map(str, versions))} ] }} }}")
     lines.append("input [\n" + ",\n".join(_tensor_text(t, max_batch > 0) for t in inputs) + "\n]")
+    if options.backend == "python":  # NVIDIA's ONNX Runtime backend bills from its statistics
+        outputs = [*outputs, Tensor(COMPUTE_OUTPUT, "TYPE_INT64", (-1, 1) if max_batch > 0 else (1,))]
     lines.append("output [\n" + ",\n".join(_tensor_text(t, max_batch > 0) for t in outputs) + "\n]")
     if max_batch > 1:
         preferred = [p for p in batching.preferred_batch_sizes if p <= max_batch]
@@ -248,6 +255,17 @@ def _add_python_model(version_dir: Path, options: RepositoryOptions) -> None:
         shutil.copyfile(options.python_model, version_dir / "model.py")
 
 
+def installed_models(models_dir: Path) -> list[str]:
+    """The manifest's ONNX models with at least one version on disk in `models_dir`: what a
+    repository written from it would serve (none: `write_repository` refuses). MediaPipe's TFLite
+    and dlib's models are not Triton's: they run in the workers."""
+    return [
+        spec.name
+        for spec in registry.manifest().values()
+        if spec.file.endswith(".onnx") and registry.installed_versions(spec.name, models_dir)
+    ]
+
+
 def write_repository(
     models_dir: Path,
     out: Path,
@@ -266,6 +284,8 @@ def write_repository(
     for spec in registry.manifest().values():
         if names is not None and spec.name not in names:
             continue
+        if not spec.file.endswith(".onnx") and names is None:
+            continue  # MediaPipe's TFLite models run in the workers, never in Triton
         installed = registry.installed_versions(spec.name, models_dir)
         if not installed:
             if names is not None:

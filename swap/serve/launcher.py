@@ -290,6 +290,9 @@ def add_subparser(subparsers) -> None:
     parser.add_argument("--grpc-port", type=int, default=8001)
     parser.add_argument("--metrics-port", type=int, default=8002, help="Triton's Prometheus metrics")
     parser.add_argument("--device-id", type=int, default=0, help="GPU of this Triton (one process per GPU)")
+    parser.add_argument(
+        "--bind-address", default="0.0.0.0", help="address Triton listens on (visage_run: 127.0.0.1)"
+    )
     parser.add_argument("--venv", type=Path, default=DEFAULT_VENV, help="Triton's own venv")
     parser.add_argument("--gpu", action="store_true", help="install onnxruntime-gpu into the Triton venv")
     parser.add_argument("--setup", action="store_true", help="only create the Triton venv, then exit")
@@ -335,6 +338,7 @@ def _serve(args) -> int:
             models=models,
             log_file=args.log_file,
             device_id=args.device_id,
+            bind_address=args.bind_address,
         )
         if stopping:  # the signal came while start() ran, before `triton` was set
             triton.process.send_signal(signal.SIGINT)

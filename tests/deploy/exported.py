@@ -4,6 +4,7 @@ not from a list kept by hand, so a renamed metric breaks the rules/dashboard tes
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 from prometheus_client import REGISTRY
 
@@ -34,6 +35,16 @@ PROMQL_WORDS = {
     "irate",
     "bool",
 }
+
+
+TRITON_METRICS = Path(__file__).with_name("triton_metrics.txt")
+
+
+def triton_series() -> set[str]:
+    """Triton's own series (scrape job visage-triton), checked against a running Triton's /metrics
+    by tests/swap/serve/test_triton.py."""
+    lines = TRITON_METRICS.read_text().splitlines()
+    return {line.strip() for line in lines if line.strip() and not line.startswith("#")}
 
 
 def exported_series() -> set[str]:

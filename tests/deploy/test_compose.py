@@ -32,6 +32,7 @@ def test_every_part_of_the_stack_is_a_service():
     assert services["redis"]["command"][services["redis"]["command"].index("--appendonly") + 1] == "yes"
     assert services["migrate"]["command"] == ["migrate"] and services["migrate"]["restart"] == "no"
     assert services["scheduler"]["command"] == ["python", "manage.py", "visage_scheduler"]
+    assert services["scheduler"]["healthcheck"]["test"] == ["CMD", "python", "manage.py", "visage_scheduler_probe"]
     for name in ("web", "worker", "gpu-worker", "scheduler"):
         depends = services[name]["depends_on"]
         assert depends["migrate"]["condition"] == "service_completed_successfully", name

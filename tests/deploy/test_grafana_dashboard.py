@@ -9,7 +9,7 @@ import subprocess
 import yaml
 
 from tests.deploy.conftest import DEPLOY
-from tests.deploy.exported import exported_series, metric_names_in
+from tests.deploy.exported import exported_series, metric_names_in, triton_series
 
 GRAFANA = DEPLOY / "grafana"
 
@@ -40,6 +40,9 @@ def test_the_dashboard_covers_what_on_call_needs():
         "gpu memory",
         "moderation",
         "credits captured",
+        "triton queue time",
+        "triton batch fill",
+        "triton failures",
     ):
         assert topic in titles, topic
     ids = [panel["id"] for panel in dashboard()["panels"]]
@@ -87,7 +90,7 @@ def test_a_broken_query_would_be_caught(promtool, tmp_path):
 
 
 def test_panels_name_only_exported_metrics(db):
-    exported = exported_series()
+    exported = exported_series() | triton_series()
     for title, expr in panel_queries():
         names = metric_names_in(expr)
         assert names, title

@@ -105,8 +105,8 @@ def test_every_container_has_resources_and_runs_as_non_root(manifests):
 
 def test_every_long_running_container_has_probes(manifests):
     for doc in workloads(manifests):
-        if doc["kind"] in ("Job", "CronJob") or doc["metadata"]["name"] == "visage-scheduler":
-            continue  # run to completion, or (the scheduler) exit on failure and serve no traffic
+        if doc["kind"] in ("Job", "CronJob"):
+            continue  # run to completion
         for container in pod_spec(doc)["containers"]:  # init containers run to completion
             where = f"{doc['kind']}/{doc['metadata']['name']}/{container['name']}"
             assert "readinessProbe" in container and "livenessProbe" in container, where
@@ -121,6 +121,9 @@ def test_web_probes_healthz_and_workers_probe_their_own_heartbeat(manifests):
         worker = pod_spec(deployments[name])["containers"][0]
         for probe in ("readinessProbe", "livenessProbe"):
             assert worker[probe]["exec"]["command"] == ["python", "manage.py", "visage_worker_probe"]
+    scheduler = pod_spec(deployments["visage-scheduler"])["containers"][0]
+    for probe in ("startupProbe", "readinessProbe", "livenessProbe"):
+        assert scheduler[probe]["exec"]["command"] == ["python", "manage.py", "visage_scheduler_probe"]
 
 
 def serves_with_triton(manifests) -> bool:
@@ -359,7 +362,9 @@ def test_migrations_job_and_retention_cronjob_run_the_real_commands(manifests):
     assert purge["args"][-1] == "visage_purge_results"
     from django.core.management import get_commands
 
-    assert {"visage_purge_results", "visage_worker_probe", "visage_scheduler"} <= set(get_commands())
+    assert {"visage_purge_results", "visage_worker_probe", "visage_scheduler", "visage_scheduler_probe"} <= set(
+        get_commands()
+    )
     scheduler = by_kind(manifests, "Deployment")["visage-scheduler"]
     assert scheduler["spec"]["replicas"] == 1
     assert pod_spec(scheduler)["containers"][0]["args"] == ["python", "manage.py", "visage_scheduler"]

@@ -9,7 +9,7 @@ import subprocess
 import yaml
 
 from tests.deploy.conftest import DEPLOY
-from tests.deploy.exported import exported_series, metric_names_in
+from tests.deploy.exported import exported_series, metric_names_in, triton_series
 
 RULES = DEPLOY / "prometheus"
 
@@ -93,7 +93,7 @@ def test_every_alert_has_severity_summary_runbook_and_unit_tests():
 
 
 def test_rules_name_only_metrics_the_code_exports(db):
-    exported = exported_series() | {"up"}
+    exported = exported_series() | triton_series() | {"up"}
     recorded = {rule["record"] for rule in recording_rules()}
     for rule in [*alerts(), *recording_rules()]:
         unknown = metric_names_in(rule["expr"]) - exported - recorded

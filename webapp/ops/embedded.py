@@ -91,6 +91,18 @@ def port_holder(port: int) -> str:
     return "another process (not visible to this user)"
 
 
+def served_by_tree(port: int, pid: int) -> bool:
+    """Something listens on `port`, and every listener is process `pid` or one of its descendants
+    (a launcher whose child server holds the port)."""
+    try:
+        root = psutil.Process(pid)
+        tree = {pid, *(child.pid for child in root.children(recursive=True))}
+    except psutil.Error:
+        return False
+    listeners = _listening_pids(port)
+    return bool(listeners) and listeners <= tree
+
+
 def holder_uses_dir(port: int, directory: Path) -> bool:
     """A process listening on `port` was started on `directory` (a server left running by an
     earlier start on the same data): a second server there would write the same files."""

@@ -10,8 +10,11 @@ their own pre/post-processing and the same model file runs in the same onnxrunti
 
 from __future__ import annotations
 
+import importlib.util
 import os
+import sys
 import threading
+import urllib.request
 from dataclasses import replace
 from pathlib import Path
 
@@ -37,6 +40,10 @@ from tests.helpers.standin_inputs import (
 from tests.helpers.triton_models import EMBEDDING, LATENT_V2, both, remote, write_models
 
 pytestmark = pytest.mark.timeout(900)
+
+_spec = importlib.util.spec_from_file_location("bench_triton", Path(__file__).parents[3] / "bench" / "triton.py")
+bench = sys.modules.setdefault("bench_triton", importlib.util.module_from_spec(_spec))
+_spec.loader.exec_module(bench)
 
 
 def _venv() -> Path:
@@ -146,6 +153,7 @@ def test_triton_batches_requests_from_concurrent_jobs(triton):
     models_dir, process = triton
     swapper = registry.load_adapter("inswapper_128", models_dir, remote(process))
     before = triton_client.batch_sizes(process.grpc_url, "inswapper_128").get(1, {})
+    metrics_before = bench.triton_metrics(process.metrics_url)
     frame = textured_frame()
     face = [face_at("arcface_128", 128, 10, 10)]
     barrier = threading.Barrier(8)
@@ -166,6 +174,9 @@ def test_triton_batches_requests_from_concurrent_jobs(triton):
     runs = {k: v - before.get(k, 0) for k, v in after.items() if v - before.get(k, 0)}
     assert sum(size * count for size, count in runs.items()) == 8  # every job's face ran once
     assert max(runs) > 1, f"Triton never merged two jobs into one batch: {runs}"
+    # bench/triton.py's batch fill, from Triton's metrics endpoint: requests per execution.
+    changes = bench.delta(metrics_before, bench.triton_metrics(process.metrics_url))
+    assert bench.batch_fill(changes)["inswapper_128 v1"] == pytest.approx(8 / sum(runs.values()))
 
 
 def test_canary_jobs_run_version_2_and_record_it(triton):
@@ -303,3 +314,15 @@ def test_sigterm_while_triton_starts_leaves_nothing_serving(triton, tmp_path):
     assert serve.wait(90) == 0, serve.stdout.read()
     leftover = [p for p in started() if p.is_running() and p.status() != psutil.STATUS_ZOMBIE]
     assert leftover == [], [p.info["cmdline"] for p in leftover]
+
+
+def test_triton_exports_the_series_the_rules_and_dashboard_read(triton):
+    """deploy/prometheus and deploy/grafana read Triton's own series (tests/deploy/triton_metrics.txt);
+    a running Triton exports every one of them."""
+    from tests.deploy.exported import triton_series
+
+    _, process = triton
+    with urllib.request.urlopen(process.metrics_url, timeout=10) as response:
+        text = response.read().decode()
+    exported = {line.split()[2] for line in text.splitlines() if line.startswith("# TYPE ")}
+    assert triton_series() <= exported, triton_series() - exported

@@ -1,10 +1,12 @@
 """`manage.py visage_run`: the whole service on one machine (the README's run command).
 
 Starts what is not configured (Redis unless REDIS_URL is set, an S3 server unless S3_ENDPOINT is
-set), migrates, makes the demo user, then runs VISAGE_MODERATION_WORKERS moderation workers (half
-the cores by default), one webhook worker, one GPU-queue worker and RQ's scheduler, and the web
-server once the workers take jobs, restarting a worker that exits (they recycle after N jobs).
-Ctrl-C stops every process it started; data stays under VISAGE_DATA_DIR.
+set) and, with `--inference triton` (`make run INFERENCE=triton`), the Triton stand-in
+(`python -m swap serve`) on free ports of 127.0.0.1 (never the site's :8000), migrates, makes the
+demo user, then runs VISAGE_MODERATION_WORKERS moderation workers (half the cores by default), one
+webhook worker, one GPU-queue worker and RQ's scheduler, and the web server once the workers take
+jobs, restarting a worker that exits (they recycle after N jobs). Ctrl-C stops every process it
+started; data stays under VISAGE_DATA_DIR.
 """
 
 from __future__ import annotations
@@ -30,6 +32,8 @@ from prometheus_client import multiprocess
 from billing import selectors as billing_selectors
 from billing import services as billing_services
 from billing.models import CreditPack
+from swap.models.repository import installed_models
+from swap.serve import launcher
 from webapp.jobs import readiness
 from webapp.media import provenance
 from webapp.ops import embedded
@@ -51,23 +55,36 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--addr", default="127.0.0.1:8000")
+        parser.add_argument(
+            "--inference", choices=["local", "triton"], default="local",
+            help="triton: start the Triton stand-in (python -m swap serve) and make every worker its client",
+        )
+        parser.add_argument("--triton-venv", type=Path, default=launcher.DEFAULT_VENV, help="Triton's own venv")
 
-    def handle(self, *args, addr, **options):
+    def handle(self, *args, addr, inference, triton_venv, **options):
         servers = []
+        started: dict[str, tuple[list[str], subprocess.Popen]] = {}
         try:
             self._lock_data_dir()
             if "REDIS_URL" not in os.environ:
                 servers.append(self.start_redis())
             if "S3_ENDPOINT" not in os.environ:
                 servers.append(self.start_s3())
+            triton = self.start_triton(triton_venv) if inference == "triton" else None
+            if triton is not None:
+                started["triton"] = triton  # supervised (restarted) with the workers
             self._metrics_dir()
             call_command("migrate", interactive=False, verbosity=0)
             self._provenance()
             self._demo_user()
             self._default_packs()
+            if triton is not None:
+                self.wait_for_triton(triton[1])  # the examples below run models in it
             call_command("visage_examples")  # the landing page's examples, made on the first start
-            self._supervise(addr)
+            self._supervise(addr, started)
         finally:
+            for _, process in started.values():
+                _stop(process)
             for server in reversed(servers):
                 server.stop()
             self.stdout.write("stopped; data kept in " + str(settings.DATA_DIR))
@@ -128,6 +145,55 @@ class Command(BaseCommand):
         self.stdout.write(f"s3: started on {server.url} (pid {server.process.pid})")
         return server
 
+    def start_triton(self, venv: Path) -> tuple[list[str], subprocess.Popen] | None:
+        """`python -m swap serve` on the installed models, on three free ports of 127.0.0.1 (Triton's
+        own defaults 8000-8002 collide with the site's :8000); every process started after this
+        one is its client (VISAGE_INFERENCE, VISAGE_TRITON_URL). With no model installed there is
+        nothing for Triton to serve: said so, and the stack runs local inference (the default
+        engine's dlib and MediaPipe models never run in Triton). None then."""
+        models_dir = Path(settings.VISAGE_MODELS_DIR)
+        models = installed_models(models_dir)
+        if not models:
+            self.stdout.write(self.style.WARNING(
+                f"triton: no models installed in {models_dir}, nothing for Triton to serve; running LOCAL "
+                "inference (install models with `python -m swap models install NAME`, then start again)"
+            ))
+            os.environ["VISAGE_INFERENCE"] = settings.VISAGE_INFERENCE = "local"
+            return None
+        http_port, grpc_port, metrics_port = (embedded.free_port() for _ in range(3))
+        command = [
+            sys.executable, "-m", "swap", "serve", "--venv", str(venv), "--models-dir", str(models_dir),
+            "--work-dir", str(settings.DATA_DIR / "triton"), "--bind-address", "127.0.0.1",
+            "--http-port", str(http_port), "--grpc-port", str(grpc_port), "--metrics-port", str(metrics_port),
+        ]  # fmt: skip
+        process = subprocess.Popen(command)
+        url = f"grpc://127.0.0.1:{grpc_port}"
+        os.environ["VISAGE_INFERENCE"] = settings.VISAGE_INFERENCE = "triton"
+        os.environ["VISAGE_TRITON_URL"] = settings.VISAGE_TRITON_URL = url
+        self._triton_ports = (http_port, grpc_port)
+        self.stdout.write(f"triton: starting on {url} (HTTP :{http_port}, metrics :{metrics_port}); {', '.join(models)}")
+        return command, process
+
+    def wait_for_triton(self, process: subprocess.Popen, timeout_s: float = 600.0) -> None:
+        """Until the stand-in just started is ready, and is the server answering on its ports (not
+        one that was there before); refuses to start the stack otherwise."""
+        http_port, grpc_port = self._triton_ports
+        deadline = time.monotonic() + timeout_s
+        log = settings.DATA_DIR / "triton" / "triton.log"
+        while not launcher.triton_ready(f"http://127.0.0.1:{http_port}"):
+            if process.poll() is not None:
+                raise CommandError(f"triton: `swap serve` exited with {process.returncode}; see above and {log}")
+            if time.monotonic() > deadline:
+                raise CommandError(f"triton: not ready after {timeout_s:.0f} s; see {log}")
+            time.sleep(0.5)
+        for port in (http_port, grpc_port):
+            if not embedded.served_by_tree(port, process.pid):
+                raise CommandError(
+                    f"triton: the server answering on port {port} is not the one just started "
+                    f"(it is {embedded.port_holder(port)})"
+                )
+        self.stdout.write(self.style.SUCCESS(f"triton: ready on {settings.VISAGE_TRITON_URL}"))
+
     def _metrics_dir(self) -> None:
         """One prometheus-client multiprocess directory for every process started below, so the
         web's /metrics reports the whole stack. Emptied at start: counters begin again with the
@@ -182,7 +248,7 @@ class Command(BaseCommand):
             CreditPack.objects.create(name=name, credits=credits, price=price, currency=currency, position=position)
         self.stdout.write(f"credit packs: made {len(DEFAULT_PACKS)} default packs (edit them in the admin)")
 
-    def _supervise(self, addr: str) -> None:
+    def _supervise(self, addr: str, started: dict[str, tuple[list[str], subprocess.Popen]]) -> None:
         manage = [sys.executable, str(settings.BASE_DIR / "manage.py")]
         host, port = addr.rsplit(":", 1)
         commands = {
@@ -209,6 +275,8 @@ class Command(BaseCommand):
         # and would only share the CPU with the workers' start.
         later = ["webhook-worker", "scheduler", "web"]
         processes = {name: subprocess.Popen(cmd) for name, cmd in commands.items() if name not in later}
+        for name, (command, process) in started.items():  # already running (Triton)
+            commands[name], processes[name] = command, process
         self.stdout.write("workers: loading their models…")
         waiting_since = time.monotonic()
         web_started = False
@@ -247,11 +315,20 @@ class Command(BaseCommand):
                         processes[name] = subprocess.Popen(commands[name])
                 time.sleep(0.5 if web_started else 0.2)
         finally:
-            for process in processes.values():
+            for name, process in processes.items():
                 if process.poll() is None:
                     process.terminate()
+                if name in started:  # stopped in handle(), restarted or not
+                    started[name] = (commands[name], process)
             for process in processes.values():
-                try:
-                    process.wait(timeout=15)
-                except subprocess.TimeoutExpired:
-                    process.kill()
+                _stop(process)
+
+
+def _stop(process: subprocess.Popen) -> None:
+    if process.poll() is None:
+        process.terminate()
+    try:
+        process.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()

@@ -101,7 +101,7 @@ class Command(BaseCommand):
             problem = onnxruntime_install_problem()
             if problem:
                 self.stderr.write(self.style.WARNING(problem))
-            self._warm_up_engine(roles, name, warming_since)
+            self._wait_for_inference(engine.warm_up, engine.reset_pipeline, roles, name, warming_since)
             self.stdout.write(f"engine backends: {engine.get_pipeline().backends} "
                               f"(loaded in {time.perf_counter() - started:.1f} s)")
             if settings.WARMUP_CALIBRATION:
@@ -109,22 +109,22 @@ class Command(BaseCommand):
                 # quotes follow it within a minute of the start.
                 idle_steps = calibrate.measurement_steps(engine.get_pipeline())
         if settings.MODERATION_QUEUE in queue_names:
-            loaded = moderation_services.warm_up()
+            # Its face analysis is the engine's (Triton's client under VISAGE_INFERENCE=triton).
+            loaded = self._wait_for_inference(moderation_services.warm_up, lambda: None, roles, name, warming_since)
             self.stdout.write("moderation models loaded: " + ", ".join(f"{k} {v:.1f} s" for k, v in loaded.items()))
         self.stdout.write(f"visage worker ready on {','.join(queue_names)} "
                           f"(models loaded in {time.perf_counter() - started:.1f} s)")
         return idle_steps
 
-    def _warm_up_engine(self, roles: list[str], name: str, warming_since: float) -> None:
-        """Build and warm the pipeline; with VISAGE_INFERENCE=triton, wait for Triton (it may start
-        after the workers) instead of exiting into a restart loop."""
+    def _wait_for_inference(self, warm_up, reset, roles: list[str], name: str, warming_since: float):
+        """Load and warm the models; with VISAGE_INFERENCE=triton, wait for Triton (it may start
+        after the workers, or restart) instead of exiting into a restart loop."""
         delay_s = 1.0
         while True:
             try:
-                engine.warm_up()
-                return
+                return warm_up()
             except InferenceUnavailable as exc:
-                engine.reset_pipeline()
+                reset()
                 self.stderr.write(self.style.WARNING(f"waiting for Triton: {exc}"))
                 for role in roles:  # still warming, however long Triton takes
                     readiness.mark_warming(role, name, started_at=warming_since)
