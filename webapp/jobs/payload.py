@@ -11,6 +11,8 @@ from django.conf import settings
 from django.core.cache import cache
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.translation import get_language
+from django.utils.translation import gettext as _
 
 from billing import selectors as billing_selectors
 from webapp.media import storage
@@ -145,7 +147,7 @@ def job_payload(
         "quote": job.quote or None,
         "cost": cost,
         # One plain sentence on the money, from the ledger, right in every state.
-        "credits": cost["sentence"] if cost else "Nothing was charged for this swap.",
+        "credits": cost["sentence"] if cost else _("Nothing was charged for this swap."),
         "media_deleted": job.media_deleted_at is not None,
         "share": share_payload(job, absolute=absolute),
         "urls": {
@@ -165,7 +167,9 @@ PAYLOAD_CACHE_S = 300
 
 
 def _payload_key(job_id, etag: str, origin: str) -> str:
-    return f"visage:job-payload:{job_id}:{hashlib.sha256(f'{origin} {etag}'.encode()).hexdigest()[:32]}"
+    # Per language too: the body's sentences (`credits`, `cost.sentence`) are in the request's language.
+    version = f"{origin} {etag} {get_language()}"
+    return f"visage:job-payload:{job_id}:{hashlib.sha256(version.encode()).hexdigest()[:32]}"
 
 
 def cached_job_payload(*, job_id, etag: str, origin: str) -> dict | None:

@@ -8,6 +8,8 @@ from django.http import HttpRequest
 from django.utils import timezone
 from django.utils.formats import date_format
 from django.utils.timesince import timesince
+from django.utils.translation import get_language, gettext_lazy
+from django.utils.translation import gettext as _
 
 from billing.choices import Mode
 from webapp.jobs.choices import JobState
@@ -17,54 +19,63 @@ from webapp.jobs.selectors import QueueStanding, queue_standings
 from webapp.jobs.takedowns import TAKEN_DOWN_LABEL, taken_down_job_ids
 
 STATE_LABELS = {
-    JobState.CREATED: "Submitted",
-    JobState.SCREENING: "Checking",
-    JobState.REVIEW: "In review",
-    JobState.QUEUED: "Queued",
-    JobState.RUNNING: "Processing",
-    JobState.SUCCEEDED: "Done",
-    JobState.REJECTED: "Rejected",
-    JobState.FAILED: "Failed",
-    JobState.CANCELED: "Canceled",
+    JobState.CREATED: gettext_lazy("Submitted"),
+    JobState.SCREENING: gettext_lazy("Checking"),
+    JobState.REVIEW: gettext_lazy("In review"),
+    JobState.QUEUED: gettext_lazy("Queued"),
+    JobState.RUNNING: gettext_lazy("Processing"),
+    JobState.SUCCEEDED: gettext_lazy("Done"),
+    JobState.REJECTED: gettext_lazy("Rejected"),
+    JobState.FAILED: gettext_lazy("Failed"),
+    JobState.CANCELED: gettext_lazy("Canceled"),
 }
 
 
 def _status_line(job: Job, standing: QueueStanding | None) -> str:
     """One short sentence for a job that is still going."""
     if job.state == JobState.CREATED:
-        return "Submitted · the content check starts in a moment…"
+        return _("Submitted · the content check starts in a moment…")
     if job.state == JobState.SCREENING:
-        return "Checking the photos against our content rules…"
+        return _("Checking the photos against our content rules…")
     if job.state == JobState.REVIEW:
-        return "A person is reviewing this swap; that usually takes a few minutes."
+        return _("A person is reviewing this swap; that usually takes a few minutes.")
     if job.state == JobState.QUEUED:
         if standing is None:
-            return "Waiting for a free worker…"
-        place = "Next in line" if standing.position == 1 else f"{_ordinal(standing.position)} in line"
-        return f"{place} · ready in about {_duration(standing.eta_seconds)}" if standing.eta_seconds >= 5 else f"{place} · starting in a moment"
+            return _("Waiting for a free worker…")
+        if standing.position == 1:
+            place = _("Next in line")
+        else:
+            place = _("%(ordinal)s in line") % {"ordinal": _ordinal(standing.position)}
+        if standing.eta_seconds >= 5:
+            return _("%(place)s · ready in about %(duration)s") % {"place": place, "duration": _duration(standing.eta_seconds)}
+        return _("%(place)s · starting in a moment") % {"place": place}
     if job.state == JobState.RUNNING:
-        return f"Swapping faces… {job.progress}%"
+        return _("Swapping faces… %(progress)d%%") % {"progress": job.progress}
     return ""
 
 
 def _ordinal(n: int) -> str:
+    if not get_language().startswith("en"):
+        return _("No. %(number)d") % {"number": n}  # 第 N 位: the catalogue words the whole line
     suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
     return f"{n}{suffix}"
 
 
 def _duration(seconds: int) -> str:
     if seconds < 60:
-        return f"{seconds} s"
+        return _("%(seconds)d s") % {"seconds": seconds}
     minutes = round(seconds / 60)
-    return f"{minutes} min" if minutes < 90 else f"{round(minutes / 60)} h"
+    if minutes < 90:
+        return _("%(minutes)d min") % {"minutes": minutes}
+    return _("%(hours)d h") % {"hours": round(minutes / 60)}
 
 
 def _ago(moment: datetime) -> str:
     seconds = (timezone.now() - moment).total_seconds()
     if seconds < 60:
-        return "just now"
+        return _("just now")
     if seconds < 7 * 86400:
-        return f"{timesince(moment).split(',')[0]} ago"
+        return _("%(time)s ago") % {"time": timesince(moment, depth=1)}
     return date_format(timezone.localtime(moment), "M j, Y")
 
 
@@ -94,7 +105,7 @@ def cards_for(request: HttpRequest, jobs: list[Job]) -> list[dict]:
                 "job": payload,
                 "created_at": job.created_at,
                 "ago": _ago(job.created_at),
-                "label": TAKEN_DOWN_LABEL if job.id in taken_down else STATE_LABELS.get(job.state, job.state),
+                "label": _(TAKEN_DOWN_LABEL) if job.id in taken_down else str(STATE_LABELS.get(job.state, job.state)),
                 "taken_down": job.id in taken_down,
                 "status": _status_line(job, standings.get(job.id)),
                 "queue": standings.get(job.id),

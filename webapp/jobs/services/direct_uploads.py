@@ -19,6 +19,7 @@ from pathlib import Path
 from django.conf import settings
 from django.db.models import Q
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from webapp.media import multipart, storage
 from webapp.media.choices import MediaKind
@@ -50,7 +51,7 @@ def direct_upload_create(*, user, kind: str, size_bytes: int, content_type: str,
     its kind, as a posted file would be)."""
     field = "size_bytes"
     if kind == MediaKind.VIDEO and not settings.VIDEO_ENABLED:
-        raise UploadRejected("unsupported_media_type", "Video targets are not enabled here.", field="kind")
+        raise UploadRejected("unsupported_media_type", _("Video targets are not enabled here."), field="kind")
     limit_bytes = size_limit_bytes(kind)
     if size_bytes > limit_bytes:
         raise UploadRejected(
@@ -83,7 +84,7 @@ def direct_upload_create(*, user, kind: str, size_bytes: int, content_type: str,
 def direct_upload_get(*, user, upload_id) -> DirectUpload:
     upload = DirectUpload.objects.filter(id=upload_id, owner=user).first()
     if upload is None:
-        raise UploadNotFound("No upload with this id.", field="upload")
+        raise UploadNotFound(_("No upload with this id."), field="upload")
     return upload
 
 
@@ -239,7 +240,7 @@ def direct_uploads_consume(*, user, keys: list[str]) -> None:
     )
     if taken != len(set(keys)):
         raise UploadNotReady(
-            "An upload named by this request was already used by a job: upload the file again.",
+            _("An upload named by this request was already used by a job: upload the file again."),
             field="target_upload",
         )
 
