@@ -75,7 +75,7 @@ MIDDLEWARE = [
     "webapp.api.middleware.ProblemJsonMiddleware",  # /api/ errors as problem+json, also Django's own
     "django.contrib.sessions.middleware.SessionMiddleware",
     # The language of each request: the switcher's cookie, else Accept-Language, else LANGUAGE_CODE;
-    # answers say which in Content-Language (docs/development/translations.md).
+    # answers say which in Content-Language (docs/concepts/languages.md).
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",

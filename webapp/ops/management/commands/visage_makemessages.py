@@ -1,6 +1,6 @@
 """`manage.py visage_makemessages`: Django's makemessages for Visage's catalogues, then compilemessages
 (the .mo files are committed next to the .po, so images and checkouts need no gettext tools), with
-the project's choices made once (docs/development/translations.md): both domains (templates and Python: django;
+the project's choices made once (docs/concepts/languages.md): both domains (templates and Python: django;
 the site's scripts: djangojs), every language in locale/, no source locations (smaller diffs), no
 obsolete entries, and only Visage's own code scanned: SCANNED, never the venv, data, generated
 clients, tests, the engine (no user-facing words) or a built documentation site.
