@@ -73,9 +73,9 @@ class SampleOrigin(models.TextChoices):
 
 
 class PaymentProvider(models.TextChoices):
-    STRIPE = "stripe", "Card (Stripe)"
-    ALIPAY = "alipay", "Alipay 支付宝"
-    WECHATPAY = "wechatpay", "WeChat Pay 微信支付"
+    STRIPE = "stripe", _("Card (Stripe)")
+    ALIPAY = "alipay", _("Alipay 支付宝")
+    WECHATPAY = "wechatpay", _("WeChat Pay 微信支付")
 
 
 class CheckoutStatus(models.TextChoices):

@@ -98,3 +98,14 @@ def test_chinese_is_served_from_the_catalogue():
         assert translation.gettext("Log in") == "登录"  # ours, not only Django's own
     with translation.override("en"):
         assert translation.gettext("New swap") == "New swap"
+
+
+def test_the_default_consent_statement_is_the_one_in_the_catalogue():
+    from django.conf import settings
+    from django.utils import translation
+
+    from webapp.jobs.services import intake
+
+    assert intake.DEFAULT_CONSENT_TEXT == settings.CONSENT_TEXT  # tests run with the default
+    with translation.override("zh-hans"):
+        assert intake.consent_wording().startswith("我有权使用所上传照片中的人脸")

@@ -15,7 +15,6 @@ from pathlib import Path
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
-from django.utils.translation import gettext_noop
 
 from webapp.env import env_bool, env_float, env_int, env_json, env_list, env_str
 
@@ -422,13 +421,12 @@ MARK_TEXT = env_str("VISAGE_MARK_TEXT", "")  # empty: "AI-generated", or "AIç”Ÿæ
 MARK_POSITION = env_str("VISAGE_MARK_POSITION", "bottom-right")
 MARK_HEIGHT_FRACTION = env_float("VISAGE_MARK_HEIGHT_FRACTION", 0.10)  # of the shorter side
 # What an uploader confirms about the faces they upload; the version is stored with every job.
-# The default wording is in the translation catalogue (gettext_noop), shown in the request's language.
+# The default wording is in the translation catalogue (webapp/jobs/services/intake.py), so it is shown in
+# the request's language; an operator's own is shown as written.
 CONSENT_TEXT = env_str(
     "VISAGE_CONSENT_TEXT",
-    gettext_noop(
-        "I have the right to use the face(s) in the photos I upload: they are mine, or the people shown "
-        "have agreed to this face swap."
-    ),
+    "I have the right to use the face(s) in the photos I upload: they are mine, or the people shown "
+    "have agreed to this face swap.",
 )
 CONSENT_VERSION = env_str("VISAGE_CONSENT_VERSION", "") or hashlib.sha256(CONSENT_TEXT.encode()).hexdigest()[:12]
 

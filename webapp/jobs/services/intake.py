@@ -14,7 +14,7 @@ from decimal import Decimal
 from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
-from django.utils.translation import gettext
+from django.utils.translation import gettext, gettext_noop
 from django.utils.translation import gettext as _
 
 from billing import services as billing_services
@@ -54,6 +54,14 @@ class Consent:
     channel: str  # "api" or "site"
     version: str = ""  # of the wording shown; the configured one when empty
     text: str = ""
+
+
+# VISAGE_CONSENT_TEXT's default (webapp/settings.py), for the catalogue; tests/test_translations.py
+# checks the two still agree.
+DEFAULT_CONSENT_TEXT = gettext_noop(
+    "I have the right to use the face(s) in the photos I upload: they are mine, or the people shown "
+    "have agreed to this face swap."
+)
 
 
 def consent_wording() -> str:
