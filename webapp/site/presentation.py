@@ -8,7 +8,7 @@ from django.http import HttpRequest
 from django.utils import timezone
 from django.utils.formats import date_format
 from django.utils.timesince import timesince
-from django.utils.translation import get_language, gettext_lazy
+from django.utils.translation import get_language, gettext_noop
 from django.utils.translation import gettext as _
 
 from billing.choices import Mode
@@ -18,16 +18,17 @@ from webapp.jobs.payload import job_payload
 from webapp.jobs.selectors import QueueStanding, queue_standings
 from webapp.jobs.takedowns import TAKEN_DOWN_LABEL, taken_down_job_ids
 
+# Translated where shown (gettext_noop: the table itself is plain English).
 STATE_LABELS = {
-    JobState.CREATED: gettext_lazy("Submitted"),
-    JobState.SCREENING: gettext_lazy("Checking"),
-    JobState.REVIEW: gettext_lazy("In review"),
-    JobState.QUEUED: gettext_lazy("Queued"),
-    JobState.RUNNING: gettext_lazy("Processing"),
-    JobState.SUCCEEDED: gettext_lazy("Done"),
-    JobState.REJECTED: gettext_lazy("Rejected"),
-    JobState.FAILED: gettext_lazy("Failed"),
-    JobState.CANCELED: gettext_lazy("Canceled"),
+    JobState.CREATED: gettext_noop("Submitted"),
+    JobState.SCREENING: gettext_noop("Checking"),
+    JobState.REVIEW: gettext_noop("In review"),
+    JobState.QUEUED: gettext_noop("Queued"),
+    JobState.RUNNING: gettext_noop("Processing"),
+    JobState.SUCCEEDED: gettext_noop("Done"),
+    JobState.REJECTED: gettext_noop("Rejected"),
+    JobState.FAILED: gettext_noop("Failed"),
+    JobState.CANCELED: gettext_noop("Canceled"),
 }
 
 
@@ -76,7 +77,8 @@ def _ago(moment: datetime) -> str:
         return _("just now")
     if seconds < 7 * 86400:
         return _("%(time)s ago") % {"time": timesince(moment, depth=1)}
-    return date_format(timezone.localtime(moment), "M j, Y")
+    # English keeps its short "Dec 2, 2026"; other languages their own date format (2026年12月2日).
+    return date_format(timezone.localtime(moment), "M j, Y" if get_language().startswith("en") else "DATE_FORMAT")
 
 
 def compare_start(job: Job) -> dict:
@@ -105,7 +107,7 @@ def cards_for(request: HttpRequest, jobs: list[Job]) -> list[dict]:
                 "job": payload,
                 "created_at": job.created_at,
                 "ago": _ago(job.created_at),
-                "label": _(TAKEN_DOWN_LABEL) if job.id in taken_down else str(STATE_LABELS.get(job.state, job.state)),
+                "label": _(TAKEN_DOWN_LABEL) if job.id in taken_down else _(STATE_LABELS.get(job.state, job.state)),
                 "taken_down": job.id in taken_down,
                 "status": _status_line(job, standings.get(job.id)),
                 "queue": standings.get(job.id),
