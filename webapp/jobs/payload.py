@@ -129,8 +129,17 @@ def job_payload(
         },
         "result_url": result["url"] if result else None,
         "result": result,
-        "error": {"code": job.error_code, "message": job.error_message} if job.error_code else None,
-        "moderation": {"state": _moderation_state(job), "message": job.error_message if job.state == JobState.REVIEW else None},
+        # Workers store messages in English; the fixed ones are in the catalogue (gettext_noop where they
+        # are written), so they are read in the request's language.
+        "error": {"code": job.error_code, "message": _(job.error_message) if job.error_message else ""}
+        if job.error_code
+        else None,
+        "moderation": {
+            "state": _moderation_state(job),
+            "message": (_(job.error_message) if job.error_message else job.error_message)
+            if job.state == JobState.REVIEW
+            else None,
+        },
         "metrics": {
             "queue_seconds": queue_seconds,
             "gpu_seconds": float(job.gpu_seconds) if job.gpu_seconds is not None else None,

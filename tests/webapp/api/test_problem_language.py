@@ -100,3 +100,28 @@ def test_every_problem_title_has_a_chinese_translation():
         untranslated = [code for code in problems.PROBLEM_CODES if not has_chinese(problems.problem_title(code))]
     assert not untranslated
     assert problems.problem_title("not_found") == "Not found"  # and English outside the override
+
+
+def test_a_workers_stored_message_is_read_in_the_clients_language(api_a, funded_user):
+    """Workers write `error.message` in English (they answer no request); its fixed sentences are in the
+    catalogue, so the job reads in Chinese for a zh-Hans client while `code` stays as stored."""
+    from django.utils import timezone
+
+    from webapp.jobs.models import Job, Upload
+
+    uploads = [
+        Upload.objects.create(
+            owner=funded_user, role=role, s3_key=f"{funded_user.id}/gone-{role}", sha256="0" * 64,
+            media_type="image/jpeg", width=64, height=64, size_bytes=1, deleted_at=timezone.now(),
+        )
+        for role in ("source", "target")
+    ]
+    job = Job.objects.create(
+        owner=funded_user, source=uploads[0], target=uploads[1], state="failed",
+        error_code="engine_error", error_message="The face swap failed unexpectedly.",
+    )
+    chinese = api_a.get(f"/api/v1/jobs/{job.id}", headers=ZH)
+    assert chinese.status_code == 200 and chinese["Content-Language"] == "zh-hans"
+    assert chinese.json()["error"] == {"code": "engine_error", "message": "换脸意外失败。"}
+    english = api_a.get(f"/api/v1/jobs/{job.id}")
+    assert english.json()["error"] == {"code": "engine_error", "message": "The face swap failed unexpectedly."}

@@ -30,7 +30,7 @@ def job_cancel(*, job: Job) -> Job:
         from_states=CANCELABLE_STATES,
         to_state=JobState.CANCELED,
         code="canceled",
-        message="Canceled by the user.",
+        message=gettext_noop("Canceled by the user."),
     )
     now = current(job.id)
     if moved:
