@@ -122,61 +122,89 @@ def naive(source: bytes, targets: list[bytes], workdir: Path) -> float:
 
 
 class Stack:
-    def __init__(self, data_dir: Path, moderation_workers: int | None, blocked_term: str = "") -> None:
+    """The README stack on its own Redis and S3 (embedded servers on free ports, data in `data_dir`)
+    with a signed-in API client. `start` runs `visage_run` (SQLite unless `env` names a DATABASE_URL);
+    bench/scaleout.py starts the same parts as separate processes instead."""
+
+    def __init__(self, data_dir: Path, moderation_workers: int | None = None, blocked_term: str = "",
+                 env: dict[str, str] | None = None) -> None:
         self.data_dir = data_dir
+        self.process: subprocess.Popen | None = None  # the process answering on self.url
+        self.logs: list = []
         self.servers = [
             embedded.start_redis(data_dir / "redis", port=embedded.free_port()),
             embedded.start_s3(data_dir / "s3", "visage-dev", "visage-dev-secret", port=embedded.free_port()),
         ]
-        port = embedded.free_port()
-        self.url = f"http://127.0.0.1:{port}"
-        env = {
+        self.port = embedded.free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.env = {
             **os.environ, "VISAGE_DATA_DIR": str(data_dir), "REDIS_URL": self.servers[0].url,
             "S3_ENDPOINT": self.servers[1].url.removeprefix("http://"), "S3_ACCESS_KEY": "visage-dev",
             "S3_SECRET_KEY": "visage-dev-secret", "VISAGE_DEMO_PASSWORD": "bench-password",
+            "DJANGO_SETTINGS_MODULE": "webapp.settings",
             # One user submits the whole burst and polls thousands of times: lift the per-user budgets.
             "VISAGE_THROTTLE_CREATE": "100000/min", "VISAGE_THROTTLE_READ": "10000000/min",
         }
-        env.pop("DATABASE_URL", None)  # the README stack: SQLite under the data dir
+        self.env.pop("DATABASE_URL", None)  # the README stack: SQLite under the data dir
+        self.env.pop("PROMETHEUS_MULTIPROC_DIR", None)  # visage_run's own, under the data dir
+        self.env.update(env or {})
         if moderation_workers:
-            env["VISAGE_MODERATION_WORKERS"] = str(moderation_workers)
-        if blocked_term:  # the OCR check runs only when the admin's list has a term
-            subprocess.run(
-                [sys.executable, "manage.py", "migrate", "--verbosity", "0"], cwd=REPO, env=env, check=True
-            )
-            create = f"from moderation.models import BlockedTerm; BlockedTerm.objects.get_or_create(term={blocked_term!r})"
-            subprocess.run([sys.executable, "manage.py", "shell", "-c", create], cwd=REPO, env=env, check=True)
-        self.log = open(data_dir / "visage_run.log", "w")  # noqa: SIM115 - the server outlives this call: closed in stop()
-        self.process = subprocess.Popen(
-            [sys.executable, "manage.py", "visage_run", "--addr", f"127.0.0.1:{port}"],
-            cwd=REPO, env=env, stdout=self.log, stderr=subprocess.STDOUT,
-        )
-        for _ in range(300):
-            try:
-                if requests.get(f"{self.url}/healthz", timeout=5).status_code == 200:
-                    break
-            except requests.ConnectionError:
-                pass
-            if self.process.poll() is not None:
-                raise SystemExit(f"visage_run exited; see {data_dir / 'visage_run.log'}")
-            time.sleep(1)
-        token = requests.post(f"{self.url}/api/v1/auth/token", timeout=30,
-                              json={"username": "demo", "password": "bench-password", "name": "bench"})
-        token.raise_for_status()
+            self.env["VISAGE_MODERATION_WORKERS"] = str(moderation_workers)
+        try:
+            if blocked_term:  # the OCR check runs only when the admin's list has a term
+                self.manage("migrate", "--verbosity", "0")
+                self.manage("shell", "-c", "from moderation.models import BlockedTerm; "
+                            f"BlockedTerm.objects.get_or_create(term={blocked_term!r})")
+            self.start()
+            self.wait_ready()
+            token = requests.post(f"{self.url}/api/v1/auth/token", timeout=30,
+                                  json={"username": "demo", "password": "bench-password", "name": "bench"})
+            token.raise_for_status()
+        except BaseException:
+            self.stop()
+            raise
         self.headers = {"Authorization": f"Bearer {token.json()['token']}"}
         self.session = requests.Session()
         self.session.mount("http://", requests.adapters.HTTPAdapter(pool_maxsize=64))
         self.requests = 0
 
+    def manage(self, *args: str) -> None:
+        subprocess.run([sys.executable, "manage.py", *args], cwd=REPO, env=self.env, check=True)
+
+    def log(self, name: str):
+        log = open(self.data_dir / f"{name}.log", "w")  # noqa: SIM115 - the process outlives this call: closed in stop()
+        self.logs.append(log)
+        return log
+
+    def start(self) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, "manage.py", "visage_run", "--addr", f"127.0.0.1:{self.port}"],
+            cwd=REPO, env=self.env, stdout=self.log("visage_run"), stderr=subprocess.STDOUT,
+        )
+
+    def wait_ready(self) -> None:
+        for _ in range(300):
+            try:
+                if requests.get(f"{self.url}/healthz", timeout=5).status_code == 200:
+                    return
+            except requests.ConnectionError:
+                pass
+            if self.process.poll() is not None:
+                raise SystemExit(f"{self.process.args[:4]} exited; see the logs in {self.data_dir}")
+            time.sleep(1)
+        raise SystemExit(f"{self.url} not ready after 300 s; see the logs in {self.data_dir}")
+
     def stop(self) -> None:
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
         for server in self.servers:
             server.stop()
-        self.log.close()
+        for log in self.logs:
+            log.close()
 
     def submit(self, source: bytes, target: bytes) -> str:
         self.requests += 1

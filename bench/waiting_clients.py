@@ -2,9 +2,9 @@
 
     python bench/waiting_clients.py [--clients 1000] [--users 50] [--server asgi|wsgi]
 
-Starts a Redis of its own and the web server exactly as `make run` does (visage_run's
-web_server_command: granian ASGI, 2 processes) on a fresh SQLite database, makes --users users
-with a job each, opens --clients waiting clients spread over them (three in four
+Starts a Redis of its own and the web server exactly as `make run` does (webapp.serving's
+web_server_command, which visage_run runs: granian ASGI, 2 processes) on a fresh SQLite database, makes
+--users users with a job each, opens --clients waiting clients spread over them (three in four
 `GET /api/v1/jobs/{id}?wait=30&until=final`, one in four `GET /api/v1/jobs/events`), waits until
 every one is blocked in Redis, then times --samples sequential `GET /api/v1/me` of another user
 and prints p50/p99/max. `--server wsgi` runs the previous server (granian WSGI, 2 × 32 threads)
@@ -45,7 +45,7 @@ from django.core.management import call_command  # noqa: E402
 
 from webapp.accounts import services as account_services  # noqa: E402
 from webapp.jobs.models import Job, Upload  # noqa: E402
-from webapp.ops.management.commands.visage_run import web_server_command  # noqa: E402
+from webapp.serving import web_server_command  # noqa: E402
 
 
 def fixtures(users: int) -> tuple[list[tuple[str, str]], str]:

@@ -215,19 +215,28 @@ def screen_output(*, subject_id: uuid.UUID, data: bytes) -> ScreeningOutcome:
     return _record(subject_id, Stage.OUTPUT, [image], findings, started)
 
 
-def warm_up() -> None:
-    """Load every configured model once, at worker start, so the first job doesn't pay for it."""
+def warm_up() -> dict[str, float]:
+    """Load every configured model once, at worker start, so the first job doesn't pay for it.
+    Returns the seconds each took (the worker prints them: where a slow start goes)."""
     frame = np.full((128, 128, 3), 127, np.uint8)
-    nsfw.get_detector().detect(frame)
-    identities.get_analyser().pipeline.warm_up()
+    took: dict[str, float] = {}
+
+    def timed(name: str, load: Callable[[], object]) -> None:
+        started = time.perf_counter()
+        load()
+        took[name] = time.perf_counter() - started
+
+    timed("nsfw", lambda: nsfw.get_detector().detect(frame))
+    timed("faces", lambda: identities.get_analyser().pipeline.warm_up())
     if conf.ocr_enabled():
-        ocr.get_reader().warm_up()
+        timed("ocr", lambda: ocr.get_reader().warm_up())
     try:
         classifier = clip.get_classifier()
         if classifier is not None:
-            classifier.probabilities(frame)
+            timed("clip", lambda: classifier.probabilities(frame))
     except Exception:  # reported by readiness_report; screening holds for review meanwhile
         logger.exception("CLIP is configured but could not be loaded")
+    return took
 
 
 # --- the checks --------------------------------------------------------------------------------

@@ -93,6 +93,10 @@ class VisibleMark:
         h, w = badge.text_alpha.shape[:2]
         return badge.x, badge.y, w, h
 
+    def corner_radius(self, width: int, height: int) -> int:
+        """The radius of the badge plate's rounded corners in a frame of this size."""
+        return _corner_radius(self.region(width, height)[3])
+
     def apply(self, frame: np.ndarray) -> np.ndarray:
         """The frame with the badge burnt in (a new array; the input is left untouched)."""
         out = frame.copy()
@@ -176,7 +180,7 @@ class VisibleMark:
         style = self.style
         badge_h, badge_w = text.shape
         plate = np.zeros((badge_h, badge_w), dtype=np.uint8)
-        radius = max(1, badge_h // 4)
+        radius = _corner_radius(badge_h)
         cv2.rectangle(plate, (radius, 0), (badge_w - 1 - radius, badge_h - 1), 255, -1)
         cv2.rectangle(plate, (0, radius), (badge_w - 1, badge_h - 1 - radius), 255, -1)
         for cx in (radius, badge_w - 1 - radius):
@@ -232,3 +236,7 @@ def _draw(text: str, font: ImageFont.FreeTypeFont) -> np.ndarray:
     mask = np.asarray(canvas)
     rows, cols = np.flatnonzero(mask.any(axis=1)), np.flatnonzero(mask.any(axis=0))
     return np.ascontiguousarray(mask[rows[0] : rows[-1] + 1, cols[0] : cols[-1] + 1])
+
+
+def _corner_radius(badge_h: int) -> int:
+    return max(1, badge_h // 4)

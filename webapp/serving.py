@@ -10,6 +10,7 @@ process): a request for a sync view holds a slot from start to end (webapp.asgi)
 from __future__ import annotations
 
 import asyncio
+import sys
 import weakref
 from collections.abc import Callable
 from typing import Any
@@ -32,3 +33,13 @@ async def run_sync(function: Callable[..., Any], *args, **kwargs) -> Any:
     """`function` on the request's thread (the one its other sync parts use), within a slot."""
     async with sync_slots():
         return await sync_to_async(function, thread_sensitive=True)(*args, **kwargs)
+
+
+def web_server_command(host: str, port: str) -> list[str]:
+    """granian, not runserver: the same server as production (deploy/image/entrypoint.sh). ASGI:
+    event streams and long-polls wait on the event loop; other requests run Django's sync code, at
+    most WEB_THREADS at once per process (sync_slots above). bench/waiting_clients.py and
+    bench/scaleout.py start this too."""
+    return [sys.executable, "-m", "granian", "--interface", "asgi", "webapp.asgi:application",
+            "--host", host, "--port", port, "--workers", "2",
+            "--respawn-failed-workers", "--workers-kill-timeout", "10", "--access-log"]

@@ -118,6 +118,10 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         init_command="PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
     )
     DATABASES["default"]["CONN_MAX_AGE"] = 0
+# PostgreSQL through a pooler in transaction mode (PgBouncer; docs/operations/scaling.md): one
+# connection's consecutive transactions may reach different server connections, so no server-side
+# cursors (a ledger export's .iterator() would lose its cursor between fetches), as Django requires.
+DATABASES["default"]["DISABLE_SERVER_SIDE_CURSORS"] = env_bool("DATABASE_TRANSACTION_POOLING", False)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [
@@ -199,7 +203,7 @@ MODERATION_QUEUE = "moderation"
 # CPU-bound and the GPU step waits for it, so half the cores by default (at least one).
 MODERATION_WORKERS = env_int("VISAGE_MODERATION_WORKERS", max(1, (os.cpu_count() or 2) // 2))
 GPU_QUEUES = ["vip", "default", "batch"]  # a GPU worker listens in this order
-WEBHOOK_QUEUE = "webhooks"
+WEBHOOK_QUEUE = "webhooks"  # the outbox queue: job webhooks and push notifications
 JOB_TIMEOUT_S = env_int("VISAGE_JOB_TIMEOUT_S", 600)
 RQ_QUEUES = {
     name: {"URL": REDIS_URL, "DEFAULT_TIMEOUT": JOB_TIMEOUT_S}
@@ -228,6 +232,10 @@ EVENTS_KEEPALIVE_S = env_float("VISAGE_EVENTS_KEEPALIVE_S", 15.0)
 LONG_POLL_MAX_S = 30
 # Long-polls and event streams one user may hold open at once (webapp.api.wait_slots); one more is a 429.
 WAITS_PER_USER = env_int("VISAGE_WAITS_PER_USER", 20)
+# Long-polls and event streams one web process holds open at once: each holds one Redis connection
+# (its XREAD BLOCK), so this bounds a web process's Redis connections; one more answers at once, with
+# the job as it is (the client polls again). Size it with Redis's maxclients (docs/operations/scaling.md).
+WAITS_PER_PROCESS = env_int("VISAGE_WAITS_PER_PROCESS", 5000)
 # Requests running Django's sync code at once per web server process (webapp.serving).
 WEB_THREADS = env_int("WEB_THREADS", 32)
 
@@ -391,6 +399,28 @@ if not 0.0 <= VISAGE_CANARY_PERCENT <= 100.0:
 WEBHOOK_ALLOW_PRIVATE = env_bool("VISAGE_WEBHOOK_ALLOW_PRIVATE", not PRODUCTION)
 WEBHOOK_SECRET = env_str("VISAGE_WEBHOOK_SECRET", "")
 
+# --- Push notifications (webapp/notifications/): each platform is off until its credentials are set ---
+# Firebase Cloud Messaging HTTP v1: the service account's JSON key (VISAGE_FCM_SERVICE_ACCOUNT_FILE: its path).
+FCM_SERVICE_ACCOUNT = env_json("VISAGE_FCM_SERVICE_ACCOUNT", {})
+if FCM_SERVICE_ACCOUNT and not {"project_id", "client_email", "private_key", "token_uri"} <= set(FCM_SERVICE_ACCOUNT):
+    raise ImproperlyConfigured(
+        "VISAGE_FCM_SERVICE_ACCOUNT must be a service account's JSON key "
+        "(project_id, client_email, private_key, token_uri)"
+    )
+FCM_URL = env_str("VISAGE_FCM_URL", "https://fcm.googleapis.com")
+# APNs token-based auth: the .p8 key (VISAGE_APNS_KEY_FILE: its path), its key id, the team id, and the
+# bundle ids (apns-topic) of the apps this server pushes to.
+APNS_KEY = env_str("VISAGE_APNS_KEY", "")
+APNS_KEY_ID = env_str("VISAGE_APNS_KEY_ID", "")
+APNS_TEAM_ID = env_str("VISAGE_APNS_TEAM_ID", "")
+APNS_TOPIC = env_list("VISAGE_APNS_TOPIC", [])
+APNS_USE_SANDBOX = env_bool("VISAGE_APNS_USE_SANDBOX", False)  # development builds get sandbox tokens
+APNS_URL = env_str("VISAGE_APNS_URL", "")  # empty: Apple's production or sandbox host
+if APNS_KEY and not (APNS_KEY_ID and APNS_TEAM_ID and APNS_TOPIC):
+    raise ImproperlyConfigured(
+        "VISAGE_APNS_KEY needs VISAGE_APNS_KEY_ID, VISAGE_APNS_TEAM_ID and VISAGE_APNS_TOPIC"
+    )
+
 # --- Provenance, visible mark and consent -------------------------------------------------
 SERVICE_NAME = env_str("VISAGE_SERVICE_NAME", "Visage")  # the provider named in every result's credentials
 # C2PA Content Credentials: a PEM chain (signer first) and its key; ES256/ES384/PS256 or Ed25519.
@@ -471,6 +501,7 @@ SPECTACULAR_SETTINGS = {
         "ResolutionEnum": "billing.choices.Resolution",
         "MediaKindEnum": "billing.choices.MediaKind",
         "LedgerEntryKindEnum": "billing.choices.EntryKind",
+        "PushPlatformEnum": "webapp.notifications.models.PushPlatform",
         "CostStateEnum": ["reserved", "paid", "released", "refunded"],
         "ModerationStateEnum": ["pending", "in_review", "rejected", "passed", "not_screened"],
     },

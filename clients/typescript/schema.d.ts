@@ -113,6 +113,44 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/devices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Your push devices (app installs that get a push when a job ends) */
+        get: operations["push_devices_list"];
+        put?: never;
+        /**
+         * Register this app install's push token
+         * @description When one of your jobs ends (succeeded, failed, rejected, canceled) each of your push devices gets one notification: a short title and body in the device's locale, and the data `job_id` and `state`. Registering a token again updates it (200, same id): call this on every app start and whenever the platform rotates the token. A token the platform reports as invalid is removed by the server.
+         */
+        post: operations["push_devices_register"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/devices/{device_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove a push device: no more pushes to it */
+        delete: operations["push_devices_delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/faces": {
         parameters: {
             query?: never;
@@ -531,6 +569,8 @@ export interface components {
             progress: number;
             /** @description Its place in line while queued; else null. */
             queue: components["schemas"]["JobQueue"] | null;
+            /** @description While the workers this job waits for are still starting (after a start or a restart of the service): about how long until they take it; else null. The job is kept and starts once they do. */
+            warming_up: components["schemas"]["JobWarmingUp"] | null;
             favourite: boolean;
             /** Format: date-time */
             created_at: string;
@@ -890,6 +930,10 @@ export interface components {
              */
             page: string;
         };
+        JobWarmingUp: {
+            /** @description Rough wait before they take jobs; null: any moment now. */
+            ready_in_seconds: number | null;
+        };
         LedgerEntry: {
             id: number;
             kind: components["schemas"]["LedgerEntryKindEnum"];
@@ -989,6 +1033,46 @@ export interface components {
          * @enum {string}
          */
         ProviderEnum: "stripe" | "alipay" | "wechatpay";
+        PushDevice: {
+            id: number;
+            platform: components["schemas"]["PushPlatformEnum"];
+            app_id: string;
+            name: string;
+            locale: string;
+            /** @description Whether this server is configured to push to the device's platform now */
+            push_enabled: boolean;
+            /** Format: date-time */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description Its latest registration
+             */
+            updated_at: string;
+        };
+        PushDeviceRegisterRequest: {
+            /** @description fcm: a Firebase registration token; apns: an APNs device token
+             *
+             *     * `fcm` - Firebase Cloud Messaging
+             *     * `apns` - Apple Push Notification service */
+            platform: components["schemas"]["PushPlatformEnum"];
+            /** @description The push token the platform gave the app (APNs: the device token in hex) */
+            token: string;
+            /** @description The iOS bundle id (APNs topic) or the Android package name */
+            app_id: string;
+            /**
+             * @description As the app names the device ("Ana's iPhone")
+             * @default
+             */
+            name: string;
+            /** @description BCP 47 language of the device's pushes (e.g. de, pt-BR); empty: the site's */
+            locale?: string;
+        };
+        /**
+         * @description * `fcm` - Firebase Cloud Messaging
+         *     * `apns` - Apple Push Notification service
+         * @enum {string}
+         */
+        PushPlatformEnum: "fcm" | "apns";
         Quote: {
             frames: number;
             kind: string;
@@ -1669,6 +1753,222 @@ export interface operations {
             };
             /** @description Not authenticated, or a wrong or revoked token (`not_authenticated`, `authentication_failed`). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Accept header names no format this operation answers in (`not_acceptable`). */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests (`throttled`): see Retry-After, RateLimit and RateLimit-Policy. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A service the API needs is down; try again after Retry-After. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    push_devices_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PushDevice"][];
+                };
+            };
+            /** @description RFC 9457 application/problem+json with a stable `code` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Accept header names no format this operation answers in (`not_acceptable`). */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests (`throttled`): see Retry-After, RateLimit and RateLimit-Policy. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A service the API needs is down; try again after Retry-After. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    push_devices_register: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PushDeviceRegisterRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["PushDeviceRegisterRequest"];
+                "multipart/form-data": components["schemas"]["PushDeviceRegisterRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PushDevice"];
+                };
+            };
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PushDevice"];
+                };
+            };
+            /** @description RFC 9457 application/problem+json with a stable `code` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 application/problem+json with a stable `code` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Accept header names no format this operation answers in (`not_acceptable`). */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is too large (`request_too_large`). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported request Content-Type. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 application/problem+json with a stable `code` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A service the API needs is down; try again after Retry-After. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    push_devices_delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                device_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No response body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description RFC 9457 application/problem+json with a stable `code` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 application/problem+json with a stable `code` */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

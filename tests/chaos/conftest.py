@@ -15,6 +15,7 @@ from tests.webapp.conftest import (  # noqa: F401 - the platform's fixtures, re-
     astronaut_pair,
     astronaut_rgb,
     clean_redis_and_buckets,
+    fcm_standin,
 )
 from webapp.jobs.models import Job
 from webapp.jobs.states import TERMINAL_STATES

@@ -1,5 +1,5 @@
 """Redis down at the moment a job ends: the database row still drives what users see. Its webhook
-is owed by an outbox row and delivered once Redis is back; the API never answers from a Redis-side
+and its push are owed by outbox rows and delivered once Redis is back, once each; the API never answers from a Redis-side
 record older than the row (no 304 for the old ETag, no `running` body)."""
 
 from __future__ import annotations
@@ -13,16 +13,18 @@ from tests.chaos.conftest import assert_ledger_invariants
 from tests.helpers.webhook_receiver import Receiver
 from tests.webapp.conftest import drain, post_job
 from webapp.jobs.models import Job
-from webapp.jobs.services import lifecycle, webhook_outbox
+from webapp.jobs.services import lifecycle, push_outbox, webhook_outbox
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def test_a_job_that_ends_while_redis_is_down_sends_its_webhook_and_shows_succeeded(
-    api_a, funded_user, astronaut_pair, own_persistent_redis, settings, monkeypatch
+    api_a, funded_user, astronaut_pair, own_persistent_redis, fcm_standin, settings, monkeypatch
 ):
     receiver = Receiver()
     try:
+        phone = {"platform": "fcm", "token": "chaos:" + "p" * 150, "app_id": "com.example.visage"}
+        assert api_a.post("/api/v1/devices", phone, format="json").status_code == 201
         source, target, _ = astronaut_pair
         job_id = post_job(api_a, source, target, webhook_url=receiver.url).json()["id"]
         url = f"/api/v1/jobs/{job_id}"
@@ -41,7 +43,7 @@ def test_a_job_that_ends_while_redis_is_down_sends_its_webhook_and_shows_succeed
         monkeypatch.undo()
         assert seen["running"].json()["state"] == "running"
         assert Job.objects.get(id=job_id).state == "succeeded"
-        assert receiver.requests == []  # its enqueue found no Redis
+        assert receiver.requests == [] and fcm_standin.sends == []  # their enqueues found no Redis
 
         own_persistent_redis.start()
         stale = api_a.get(url, headers={"If-None-Match": seen["running"]["ETag"]})
@@ -55,6 +57,11 @@ def test_a_job_that_ends_while_redis_is_down_sends_its_webhook_and_shows_succeed
         event = json.loads(receiver.requests[0][1])
         assert event["type"] == "job.succeeded" and event["data"]["id"] == job_id
         assert webhook_outbox.webhooks_sweep_undelivered() == 0  # delivered: never sent again
+        assert push_outbox.pushes_sweep_undelivered() == 1
+        drain([settings.WEBHOOK_QUEUE])
+        assert [m["data"] for m in fcm_standin.delivered] == [{"job_id": job_id, "state": "succeeded"}]
+        assert push_outbox.pushes_sweep_undelivered() == 0
+        assert fcm_standin.problems == []
         assert_ledger_invariants(funded_user)
     finally:
         receiver.close()

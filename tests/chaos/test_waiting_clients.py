@@ -1,6 +1,7 @@
 """Long-polls and event streams against the real server (granian ASGI, as `make run` starts it) hold
 no server thread: with more waits open than the server has threads for sync code, another user's
-/api/v1/me is answered while every wait is still open. A client that goes away gives its slot back."""
+/api/v1/me is answered while every wait is still open. A client that goes away gives its slot back;
+a wait past the process's cap (its Redis connections) answers at once."""
 
 from __future__ import annotations
 
@@ -27,16 +28,16 @@ SYNC_THREADS = 2  # the server's threads for sync code (WEB_THREADS): fewer than
 WAITS = 12
 
 
-@pytest.fixture
-def web(tmp_path):
+def start_web(tmp_path, **env):
+    """granian ASGI with one process on the test database, `env` over the test's environment; yields
+    its URL, stopped afterwards."""
     port = free_port()
     env = dict(
         os.environ,
         DJANGO_SETTINGS_MODULE="webapp.settings",
         DATABASE_URL=database_url_for_subprocess(),
-        WEB_THREADS=str(SYNC_THREADS),
-        VISAGE_WAITS_PER_USER=str(WAITS + 1),
         DEBUG="0",
+        **env,
     )
     log = (tmp_path / "web.log").open("wb")
     process = subprocess.Popen(
@@ -72,6 +73,16 @@ def web(tmp_path):
     yield url
     os.killpg(process.pid, signal.SIGTERM)
     process.wait(timeout=20)
+
+
+@pytest.fixture
+def web(tmp_path):
+    yield from start_web(tmp_path, WEB_THREADS=str(SYNC_THREADS), VISAGE_WAITS_PER_USER=str(WAITS + 1))
+
+
+@pytest.fixture
+def web_with_two_waits(tmp_path):
+    yield from start_web(tmp_path, VISAGE_WAITS_PER_PROCESS="2")
 
 
 def blocked_reads() -> int:
@@ -146,3 +157,29 @@ def test_a_client_that_goes_away_gives_its_slot_back(web, api_a, user_a, astrona
         timeout_s=60,  # a deadline on a loaded machine (the stream notices at its next keep-alive)
         what="both slots given back after their clients went away",
     )
+
+
+def test_a_wait_past_the_process_cap_answers_at_once_with_the_job_as_it_is(
+    web_with_two_waits, api_a, astronaut_pair
+):
+    """Each open wait holds a Redis connection (VISAGE_WAITS_PER_PROCESS bounds them per process):
+    one more is answered at once, never a 500, while the others still wait."""
+    web = web_with_two_waits
+    source, target, _ = astronaut_pair
+    job_id = post_job(api_a, source, target).json()["id"]  # no worker: it stays "created"
+    headers = {"Authorization": api_a._credentials["HTTP_AUTHORIZATION"]}
+    url = f"{web}/api/v1/jobs/{job_id}?wait=20&until=final"
+
+    async def scenario():
+        async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0)) as session:
+            waits = [asyncio.create_task(session.get(url, headers=headers)) for _ in range(2)]
+            await asyncio.to_thread(wait_until, lambda: blocked_reads() >= 2, timeout_s=60, what="two waits blocked")
+            async with session.get(url, headers=headers) as third:
+                answered = third.status, (await third.json())["state"]
+            still_waiting = sum(not task.done() for task in waits)
+            for task in waits:
+                task.cancel()
+            await asyncio.gather(*waits, return_exceptions=True)
+            return answered, still_waiting
+
+    assert asyncio.run(scenario()) == ((200, "created"), 2)

@@ -68,6 +68,33 @@ def drain(queues: list[str] | None = None) -> None:
             worker.pubsub_thread.join(timeout=1)
 
 
+@pytest.fixture
+def fcm_standin(settings):
+    """FCM on: a stand-in token endpoint and send endpoint that verify every request."""
+    from tests.helpers.push_standins import FcmStandIn
+
+    stand_in = FcmStandIn()
+    settings.FCM_SERVICE_ACCOUNT = stand_in.service_account
+    settings.FCM_URL = stand_in.url
+    yield stand_in
+    stand_in.close()
+
+
+@pytest.fixture
+def apns_standin(settings):
+    """APNs on: a stand-in HTTP/2 server that verifies the provider token, headers and payload."""
+    from tests.helpers.push_standins import ApnsStandIn
+
+    stand_in = ApnsStandIn()
+    settings.APNS_KEY = stand_in.p8
+    settings.APNS_KEY_ID = stand_in.key_id
+    settings.APNS_TEAM_ID = stand_in.team_id
+    settings.APNS_TOPIC = [stand_in.topic]
+    settings.APNS_URL = stand_in.url
+    yield stand_in
+    stand_in.close()
+
+
 def api_client_for(user) -> APIClient:
     _, key = account_services.api_token_create(user=user, name="tests")
     client = APIClient()

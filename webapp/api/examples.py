@@ -13,6 +13,7 @@ JOB = {
     "terminal": True,
     "progress": 100,
     "queue": None,
+    "warming_up": None,
     "favourite": False,
     "created_at": "2025-05-01T10:00:00.120000Z",
     "queued_at": "2025-05-01T10:00:01.480000Z",
@@ -232,6 +233,17 @@ TOKEN_PAIR = {
     "device": DEVICE,
 }
 
+PUSH_DEVICE = {
+    "id": 12,
+    "platform": "apns",
+    "app_id": "com.example.visage",
+    "name": "Ana's iPhone",
+    "locale": "pt-BR",
+    "push_enabled": True,
+    "created_at": "2025-05-01T09:58:00Z",
+    "updated_at": "2025-05-01T09:58:00Z",
+}
+
 SUCCESS = {
     "auth_token_create": {"token": "vsg_9f2c…", "name": "API token", "prefix": "vsg_9f2c"},
     "me_retrieve": {
@@ -308,6 +320,11 @@ SUCCESS = {
         {**DEVICE, "current": True},
         {**DEVICE, "id": 4, "name": "Firefox", "client": "web", "last_used_at": None, "current": False},
     ],
+    "push_devices_register": PUSH_DEVICE,
+    "push_devices_list": [
+        PUSH_DEVICE,
+        {**PUSH_DEVICE, "id": 13, "platform": "fcm", "name": "Pixel", "locale": "", "push_enabled": False},
+    ],
 }
 
 # The code a client most likely meets for each error status, with its usual detail.
@@ -350,6 +367,12 @@ OPERATION_PROBLEMS = {
         "The stored file's SHA-256 is not the one declared: upload it again.",
         None,
     ),
+    ("push_devices_register", "400"): (
+        "validation_error",
+        'platform: "gcm" is not a valid choice.',
+        {"platform": ['"gcm" is not a valid choice.']},
+    ),
+    ("push_devices_delete", "404"): ("not_found", "No push device with this id.", None),
     ("auth_refresh", "401"): (
         "refresh_token_reused",
         "This refresh token was already used, so someone else may hold it: the device is signed out. Sign in again.",

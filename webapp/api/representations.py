@@ -32,6 +32,13 @@ class JobQueueSerializer(serializers.Serializer):
     eta_seconds = serializers.IntegerField(min_value=1, help_text="Rough wait before it is done.")
 
 
+@extend_schema_serializer(component_name="JobWarmingUp")
+class JobWarmingUpSerializer(serializers.Serializer):
+    ready_in_seconds = serializers.IntegerField(
+        min_value=1, allow_null=True, help_text="Rough wait before they take jobs; null: any moment now."
+    )
+
+
 @extend_schema_serializer(component_name="FaceSource")
 class FaceSourceSerializer(serializers.Serializer):
     face = serializers.IntegerField(min_value=0, help_text="Target face, largest first.")
@@ -252,6 +259,11 @@ class JobSerializer(serializers.Serializer):
     )
     progress = serializers.IntegerField(min_value=0, max_value=100)
     queue = JobQueueSerializer(allow_null=True, help_text="Its place in line while queued; else null.")
+    warming_up = JobWarmingUpSerializer(
+        allow_null=True,
+        help_text="While the workers this job waits for are still starting (after a start or a restart of the "
+        "service): about how long until they take it; else null. The job is kept and starts once they do.",
+    )
     favourite = serializers.BooleanField()
     created_at = serializers.DateTimeField()
     queued_at = serializers.DateTimeField(allow_null=True)

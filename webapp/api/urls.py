@@ -1,12 +1,14 @@
 from django.urls import include, path
 
-from . import account, faces, job_events, jobs, quotes, uploads, waiting
+from . import account, faces, job_events, jobs, push_devices, quotes, uploads, waiting
 
 urlpatterns = [
     path("auth/token", account.TokenView.as_view(), name="api-token"),
     path("auth/refresh", account.RefreshView.as_view(), name="api-token-refresh"),
     path("auth/devices", account.DeviceListView.as_view(), name="api-devices"),
     path("auth/devices/<int:device_id>", account.DeviceDetailView.as_view(), name="api-device-detail"),
+    path("devices", push_devices.PushDeviceListView.as_view(), name="api-push-devices"),
+    path("devices/<int:device_id>", push_devices.PushDeviceDetailView.as_view(), name="api-push-device-detail"),
     path("me", account.MeView.as_view(), name="api-me"),
     path("jobs", jobs.JobListCreateView.as_view(), name="api-jobs"),
     path("jobs/events", waiting.waiting_view(job_events.JobEventsView), name="api-job-events"),

@@ -36,6 +36,9 @@ SEGMENT_RETRY = Retry(max=2, interval=[5, 30])
 WEBHOOK_RETRY = Retry(max=5, interval=[10, 60, 300, 1800, 7200])
 # Tries of one webhook in all (RQ's retries and the sweeper's re-enqueues), counted in its row.
 WEBHOOK_MAX_ATTEMPTS = WEBHOOK_RETRY.max + 1
+# A push is news only for a while: fewer, shorter waits than a webhook's.
+PUSH_RETRY = Retry(max=4, interval=[10, 60, 300, 1800])
+PUSH_MAX_ATTEMPTS = PUSH_RETRY.max + 1
 FAILURE_TTL_S = 7 * 86400
 TASK_IDS_TTL_S = 7 * 86400
 # RQ states of a task that will run later without anyone's help (a `deferred` join only waits on
@@ -223,6 +226,32 @@ def enqueue_webhook(delivery_id: uuid.UUID) -> None:
 def webhook_pending(delivery_id: uuid.UUID) -> bool:
     """Will this delivery be tried (again) without anyone's help: queued, or a retry scheduled?"""
     return _any_alive([webhook_task_id(delivery_id)], django_rq.get_connection(settings.WEBHOOK_QUEUE))
+
+
+def push_task_id(delivery_id: uuid.UUID) -> str:
+    return f"push-{delivery_id}"
+
+
+def enqueue_push(delivery_id: uuid.UUID) -> None:
+    """One push outbox row's delivery (models.PushDelivery), on the webhooks' queue. Redis down:
+    logged; the row stays undelivered and the sweeper enqueues it again."""
+    try:
+        django_rq.get_queue(settings.WEBHOOK_QUEUE).enqueue(
+            _task("deliver_push"),
+            str(delivery_id),
+            job_id=push_task_id(delivery_id),
+            job_timeout=60,
+            retry=PUSH_RETRY,
+            failure_ttl=FAILURE_TTL_S,
+            meta=_meta(),
+        )
+    except RedisError as exc:  # a push must never break the job's own state change
+        logger.warning("could not enqueue push %s (the sweeper will): %s", delivery_id, exc)
+
+
+def push_pending(delivery_id: uuid.UUID) -> bool:
+    """Will this push be tried (again) without anyone's help: queued, or a retry scheduled?"""
+    return _any_alive([push_task_id(delivery_id)], django_rq.get_connection(settings.WEBHOOK_QUEUE))
 
 
 def cancel_queued(job_id: uuid.UUID, *, attempts: int) -> None:

@@ -49,9 +49,6 @@ STREAM_MAXLEN = 1000  # per user, approximate (MAXLEN ~): far more than a page o
 RECORD_TTL_S = 120
 STREAM_TTL_S = 7 * 86400  # an idle user's stream goes; a reader absent that long fetches its jobs anew
 MAX_BLOCK_S = 30  # the longest single XREAD BLOCK we issue (long-poll cap; SSE blocks less)
-# Each open wait holds one Redis connection for its XREAD BLOCK: redis.asyncio's default pool
-# (100) would fail the 101st wait of a process at once. Redis itself allows 10,000 clients.
-MAX_WAITS_PER_PROCESS = 5000
 EVENT_ID = re.compile(r"\A\d{1,20}(-\d{1,20})?\Z")
 
 # KEYS: record, stream. ARGV: version, owner, base, expiring, terminal, deleted, ttl, maxlen, event,
@@ -120,7 +117,9 @@ def waiting_client() -> redis.asyncio.Redis:
             socket_connect_timeout=2,
             socket_timeout=MAX_BLOCK_S + 5,
             decode_responses=True,
-            max_connections=MAX_WAITS_PER_PROCESS,
+            # One connection per open wait; a wait past the cap fails at once (RedisError: it ends
+            # without waiting). redis.asyncio's default cap (100) would be far too low.
+            max_connections=settings.WAITS_PER_PROCESS,
         )
     return clients[settings.REDIS_URL]
 

@@ -10,6 +10,7 @@ from django.db.models import Q
 
 from billing.choices import Mode, Resolution
 from webapp.media.choices import MediaKind
+from webapp.notifications.models import PushDevice
 
 from .choices import DirectUploadState, FaceSelection, JobState, UploadRole
 
@@ -192,6 +193,39 @@ class WebhookDelivery(models.Model):
 
     def __str__(self) -> str:
         return f"{self.event} of job {self.job_id}"
+
+
+class PushDelivery(models.Model):
+    """The outbox of push notifications: one row per (job, push device), written in the transaction
+    that moved the job to its final state, like WebhookDelivery (same queue, sweeper and rule:
+    `attempts` counts every try whoever started it). The unique pair is the idempotency key: a
+    retried transition or a re-enqueue never owes a second push to a device. A device the provider
+    calls invalid is deleted, and its rows with it.
+    """
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)  # the push's apns-id
+    job = models.ForeignKey(Job, on_delete=models.CASCADE, related_name="push_deliveries")
+    device = models.ForeignKey(PushDevice, on_delete=models.CASCADE, related_name="deliveries")
+    state = models.CharField(max_length=16, choices=JobState.choices)  # the final state it announces
+    created_at = models.DateTimeField(auto_now_add=True)
+    attempts = models.PositiveSmallIntegerField(default=0)
+    delivered_at = models.DateTimeField(null=True, blank=True)
+    abandoned_at = models.DateTimeField(null=True, blank=True)  # attempts spent
+    last_error = models.TextField(blank=True)
+
+    class Meta:
+        verbose_name_plural = "push deliveries"
+        constraints = [models.UniqueConstraint(fields=["job", "device"], name="push_delivery_one_per_device")]
+        indexes = [
+            models.Index(
+                fields=["created_at"],
+                condition=Q(delivered_at__isnull=True, abandoned_at__isnull=True),
+                name="push_delivery_pending",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"push of job {self.job_id} ({self.state}) to device {self.device_id}"
 
 
 class ShareLink(models.Model):

@@ -17,7 +17,7 @@ from django.utils.translation import gettext as _
 from billing import selectors as billing_selectors
 from webapp.media import storage
 
-from . import selectors, sharing
+from . import readiness, selectors, sharing
 from .choices import JobState
 from .models import Job
 from .states import TERMINAL_STATES
@@ -82,11 +82,32 @@ def queue_payload(job: Job, standings: Mapping[uuid.UUID, selectors.QueueStandin
     }
 
 
+def warming_payload(job: Job, known: dict | None = None) -> dict | None:
+    """While the workers this job waits for are still starting (a fresh start, a restart): about
+    how long until they take it; None once they are, and in every state past waiting.
+    `known`: what was read for other jobs of the same page (filled in here)."""
+    roles = tuple(readiness.roles_needed(job.state))
+    if not roles:
+        return None
+    if known is not None and roles in known:
+        warming = known[roles]
+    else:
+        warming = readiness.warming_up(list(roles))
+        if known is not None:
+            known[roles] = warming
+    return None if warming is None else {"ready_in_seconds": warming.ready_in_s}
+
+
 def job_payload(
-    job: Job, *, request=None, standings: Mapping[uuid.UUID, selectors.QueueStanding] | None = None
+    job: Job,
+    *,
+    request=None,
+    standings: Mapping[uuid.UUID, selectors.QueueStanding] | None = None,
+    warming: dict | None = None,
 ) -> dict:
     """`standings`: the queue standings of a page of jobs read at once (selectors.queue_standings);
-    without them a queued job's own are read."""
+    without them a queued job's own are read. `warming`: warm-up states read for a page of jobs
+    (warming_payload)."""
 
     def absolute(path: str) -> str:
         return request.build_absolute_uri(path) if request is not None else path
@@ -102,6 +123,7 @@ def job_payload(
         "terminal": job.state in TERMINAL_STATES,
         "progress": job.progress,
         "queue": queue_payload(job, standings),
+        "warming_up": warming_payload(job, warming),
         "favourite": job.favourite,
         "created_at": _iso(job.created_at),
         "queued_at": _iso(job.queued_at),
@@ -187,8 +209,8 @@ def cached_job_payload(*, job_id, etag: str, origin: str) -> dict | None:
 
 
 def cache_job_payload(*, job_id, etag: str, origin: str, body: dict) -> None:
-    if body.get("queue") is not None:
-        return  # a queued job's place in line moves while its ETag stays: always read anew
+    if body.get("queue") is not None or body.get("warming_up") is not None:
+        return  # a queued job's place in line, a warm-up's wait, move while its ETag stays: read anew
     # Never longer than the presigned URLs' half-lifetime: past it the ETag moves on anyway.
     ttl_s = min(PAYLOAD_CACHE_S, max(1, settings.S3_PRESIGN_EXPIRY_S // 2))
     cache.set(_payload_key(job_id, etag, origin), body, ttl_s)

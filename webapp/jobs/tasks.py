@@ -18,7 +18,7 @@ from webapp.media.choices import MediaKind
 from webapp.media.storage import StorageError
 from webapp.telemetry import context
 
-from . import engine, webhooks
+from . import engine, pushes, webhooks
 from .choices import JobState
 from .models import Job
 from .services import lifecycle, maintenance
@@ -60,6 +60,10 @@ def finish_video_job(job_id: str, attempt: int) -> None:
 
 def deliver_webhook(delivery_id: str) -> None:
     webhooks.deliver(uuid.UUID(delivery_id))
+
+
+def deliver_push(delivery_id: str) -> None:
+    pushes.deliver(uuid.UUID(delivery_id))
 
 
 # --- RQ failure callbacks: (job, connection, type, value, traceback) -----------------------------------

@@ -32,9 +32,9 @@ from rq.exceptions import StopRequested
 
 from webapp.telemetry import context, metrics, tracing
 
-from . import dispatch
+from . import dispatch, readiness
 from .choices import JobState
-from .services import direct_uploads, lifecycle, maintenance, stored_files, webhook_outbox
+from .services import direct_uploads, lifecycle, maintenance, push_outbox, stored_files, webhook_outbox
 
 logger = logging.getLogger(__name__)
 
@@ -72,7 +72,7 @@ class Heartbeat:
 
 class Sweeper:
     """Background thread: every few seconds, requeue or fail jobs whose worker died, and enqueue
-    again the webhooks whose enqueue was lost; now and then, delete originals no job owns."""
+    again the webhooks and pushes whose enqueue was lost; now and then, delete originals no job owns."""
 
     def __init__(self, interval_s: float = 10.0):
         self.interval_s = interval_s
@@ -92,6 +92,7 @@ class Sweeper:
             try:
                 counts = maintenance.jobs_sweep_stale()
                 counts["webhooks"] = webhook_outbox.webhooks_sweep_undelivered()
+                counts["pushes"] = push_outbox.pushes_sweep_undelivered()
                 if time.monotonic() >= self._next_upload_sweep:
                     self._next_upload_sweep = time.monotonic() + settings.UPLOAD_SWEEP_INTERVAL_S
                     counts["orphan_uploads"] = stored_files.uploads_sweep_orphans()
@@ -135,15 +136,32 @@ class WorkerBeat:
 class VisageWorker(SimpleWorker):
     """Runs jobs in-process; a task that belongs to a job gets a heartbeat thread while it runs."""
 
-    def __init__(self, *args, idle_steps: Iterator[object] | None = None, **kwargs):
+    def __init__(
+        self,
+        *args,
+        idle_steps: Iterator[object] | None = None,
+        warming: tuple[list[str], float] | None = None,
+        **kwargs,
+    ):
         """`idle_steps`: work done only while no job waits, one short step at a time (the GPU
-        worker's speed measurement, webapp.jobs.steps.calibrate), never beside a job."""
+        worker's speed measurement, webapp.jobs.steps.calibrate), never beside a job. `warming`:
+        the roles (webapp.jobs.readiness) this worker marked itself warming for, and since when
+        (epoch seconds): marked ready once RQ has registered it."""
         kwargs.setdefault("worker_ttl", WORKER_TTL_S)
         super().__init__(*args, **kwargs)
         self._idle_steps = idle_steps
+        self._warming = warming
         self._current_task = None  # the RQ job running now, for the drain deadline
         self._current_lock = threading.Lock()
         self._drain_timer: threading.Timer | None = None
+
+    def register_birth(self, *args, **kwargs):
+        super().register_birth(*args, **kwargs)
+        if self._warming is not None:
+            roles, since = self._warming
+            for role in roles:
+                readiness.mark_ready(role, self.name, took_s=time.time() - since)
+            self._warming = None
 
     def dequeue_job_and_maintain_ttl(self, timeout, max_idle_time=None):
         """A waiting job first; while none waits, the next idle step; then RQ's blocking wait."""

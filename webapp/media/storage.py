@@ -101,10 +101,20 @@ def ensure_buckets() -> None:
     try:
         for bucket in (settings.S3_UPLOADS_BUCKET, settings.S3_RESULTS_BUCKET):
             if not client().bucket_exists(bucket):
-                client().make_bucket(bucket)
+                _make_bucket(bucket)
     except (S3Error, urllib3.exceptions.HTTPError, OSError) as exc:
         raise StorageError(f"S3 storage at {settings.S3_ENDPOINT} is unavailable: {exc}") from exc
     _buckets_ready = True
+
+
+def _make_bucket(bucket: str) -> None:
+    try:
+        client().make_bucket(bucket)
+    except S3Error as exc:
+        # Another process made it after our look: many workers starting at once on a fresh store
+        # (a scale-out) all find it missing, and all but one are told it is already theirs.
+        if exc.code != "BucketAlreadyOwnedByYou":
+            raise
 
 
 def put_bytes(bucket: str, key: str, data: bytes, content_type: str) -> None:

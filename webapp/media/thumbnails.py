@@ -55,16 +55,27 @@ def thumbnail_frame(image_bgr: np.ndarray, face_boxes: Sequence[Sequence[float]]
     return _fit(image_bgr[y1:y2, x1:x2], THUMBNAIL_MAX_SIDE_PX)
 
 
+def preview_size(width: int, height: int) -> tuple[int, int]:
+    """The compare view picture's size for a result of this size (as preview_frame makes it)."""
+    return _fit_size(width, height, PREVIEW_MAX_SIDE_PX)
+
+
 def preview_frame(image_bgr: np.ndarray) -> np.ndarray:
     """The compare view's picture: uncropped, at most PREVIEW_MAX_SIDE_PX on its longer side."""
     return _fit(image_bgr, PREVIEW_MAX_SIDE_PX)
 
 
+def _fit_size(width: int, height: int, max_side_px: int) -> tuple[int, int]:
+    scale = min(1.0, max_side_px / max(height, width))
+    if scale >= 1.0:
+        return width, height
+    return max(1, round(width * scale)), max(1, round(height * scale))
+
+
 def _fit(image_bgr: np.ndarray, max_side_px: int) -> np.ndarray:
     """Scaled down to max_side_px on its longer side (never up)."""
     height, width = image_bgr.shape[:2]
-    scale = min(1.0, max_side_px / max(height, width))
-    if scale >= 1.0:
+    size = _fit_size(width, height, max_side_px)
+    if size == (width, height):
         return image_bgr
-    size = (max(1, round(width * scale)), max(1, round(height * scale)))
     return cv2.resize(image_bgr, size, interpolation=cv2.INTER_AREA)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import secrets
+import threading
 import time
 
 from django.core.cache.backends.redis import RedisCache, RedisCacheClient
@@ -20,14 +21,33 @@ logger = logging.getLogger(__name__)
 WARN_EVERY_S = 30.0
 
 
+# The process's connection pools, one per server and options: shared by every cache object.
+_pools: dict[str, object] = {}
+_pools_lock = threading.Lock()
+
+
 class _ReusedClients(RedisCacheClient):
     """Django makes a new redis.Redis (a pool-backed handle) for every cache call, and building one
     costs more than the call (~0.1 ms). One per pool, made once, is the same thing: redis.Redis is
-    thread-safe and takes a connection from the pool per command."""
+    thread-safe and takes a connection from the pool per command.
+
+    The pools are the process's, not this object's: Django makes a cache object per thread, and
+    under ASGI every request runs on a thread of its own, so a pool per object opened new Redis
+    connections for every request, closed only when the garbage collector got to them (one web
+    process held 90 in bench/scaleout.py). A shared pool keeps at most one connection per request
+    running at once (WEB_THREADS) and reuses them."""
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self._clients = {}
+
+    def _get_connection_pool(self, write):
+        server = self._servers[self._get_connection_pool_index(write)]
+        key = repr((server, self._pool_class, sorted(self._pool_options.items())))
+        with _pools_lock:
+            if key not in _pools:
+                _pools[key] = self._pool_class.from_url(server, **self._pool_options)
+            return _pools[key]
 
     def get_client(self, key=None, *, write=False):
         pool = self._get_connection_pool(write)

@@ -1,5 +1,5 @@
 """Every error under /api/ is problem+json, also Django's own; DEBUG off by default; production
-cookie flags."""
+cookie flags; server-side cursors off behind a transaction pooler."""
 
 from __future__ import annotations
 
@@ -116,3 +116,9 @@ def test_production_cookies_are_secure_http_only_and_same_site(tmp_path):
         "s.CSRF_COOKIE_HTTPONLY, s.SESSION_COOKIE_SAMESITE, s.CSRF_COOKIE_SAMESITE]",
     )
     assert values == "[False, True, True, True, True, 'Lax', 'Lax']"
+
+
+def test_server_side_cursors_are_off_behind_a_transaction_pooler():
+    expression = "s.DATABASES['default']['DISABLE_SERVER_SIDE_CURSORS']"
+    assert _settings_in_subprocess({}, expression) == "False"
+    assert _settings_in_subprocess({"DATABASE_TRANSACTION_POOLING": "1"}, expression) == "True"

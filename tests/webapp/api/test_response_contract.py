@@ -135,6 +135,14 @@ def test_every_operation_answers_what_its_schema_says(
     signed_out = check(api_a.delete(f"/api/v1/auth/devices/{again['device']['id']}"), "DELETE")
     assert signed_out.status_code == 204
 
+    # A phone registers its push token (201), again on the next start (200), lists and removes it.
+    push_device = {"platform": "apns", "token": "ab" * 32, "app_id": "com.example.visage", "locale": "pt-BR"}
+    registered = check(api_a.post("/api/v1/devices", push_device, format="json"), "POST")
+    assert registered.status_code == 201, registered.content
+    assert check(api_a.post("/api/v1/devices", push_device, format="json"), "POST").status_code == 200
+    assert [d["id"] for d in check(api_a.get("/api/v1/devices"), "GET").json()] == [registered.json()["id"]]
+    assert check(api_a.delete(f"/api/v1/devices/{registered.json()['id']}"), "DELETE").status_code == 204
+
     # Checkout needs Stripe: its success is typed in test_checkout_answers_match_the_schema.
     assert api_operations() - seen == {"billing_checkout_create"}
 
@@ -243,6 +251,9 @@ def _error_cases():
         ("refresh_missing_token", "anon", "post_json", "/api/v1/auth/refresh", {}, 400),
         ("devices_anonymous", "anon", "get", "/api/v1/auth/devices", None, 401),
         ("device_sign_out_unknown", "a", "delete", "/api/v1/auth/devices/999999", None, 404),
+        ("push_device_invalid", "a", "post_json", "/api/v1/devices", {"platform": "gcm", "token": ""}, 400),
+        ("push_devices_anonymous", "anon", "get", "/api/v1/devices", None, 401),
+        ("push_device_delete_unknown", "a", "delete", "/api/v1/devices/999999", None, 404),
     ]
 
 

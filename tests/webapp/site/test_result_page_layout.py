@@ -4,7 +4,11 @@ another or the badge burnt into the result."""
 
 from __future__ import annotations
 
+import io
+
+import numpy as np
 import pytest
+from PIL import Image
 
 from tests.webapp.site.conftest import log_in, stored_result_job, stored_video_job
 from webapp.media import aigc
@@ -93,3 +97,53 @@ def test_a_photo_result_page_labels_cover_nothing(new_page, live_server, funded_
     page.screenshot(path=artifacts / f"41-photo-result-{device}.png", full_page=True)
     assert m["overflow"] <= 0, m
     _check_labels(m, device)
+
+
+SIDES = """() => {
+  const box = (el) => { const r = el.getBoundingClientRect(); return [r.left, r.top, r.width, r.height]; };
+  const after = document.getElementById("result-image");
+  const handle = document.querySelector(".compare-handle").getBoundingClientRect();
+  return {after: box(after), natural: [after.naturalWidth, after.naturalHeight],
+          pill: box(document.querySelector(".compare .aigc-label")), handleX: handle.left + handle.width / 2};
+}"""
+
+
+def _region_png(page, box) -> np.ndarray:
+    left, top, width, height = box
+    shot = page.screenshot(clip={"x": left, "y": top, "width": width, "height": height})
+    return np.asarray(Image.open(io.BytesIO(shot)).convert("RGB"), dtype=np.int16)
+
+
+@pytest.mark.parametrize("device", VIEWPORTS)
+@pytest.mark.parametrize("shape", ["landscape", "square"])
+def test_the_ai_pill_labels_the_swapped_side_and_nothing_hides_the_burnt_badge(
+    new_page, live_server, funded_user, artifacts, device, shape
+):
+    # Faces at the right, in the badge's columns (the badge is burnt in at the bottom-right).
+    width, height, face = {"landscape": (1126, 661, (760, 180, 940, 380)), "square": (700, 700, (420, 300, 560, 460))}[shape]
+    job = stored_result_job(funded_user, width=width, height=height, face_box=face)
+    page = new_page(**VIEWPORTS[device])
+    log_in(page, live_server, **ALICE)
+    page.goto(f"{live_server.url}/jobs/{job.id}/")
+    page.wait_for_function("[...document.querySelectorAll('.compare img')].every((img) => img.naturalWidth > 0)")
+    m = page.evaluate(SIDES)
+    page.screenshot(path=artifacts / f"42-compare-{shape}-{device}.png", full_page=True)
+    after_left, after_top, after_width, after_height = m["after"]
+    pill_left, pill_top, pill_width, pill_height = m["pill"]
+    # The "AI-generated" pill is over the swapped (After) side only: right of the line, on the picture.
+    assert m["handleX"] <= pill_left and pill_left + pill_width <= after_left + after_width, (device, m)
+    assert after_top <= pill_top and pill_top + pill_height <= after_top + after_height, (device, m)
+    # The badge burnt into the result looks the same with the original's side, the line and the
+    # labels taken away: nothing of them is drawn over it.
+    # Where it opens, and with the line inside the badge's columns.
+    mark = _burnt_mark(m)
+    shown = [_region_png(page, mark)]
+    page.evaluate("""() => { const r = document.getElementById("compare-range");
+                           r.value = 90; r.dispatchEvent(new Event("input")); }""")
+    handle_x = page.evaluate("(() => { const r = document.querySelector('.compare-handle').getBoundingClientRect(); return r.left + r.width / 2; })()")
+    assert mark[0] < handle_x < mark[0] + mark[2], (device, mark, handle_x)
+    shown.append(_region_png(page, mark))
+    page.add_style_tag(content=".compare-before, .compare-handle, .compare-side { visibility: hidden; }")
+    bare = _region_png(page, mark)
+    for where, region in zip(("opening", "line on the badge"), shown, strict=True):
+        assert np.abs(region - bare).mean() < 2, (device, where, float(np.abs(region - bare).mean()))

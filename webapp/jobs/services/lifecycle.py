@@ -24,6 +24,7 @@ from .. import dispatch, events, observe
 from ..choices import JobState
 from ..models import Job
 from ..states import BEFORE_RUNNING, transition
+from .push_outbox import pushes_owe
 from .stored_files import job_result_delete, result_discard, uploads_purge
 from .webhook_outbox import webhook_owe
 
@@ -46,6 +47,7 @@ def job_end_without_charge(
         if moved:
             billing_services.hold_release(job_id=job_id, reason=f"job {to_state}: {code}")
             webhook_owe(job_id, state=to_state)
+            pushes_owe(job_id, state=to_state)
     if moved:
         observe.job_ended(job_id)
         job = Job.objects.select_related("source", "target").get(id=job_id)
@@ -249,6 +251,7 @@ def _record_outcome(job_id: uuid.UUID, outcome: JobOutcome) -> bool:
         if moved:
             _capture(Job.objects.get(id=job_id))
             webhook_owe(job_id, state=JobState.SUCCEEDED)
+            pushes_owe(job_id, state=JobState.SUCCEEDED)
     if moved:
         observe.job_ended(job_id)
         uploads_purge(Job.objects.select_related("source", "target").get(id=job_id))
@@ -300,6 +303,7 @@ def _succeed_after_review(job: Job) -> bool:
         if moved:
             _capture(job)
             webhook_owe(job.id, state=JobState.SUCCEEDED)
+            pushes_owe(job.id, state=JobState.SUCCEEDED)
     if moved:
         observe.job_ended(job.id)
     return moved

@@ -15,11 +15,13 @@ from django.utils.translation import gettext as _
 
 from billing import selectors as billing_selectors
 from billing.choices import Mode, Resolution
+from webapp.jobs import readiness
 from webapp.jobs.refusals import REFUSALS
 from webapp.jobs.services import intake
 from webapp.jobs.submission import DEFAULT_RESOLUTION, OptionsRefused
 from webapp.media.validation import IMAGE_TYPES
 
+from ..presentation import warming_up_line
 from ..submitting import form_errors, parse_form, refused
 
 VIDEO_TYPES = ("video/mp4", "video/quicktime", "video/webm")
@@ -29,8 +31,11 @@ def _upload_context(request: HttpRequest, *, errors: dict[str, str]) -> dict:
     image_types = list(IMAGE_TYPES.values())
     target_types = image_types + (list(VIDEO_TYPES) if settings.VIDEO_ENABLED else [])
     limit = filesizeformat(settings.MAX_UPLOAD_BYTES)
+    warming = readiness.warming_up([readiness.SCREENING, readiness.SWAP])
     return {
         "errors": errors,
+        # Said before anyone waits on it: a swap sent now is kept and starts once the workers do.
+        "warming_up": warming_up_line({"ready_in_seconds": warming.ready_in_s}) if warming else "",
         "chosen": request.POST,  # the options sent, chosen again on a page with errors
         "balance": billing_selectors.account_balance(user=request.user),
         "video_enabled": settings.VIDEO_ENABLED,

@@ -20,6 +20,7 @@
         el.textContent = job.label;
       });
       document.body.dataset.jobState = job.state;
+      document.body.dataset.warming = job.warming_up ? "1" : "";
       if (job.terminal) {
         bar.querySelector(".progress-bar").style.width = "100%";
         setTimeout(function () { window.location.reload(); }, 400);
@@ -43,12 +44,19 @@
       fallback: function () { Visage.poll(refresh, 5000); },
     });
     // A queued job's place in line moves with other people's jobs, which are not this user's
-    // events: refresh its status line now and then while it waits.
+    // events: refresh its status line now and then while it waits; every few seconds while the
+    // workers are still starting (the wait it says counts down, and ends without an event).
     document.body.dataset.jobState = live.dataset.jobState;
+    document.body.dataset.warming = live.dataset.warming;
+    var lastQueuedRefresh = Date.now();
     Visage.poll(async function () {
-      if (document.body.dataset.jobState === "queued") await refreshNow();
+      var queuedDue = document.body.dataset.jobState === "queued" && Date.now() - lastQueuedRefresh >= 15000;
+      if (document.body.dataset.warming || queuedDue) {
+        lastQueuedRefresh = Date.now();
+        await refreshNow();
+      }
       return true;  // stops with the page: a finished job reloads it
-    }, 15000);
+    }, 3000);
   }
 
   // The share link's Copy button: the clipboard where allowed, else the field stays selected to copy by hand.
@@ -80,5 +88,24 @@
     };
     range.addEventListener("input", update);
     update();
+    // The line opens on the face; on a narrow screen it moves left (never off the face) until the
+    // swapped side has room for its labels, so the "AI-generated" pill is shown whole on that side.
+    var roomForLabels = function () {
+      var side = compare.querySelector(".compare-side-after");
+      if (!side || !compare.clientWidth) return;
+      var style = getComputedStyle(side);
+      var need = parseFloat(style.paddingLeft) + parseFloat(style.paddingRight) +
+        Math.max.apply(null, Array.prototype.map.call(side.children, function (el) { return el.offsetWidth; }));
+      var most = Math.floor(100 * (1 - need / compare.clientWidth));
+      var face = compare.dataset.faceBox ? compare.dataset.faceBox.split(",").map(Number) : null;
+      var least = face ? Math.ceil(face[0]) : 0;
+      if (Number(range.value) > most) {
+        range.value = Math.max(most, least);
+        update();
+      }
+    };
+    var after = document.getElementById("result-image");
+    if (after && !after.complete) after.addEventListener("load", roomForLabels, { once: true });
+    else roomForLabels();
   }
 })();

@@ -44,6 +44,7 @@ from .job_source import JobSource
 from .job_state_enum import JobStateEnum
 from .job_target import JobTarget
 from .job_urls import JobUrls
+from .job_warming_up import JobWarmingUp
 from .jobs_create_x_visage_client import JobsCreateXVisageClient
 from .jobs_list_state import JobsListState
 from .jobs_retrieve_until import JobsRetrieveUntil
@@ -61,6 +62,9 @@ from .problem_code import ProblemCode
 from .problem_errors import ProblemErrors
 from .problem_links import ProblemLinks
 from .provider_enum import ProviderEnum
+from .push_device import PushDevice
+from .push_device_register_request import PushDeviceRegisterRequest
+from .push_platform_enum import PushPlatformEnum
 from .quote import Quote
 from .quote_links import QuoteLinks
 from .quote_request_request import QuoteRequestRequest
@@ -123,6 +127,7 @@ __all__ = (
     "JobStateEnum",
     "JobTarget",
     "JobUrls",
+    "JobWarmingUp",
     "LedgerEntry",
     "LedgerEntryKindEnum",
     "Me",
@@ -137,6 +142,9 @@ __all__ = (
     "ProblemErrors",
     "ProblemLinks",
     "ProviderEnum",
+    "PushDevice",
+    "PushDeviceRegisterRequest",
+    "PushPlatformEnum",
     "Quote",
     "QuoteLinks",
     "QuoteRequestRequest",

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
   from ..models.job_source import JobSource
   from ..models.job_target import JobTarget
   from ..models.job_urls import JobUrls
+  from ..models.job_warming_up import JobWarmingUp
 
 
 
@@ -55,6 +56,8 @@ class Job:
             terminal (bool): succeeded, rejected, failed or canceled: it will not change.
             progress (int):
             queue (JobQueue | None): Its place in line while queued; else null.
+            warming_up (JobWarmingUp | None): While the workers this job waits for are still starting (after a start or a
+                restart of the service): about how long until they take it; else null. The job is kept and starts once they do.
             favourite (bool):
             created_at (datetime.datetime):
             queued_at (datetime.datetime | None):
@@ -84,6 +87,7 @@ class Job:
     terminal: bool
     progress: int
     queue: JobQueue | None
+    warming_up: JobWarmingUp | None
     favourite: bool
     created_at: datetime.datetime
     queued_at: datetime.datetime | None
@@ -127,6 +131,7 @@ class Job:
         from ..models.job_source import JobSource # noqa: PLC0415
         from ..models.job_target import JobTarget # noqa: PLC0415
         from ..models.job_urls import JobUrls # noqa: PLC0415
+        from ..models.job_warming_up import JobWarmingUp # noqa: PLC0415
         id = str(self.id)
 
         state = self.state.value
@@ -140,6 +145,12 @@ class Job:
             queue = self.queue.to_dict()
         else:
             queue = self.queue
+
+        warming_up: dict[str, Any] | None
+        if isinstance(self.warming_up, JobWarmingUp):
+            warming_up = self.warming_up.to_dict()
+        else:
+            warming_up = self.warming_up
 
         favourite = self.favourite
 
@@ -239,6 +250,7 @@ class Job:
             "terminal": terminal,
             "progress": progress,
             "queue": queue,
+            "warming_up": warming_up,
             "favourite": favourite,
             "created_at": created_at,
             "queued_at": queued_at,
@@ -284,6 +296,7 @@ class Job:
         from ..models.job_source import JobSource # noqa: PLC0415
         from ..models.job_target import JobTarget # noqa: PLC0415
         from ..models.job_urls import JobUrls # noqa: PLC0415
+        from ..models.job_warming_up import JobWarmingUp # noqa: PLC0415
         d = dict(src_dict)
         id = UUID(d.pop("id"))
 
@@ -315,6 +328,24 @@ class Job:
             return cast(JobQueue | None, data)
 
         queue = _parse_queue(d.pop("queue"))
+
+
+        def _parse_warming_up(data: object) -> JobWarmingUp | None:
+            if data is None:
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                warming_up_type_1 = JobWarmingUp.from_dict(data)
+
+
+
+                return warming_up_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(JobWarmingUp | None, data)
+
+        warming_up = _parse_warming_up(d.pop("warming_up"))
 
 
         favourite = d.pop("favourite")
@@ -570,6 +601,7 @@ class Job:
             terminal=terminal,
             progress=progress,
             queue=queue,
+            warming_up=warming_up,
             favourite=favourite,
             created_at=created_at,
             queued_at=queued_at,

@@ -2,9 +2,9 @@
 
 Starts what is not configured (Redis unless REDIS_URL is set, an S3 server unless S3_ENDPOINT is
 set), migrates, makes the demo user, then runs VISAGE_MODERATION_WORKERS moderation workers (half
-the cores by default), one webhook worker, one GPU-queue worker, RQ's scheduler and the web server, restarting a worker that exits (they
-recycle after N jobs). Ctrl-C stops every
-process it started; data stays under VISAGE_DATA_DIR.
+the cores by default), one webhook worker, one GPU-queue worker and RQ's scheduler, and the web
+server once the workers take jobs, restarting a worker that exits (they recycle after N jobs).
+Ctrl-C stops every process it started; data stays under VISAGE_DATA_DIR.
 """
 
 from __future__ import annotations
@@ -30,25 +30,20 @@ from prometheus_client import multiprocess
 from billing import selectors as billing_selectors
 from billing import services as billing_services
 from billing.models import CreditPack
+from webapp.jobs import readiness
 from webapp.media import provenance
 from webapp.ops import embedded
+from webapp.serving import web_server_command
 
 DEMO_CREDITS = Decimal("500")
+# How long the site waits for the workers to take jobs before it starts anyway (and says so).
+WORKERS_READY_WAIT_S = 90
 # (name, credits, price in the default plan's currency): one credit is one unit of that currency.
 DEFAULT_PACKS = [
     ("Starter", Decimal("5"), Decimal("5.00")),
     ("Regular", Decimal("20"), Decimal("20.00")),
     ("Large", Decimal("100"), Decimal("90.00")),
 ]
-
-
-def web_server_command(host: str, port: str) -> list[str]:
-    """granian, not runserver: the same server as production (deploy/image/entrypoint.sh). ASGI:
-    event streams and long-polls wait on the event loop; other requests run Django's sync code, at
-    most WEB_THREADS at once per process (webapp.serving). bench/waiting_clients.py starts this too."""
-    return [sys.executable, "-m", "granian", "--interface", "asgi", "webapp.asgi:application",
-            "--host", host, "--port", port, "--workers", "2",
-            "--respawn-failed-workers", "--workers-kill-timeout", "10", "--access-log"]
 
 
 class Command(BaseCommand):
@@ -206,8 +201,17 @@ class Command(BaseCommand):
         # The site's own error pages, never Django's debug pages (settings and tracebacks), unless the
         # operator asks with DEBUG=1; WhiteNoise serves the static files either way.
         os.environ.setdefault("DEBUG", "0")
-        processes = {name: subprocess.Popen(cmd) for name, cmd in commands.items()}
-        self.stdout.write(self.style.SUCCESS(f"Visage is starting on http://{addr}/  (Ctrl-C stops everything)"))
+        # The workers first, the site once they take jobs: a first swap then takes as long as any
+        # other, and the workers load their models without the other processes' start beside them
+        # on a small machine. A worker that is slower than WORKERS_READY_WAIT_S does not hold the site
+        # back: the site then says "warming up, ready in about N s" (webapp.jobs.readiness).
+        # The scheduler and the webhook worker start with the site: they take no part in a first swap,
+        # and would only share the CPU with the workers' start.
+        later = ["webhook-worker", "scheduler", "web"]
+        processes = {name: subprocess.Popen(cmd) for name, cmd in commands.items() if name not in later}
+        self.stdout.write("workers: loading their models…")
+        waiting_since = time.monotonic()
+        web_started = False
         stopping = False
 
         def stop(signum, frame):
@@ -218,6 +222,19 @@ class Command(BaseCommand):
         signal.signal(signal.SIGTERM, stop)
         try:
             while not stopping:
+                if not web_started and (
+                    readiness.all_ready() or time.monotonic() - waiting_since > WORKERS_READY_WAIT_S
+                ):
+                    waited_s = time.monotonic() - waiting_since
+                    if readiness.all_ready():
+                        self.stdout.write(f"workers: ready in {waited_s:.1f} s")
+                    else:
+                        self.stdout.write(self.style.WARNING(
+                            f"workers: not ready after {waited_s:.0f} s; starting the site, which says so"
+                        ))
+                    processes.update({name: subprocess.Popen(commands[name]) for name in later})
+                    web_started = True
+                    self.stdout.write(self.style.SUCCESS(f"Visage is starting on http://{addr}/  (Ctrl-C stops everything)"))
                 for name, process in list(processes.items()):
                     if process.poll() is not None and not stopping:
                         if name == "web":
@@ -228,7 +245,7 @@ class Command(BaseCommand):
                         multiprocess.mark_process_dead(process.pid)  # drop its live gauges (GPU)
                         time.sleep(1)
                         processes[name] = subprocess.Popen(commands[name])
-                time.sleep(0.5)
+                time.sleep(0.5 if web_started else 0.2)
         finally:
             for process in processes.values():
                 if process.poll() is None:

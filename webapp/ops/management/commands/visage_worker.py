@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import os
 import time
+import uuid
 
 import django_rq
 from django.conf import settings
@@ -19,7 +20,7 @@ from prometheus_client import multiprocess
 from moderation import services as moderation_services
 from swap.errors import InferenceUnavailable
 from swap.inference.sessions import onnxruntime_install_problem
-from webapp.jobs import engine
+from webapp.jobs import engine, readiness
 from webapp.jobs.steps import calibrate
 from webapp.jobs.worker import Sweeper, VisageWorker
 from webapp.media import storage
@@ -52,23 +53,18 @@ class Command(BaseCommand):
         unknown = [q for q in queue_names if q not in known]
         if unknown:
             raise CommandError(f"Unknown queue(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
-        storage.ensure_buckets()
-        started = time.perf_counter()
-        idle_steps = None
-        if any(q in settings.GPU_QUEUES for q in queue_names):
-            problem = onnxruntime_install_problem()
-            if problem:
-                self.stderr.write(self.style.WARNING(problem))
-            self._warm_up_engine()
-            self.stdout.write(f"engine backends: {engine.get_pipeline().backends}")
-            if settings.WARMUP_CALIBRATION:
-                # This worker's own speed, measured while no job waits (a job never waits for it):
-                # quotes follow it within a minute of the start.
-                idle_steps = calibrate.measurement_steps(engine.get_pipeline())
-        if settings.MODERATION_QUEUE in queue_names:
-            moderation_services.warm_up()
-        self.stdout.write(f"visage worker ready on {','.join(queue_names)} "
-                          f"(models loaded in {time.perf_counter() - started:.1f} s)")
+        # RQ's name for it, chosen here: the site says "warming up" under it until RQ registers it.
+        name = name or uuid.uuid4().hex
+        roles = readiness.roles_of(queue_names)
+        warming_since = time.time()
+        for role in roles:
+            readiness.mark_warming(role, name, started_at=warming_since)
+        try:
+            idle_steps = self._load(queue_names, roles, name, warming_since)
+        except BaseException:
+            for role in roles:
+                readiness.clear_warming(role, name)
+            raise
         metrics_server = None
         if metrics_port:
             metrics_server = serve_worker_metrics(metrics_port, key=settings.METRICS_KEY)
@@ -79,7 +75,8 @@ class Command(BaseCommand):
         sweeper = Sweeper().start()
         connection = django_rq.get_connection(queue_names[0])
         worker = VisageWorker(
-            [django_rq.get_queue(q) for q in queue_names], connection=connection, name=name, idle_steps=idle_steps
+            [django_rq.get_queue(q) for q in queue_names], connection=connection, name=name, idle_steps=idle_steps,
+            warming=(roles, warming_since),
         )
         try:
             # The scheduler is its own process (visage_scheduler): a forked child per worker is
@@ -94,7 +91,31 @@ class Command(BaseCommand):
             if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
                 multiprocess.mark_process_dead(os.getpid())  # its live GPU gauges leave with it
 
-    def _warm_up_engine(self) -> None:
+    def _load(self, queue_names: list[str], roles: list[str], name: str, warming_since: float):
+        """Load the models these queues need, once; returns the GPU worker's idle work (its speed
+        measurement) or None."""
+        storage.ensure_buckets()
+        started = time.perf_counter()
+        idle_steps = None
+        if any(q in settings.GPU_QUEUES for q in queue_names):
+            problem = onnxruntime_install_problem()
+            if problem:
+                self.stderr.write(self.style.WARNING(problem))
+            self._warm_up_engine(roles, name, warming_since)
+            self.stdout.write(f"engine backends: {engine.get_pipeline().backends} "
+                              f"(loaded in {time.perf_counter() - started:.1f} s)")
+            if settings.WARMUP_CALIBRATION:
+                # This worker's own speed, measured while no job waits (a job never waits for it):
+                # quotes follow it within a minute of the start.
+                idle_steps = calibrate.measurement_steps(engine.get_pipeline())
+        if settings.MODERATION_QUEUE in queue_names:
+            loaded = moderation_services.warm_up()
+            self.stdout.write("moderation models loaded: " + ", ".join(f"{k} {v:.1f} s" for k, v in loaded.items()))
+        self.stdout.write(f"visage worker ready on {','.join(queue_names)} "
+                          f"(models loaded in {time.perf_counter() - started:.1f} s)")
+        return idle_steps
+
+    def _warm_up_engine(self, roles: list[str], name: str, warming_since: float) -> None:
         """Build and warm the pipeline; with VISAGE_INFERENCE=triton, wait for Triton (it may start
         after the workers) instead of exiting into a restart loop."""
         delay_s = 1.0
@@ -105,5 +126,7 @@ class Command(BaseCommand):
             except InferenceUnavailable as exc:
                 engine.reset_pipeline()
                 self.stderr.write(self.style.WARNING(f"waiting for Triton: {exc}"))
+                for role in roles:  # still warming, however long Triton takes
+                    readiness.mark_warming(role, name, started_at=warming_since)
                 time.sleep(delay_s)
                 delay_s = min(delay_s * 2, 30.0)
