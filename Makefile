@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 
 TRITON_VENV ?= var/triton-venv
 
-.PHONY: run test lint bench clean-data triton-venv serve-triton bench-triton
+.PHONY: run test lint bench clean-data triton-venv serve-triton bench-triton messages
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -47,6 +47,11 @@ test: $(STAMP)
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
+
+# The translation catalogues (docs/concepts/languages.md): update locale/*/LC_MESSAGES/*.po from the code
+# and compile the committed .mo files. Needs GNU gettext (apt-get install gettext).
+messages: $(STAMP)
+	$(PY) manage.py visage_makemessages
 
 bench: $(STAMP)
 	$(PY) bench/engine.py

@@ -19,6 +19,7 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import padding, rsa
 from django.conf import settings
+from django.utils.translation import gettext as _
 
 from billing.payment_errors import BadSignature, PaymentsNotConfigured, StaleNotification
 
@@ -53,7 +54,7 @@ def signing_content(params: dict[str, str], *, exclude: tuple[str, ...] = ("sign
 
 def _signed(method: str, biz_content: dict, *, notify_url: str, return_url: str = "") -> dict[str, str]:
     if not configured():
-        raise PaymentsNotConfigured("Alipay is not configured on this server.")
+        raise PaymentsNotConfigured(_("Alipay is not configured on this server."))
     params = {
         "app_id": settings.ALIPAY_APP_ID,
         "method": method,
@@ -109,7 +110,7 @@ def notification_verify(form: dict[str, str], *, now: datetime | None = None) ->
     """The notification's parameters once its RSA2 signature (Alipay's key), app id and age are
     right; BadSignature or StaleNotification otherwise."""
     if not configured():
-        raise PaymentsNotConfigured("Alipay is not configured on this server.")
+        raise PaymentsNotConfigured(_("Alipay is not configured on this server."))
     if form.get("sign_type") != "RSA2" or not form.get("sign"):
         raise BadSignature("The Alipay notification is not signed with RSA2.")
     try:

@@ -3,18 +3,19 @@
 from __future__ import annotations
 
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 
 class Mode(models.TextChoices):
-    FAST = "fast", "Fast"
-    STANDARD = "standard", "Standard"
-    HQ = "hq", "High quality"
+    FAST = "fast", _("Fast")
+    STANDARD = "standard", _("Standard")
+    HQ = "hq", _("High quality")
 
 
 class Resolution(models.TextChoices):
     P720 = "720p", "720p"
     P1080 = "1080p", "1080p"
-    ORIGINAL = "original", "Original"
+    ORIGINAL = "original", _("Original")
 
 
 class GpuQueue(models.TextChoices):
@@ -54,8 +55,8 @@ PAYMENT_KINDS = (EntryKind.PURCHASE, EntryKind.REVERSAL)
 class MediaKind(models.TextChoices):
     """What GPU time is calibrated separately for: a photo, or a video's frames (tracked, cheaper)."""
 
-    IMAGE = "image", "Photo"
-    VIDEO = "video", "Video"
+    IMAGE = "image", _("Photo")
+    VIDEO = "video", _("Video")
 
 
 class PixelClass(models.TextChoices):
@@ -72,9 +73,9 @@ class SampleOrigin(models.TextChoices):
 
 
 class PaymentProvider(models.TextChoices):
-    STRIPE = "stripe", "Card (Stripe)"
-    ALIPAY = "alipay", "Alipay 支付宝"
-    WECHATPAY = "wechatpay", "WeChat Pay 微信支付"
+    STRIPE = "stripe", _("Card (Stripe)")
+    ALIPAY = "alipay", _("Alipay 支付宝")
+    WECHATPAY = "wechatpay", _("WeChat Pay 微信支付")
 
 
 class CheckoutStatus(models.TextChoices):

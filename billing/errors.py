@@ -7,6 +7,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from django.urls import NoReverseMatch, reverse
+from django.utils.translation import gettext as _
 from rest_framework import status
 from rest_framework.exceptions import APIException
 
@@ -40,14 +41,19 @@ class InsufficientCredit(BillingError):
         self.available = available
         self.quote = quote
         self.cheapest = cheapest
-        hint = "Add credits to your account to go on"
+        words = {"required": money_text(required), "available": money_text(available)}
         if cheapest is not None and cheapest < required:
-            hint += f", or choose a lower quality or resolution (from {money_text(cheapest)} credits)"
+            detail = _(
+                "This swap costs %(required)s credits and you have %(available)s available. Add credits to your "
+                "account to go on, or choose a lower quality or resolution (from %(cheapest)s credits)."
+            ) % {**words, "cheapest": money_text(cheapest)}
+        else:
+            detail = _(
+                "This swap costs %(required)s credits and you have %(available)s available. "
+                "Add credits to your account to go on."
+            ) % words
         super().__init__(
-            detail=(
-                f"This swap costs {money_text(required)} credits and you have {money_text(available)} "
-                f"available. {hint}."
-            ),
+            detail=detail,
             code=self.default_code,
         )
 

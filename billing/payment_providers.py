@@ -10,6 +10,7 @@ from typing import Protocol
 from urllib.parse import urljoin
 
 from django.urls import reverse
+from django.utils.translation import gettext as _
 
 from billing import alipay_gateway, stripe_gateway, wechatpay_gateway
 from billing.choices import PaymentProvider
@@ -143,7 +144,9 @@ def provider_get(name: str, pack: CreditPack | None = None) -> Provider:
         )
     provider = PROVIDERS[name]
     if not provider.configured():
-        raise PaymentsNotConfigured(f"{PaymentProvider(name).label} is not configured on this server.")
+        raise PaymentsNotConfigured(
+            _("%(provider)s is not configured on this server.") % {"provider": PaymentProvider(name).label}
+        )
     if (
         pack is not None
         and provider.currencies is not None

@@ -10,6 +10,7 @@ from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 from django.db.models import Case, DecimalField, F, QuerySet, Sum, Value, When
 from django.db.models.functions import Coalesce
+from django.utils.translation import gettext as _
 
 from billing.calibration import (
     DEFAULT_GPU_SECONDS_PER_FRAME,
@@ -235,16 +236,18 @@ def job_cost(*, job_id: uuid.UUID) -> dict[str, Any] | None:
     refunded = refund.amount if refund is not None else None
     released = release.amount if release is not None else Decimal(0)
     if state == "reserved":
-        sentence = (
-            f"Price: {money(quoted)} credits, set aside while the swap runs. You pay at most this; "
+        sentence = _(
+            "Price: %(price)s credits, set aside while the swap runs. You pay at most this; "
             "if it fails or is canceled, nothing is charged."
-        )
+        ) % {"price": money(quoted)}
     elif state == "paid":
-        sentence = f"Paid {money(paid)} credits (the price shown was {money(quoted)})."
+        sentence = _("Paid %(paid)s credits (the price shown was %(price)s).") % {"paid": money(paid), "price": money(quoted)}
     elif state == "released":
-        sentence = f"Nothing was charged: the {money(hold.amount)} credits set aside are available again."
+        sentence = _("Nothing was charged: the %(held)s credits set aside are available again.") % {
+            "held": money(hold.amount)
+        }
     else:
-        sentence = f"Refunded {money(refunded)} credits: this swap cost you nothing."
+        sentence = _("Refunded %(refunded)s credits: this swap cost you nothing.") % {"refunded": money(refunded)}
     return {
         "state": state,
         "sentence": sentence,

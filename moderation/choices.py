@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 
 class Stage(models.TextChoices):
@@ -36,6 +37,6 @@ class ReportStatus(models.TextChoices):
 
 
 class ReporterRelation(models.TextChoices):
-    SELF = "self", "I am the person shown"
-    REPRESENTATIVE = "representative", "I act for the person shown (parent, guardian, lawyer)"
-    OTHER = "other", "Other"
+    SELF = "self", _("I am the person shown")
+    REPRESENTATIVE = "representative", _("I act for the person shown (parent, guardian, lawyer)")
+    OTHER = "other", _("Other")

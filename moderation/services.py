@@ -22,6 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 from django.conf import settings
 from django.db import transaction
+from django.utils.translation import gettext_noop
 
 from swap.errors import InvalidImage
 from swap.image_io import decode_image
@@ -41,15 +42,60 @@ FacesFor = Callable[[int, np.ndarray], list[Face]]
 
 # Reasons that make an image "known bad" (a re-upload is rejected by hash). A missing face is not.
 CONTENT_CODES = frozenset({"content_rejected", "protected_identity", "blocked_text"})
-REVIEW_MESSAGE = "Your job is waiting for a quick review by our moderators; it continues once approved."
-OUTPUT_REVIEW_MESSAGE = "Your result is waiting for a quick review by our moderators before it is shown."
-REVIEW_REJECT_MESSAGE = (
+# Stored in English (workers answer no request) and read in the user's language: gettext_noop marks
+# every whole sentence for the catalogue, the site and the API translate the stored text.
+REVIEW_MESSAGE = gettext_noop("Your job is waiting for a quick review by our moderators; it continues once approved.")
+OUTPUT_REVIEW_MESSAGE = gettext_noop(
+    "Your result is waiting for a quick review by our moderators before it is shown."
+)
+REVIEW_REJECT_MESSAGE = gettext_noop(
     "Our moderators could not approve this content under our content policy, so the job "
     "was not processed. No credits were charged."
 )
+REJECT_MESSAGES = {
+    ("content_rejected", "source"): gettext_noop(
+        "The source image appears to contain content our content policy doesn't allow, so this job was not "
+        "processed. No credits were charged."
+    ),
+    ("content_rejected", "target"): gettext_noop(
+        "The target image appears to contain content our content policy doesn't allow, so this job was not "
+        "processed. No credits were charged."
+    ),
+    ("content_rejected", "output"): gettext_noop(
+        "The output image appears to contain content our content policy doesn't allow, so this job was not "
+        "processed. No credits were charged."
+    ),
+    ("protected_identity", "source"): gettext_noop(
+        "The source image shows a person who can't be used in face swaps on this service, so this job was not "
+        "processed. No credits were charged."
+    ),
+    ("protected_identity", "target"): gettext_noop(
+        "The target image shows a person who can't be used in face swaps on this service, so this job was not "
+        "processed. No credits were charged."
+    ),
+    ("protected_identity", "output"): gettext_noop(
+        "The output image shows a person who can't be used in face swaps on this service, so this job was not "
+        "processed. No credits were charged."
+    ),
+    ("blocked_text", "source"): gettext_noop(
+        "The source image contains text our content policy doesn't allow, so this job was not processed. "
+        "No credits were charged."
+    ),
+    ("blocked_text", "target"): gettext_noop(
+        "The target image contains text our content policy doesn't allow, so this job was not processed. "
+        "No credits were charged."
+    ),
+    ("blocked_text", "output"): gettext_noop(
+        "The output image contains text our content policy doesn't allow, so this job was not processed. "
+        "No credits were charged."
+    ),
+}
+REJECT_FALLBACK = gettext_noop("This content could not be accepted. No credits were charged.")
 
 
 def _reject_message(code: str, role: str) -> str:
+    if (code, role) in REJECT_MESSAGES:
+        return REJECT_MESSAGES[(code, role)]
     image = f"{role} image" if role in ("source", "target", "output") else role
     return {
         "content_rejected": f"The {image} appears to contain content our content policy doesn't allow, so this job "
@@ -58,7 +104,7 @@ def _reject_message(code: str, role: str) -> str:
         "job was not processed. No credits were charged.",
         "blocked_text": f"The {image} contains text our content policy doesn't allow, so this job was not "
         "processed. No credits were charged.",
-    }.get(code, "This content could not be accepted. No credits were charged.")
+    }.get(code, REJECT_FALLBACK)
 
 
 @dataclass(frozen=True)

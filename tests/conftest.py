@@ -93,3 +93,15 @@ def playwright_loop_out_of_the_way(request):
         yield
     finally:
         asyncio.events._set_running_loop(loop)
+
+
+@pytest.fixture(autouse=True)
+def language_back_to_default():
+    """LocaleMiddleware activates each request's language and nothing switches it back: a test whose
+    request asked for zh-hans would leave this thread speaking Chinese to the next test's direct
+    service calls. Each test starts and ends in the default language (settings.LANGUAGE_CODE)."""
+    from django.utils import translation
+
+    translation.deactivate()
+    yield
+    translation.deactivate()

@@ -7,14 +7,15 @@ every `admin.register` keeps working.
 from __future__ import annotations
 
 from django.contrib import admin
+from django.utils.translation import gettext_lazy as _
 
 from webapp.jobs import selectors as job_selectors
 
 
 class VisageAdminSite(admin.AdminSite):
-    site_header = "Visage administration"
-    site_title = "Visage admin"
-    index_title = "Moderation, billing and jobs"
+    site_header = _("Visage administration")
+    site_title = _("Visage admin")
+    index_title = _("Moderation, billing and jobs")
     enable_nav_sidebar = False  # the job list needs the width: every column on screen, one line per row
 
     def each_context(self, request):

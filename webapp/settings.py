@@ -73,6 +73,9 @@ MIDDLEWARE = [
     "webapp.ops.request_id.RequestIdMiddleware",
     "webapp.api.middleware.ProblemJsonMiddleware",  # /api/ errors as problem+json, also Django's own
     "django.contrib.sessions.middleware.SessionMiddleware",
+    # The language of each request: the switcher's cookie, else Accept-Language, else LANGUAGE_CODE;
+    # answers say which in Content-Language (docs/concepts/languages.md).
+    "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
@@ -148,7 +151,13 @@ LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "dashboard"
 LOGOUT_REDIRECT_URL = "login"
 
-LANGUAGE_CODE = "en-us"
+# English unless the request asks for another language the site speaks (Accept-Language, or the
+# site's switcher, remembered in the django_language cookie). zh-CN, zh-SG and zh fall back to zh-hans.
+LANGUAGE_CODE = "en"
+LANGUAGES = [("en", "English"), ("zh-hans", "简体中文")]
+LOCALE_PATHS = [BASE_DIR / "locale"]
+LANGUAGE_COOKIE_AGE = 365 * 24 * 3600
+LANGUAGE_COOKIE_SAMESITE = "Lax"
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True
@@ -442,6 +451,8 @@ MARK_TEXT = env_str("VISAGE_MARK_TEXT", "")  # empty: "AI-generated", or "AI生�
 MARK_POSITION = env_str("VISAGE_MARK_POSITION", "bottom-right")
 MARK_HEIGHT_FRACTION = env_float("VISAGE_MARK_HEIGHT_FRACTION", 0.10)  # of the shorter side
 # What an uploader confirms about the faces they upload; the version is stored with every job.
+# The default wording is in the translation catalogue (webapp/jobs/services/intake.py), so it is shown in
+# the request's language; an operator's own is shown as written.
 CONSENT_TEXT = env_str(
     "VISAGE_CONSENT_TEXT",
     "I have the right to use the face(s) in the photos I upload: they are mine, or the people shown "

@@ -1,5 +1,6 @@
 from django.contrib import admin
 from django.urls import include, path
+from django.views import i18n
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 
 from webapp.api import docs, problems
@@ -12,6 +13,9 @@ urlpatterns = [
     path("api/docs/", docs.same_origin_only(SpectacularSwaggerView.as_view(url_name="schema")), name="swagger-ui"),
     path("api/redoc/", docs.same_origin_only(SpectacularRedocView.as_view(url_name="schema")), name="redoc"),
     path("errors/<slug:code>", problems.error_doc, name="error-doc"),
+    # The site's language switcher (POST, remembered in a cookie) and the site scripts' translations.
+    path("i18n/setlang/", i18n.set_language, name="set_language"),
+    path("i18n/catalog.js", i18n.JavaScriptCatalog.as_view(), name="javascript-catalog"),
     path("healthz", health.healthz, name="healthz"),
     path("readyz", health.healthz, name="readyz"),
     path("livez", health.livez, name="livez"),

@@ -7,6 +7,9 @@ body), a 405 or 500 outside DRF. This middleware, just inside RequestIdMiddlewar
 over the largest request the API can accept before anything reads them (413), maps those parsing
 exceptions to specific codes, and turns any other non-JSON error response under /api/ into a
 problem with the same status (the exception itself is still logged by Django first).
+
+Its problems are worded in the request's language like every other (`title`, `detail`; Content-Language
+says which): it picks the language itself, as it answers some requests before LocaleMiddleware runs.
 """
 
 from __future__ import annotations
@@ -17,21 +20,25 @@ from asgiref.sync import iscoroutinefunction, markcoroutinefunction
 from django.conf import settings
 from django.core.exceptions import DisallowedHost, RequestDataTooBig, TooManyFieldsSent, TooManyFilesSent
 from django.http import HttpResponse
+from django.utils import translation
+from django.utils.cache import patch_vary_headers
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
-from .problems import PROBLEM_CONTENT_TYPE, TITLES
+from .problems import PROBLEM_CONTENT_TYPE, problem_title
 
 API_PREFIX = "/api/"
 # Headers of the original error response that stay meaningful on the problem.
 KEPT_HEADERS = ("Allow", "Retry-After", "WWW-Authenticate")
 STATUS_CODES = {
-    400: ("bad_request", "The request could not be understood."),
-    401: ("not_authenticated", "Authentication credentials were not provided."),
-    403: ("permission_denied", "You do not have permission to perform this action."),
-    404: ("not_found", "No API endpoint or resource at this URL."),
-    405: ("method_not_allowed", "This method is not allowed on this URL."),
-    413: ("request_too_large", "The request body is too large."),
-    500: ("server_error", "An unexpected error occurred; the request_id identifies it in our logs."),
-    503: ("service_unavailable", "A service the API depends on is unavailable; try again shortly."),
+    400: ("bad_request", gettext_lazy("The request could not be understood.")),
+    401: ("not_authenticated", gettext_lazy("Authentication credentials were not provided.")),
+    403: ("permission_denied", gettext_lazy("You do not have permission to perform this action.")),
+    404: ("not_found", gettext_lazy("No API endpoint or resource at this URL.")),
+    405: ("method_not_allowed", gettext_lazy("This method is not allowed on this URL.")),
+    413: ("request_too_large", gettext_lazy("The request body is too large.")),
+    500: ("server_error", gettext_lazy("An unexpected error occurred; the request_id identifies it in our logs.")),
+    503: ("service_unavailable", gettext_lazy("A service the API depends on is unavailable; try again shortly.")),
 }
 
 
@@ -51,15 +58,18 @@ def problem_http_response(request, *, status_code: int, code: str, detail: str,
         type_uri = path
     body = {
         "type": type_uri,
-        "title": TITLES.get(code, code.replace("_", " ").capitalize()),
+        "title": problem_title(code),
         "status": status_code,
-        "detail": detail,
+        "detail": str(detail),
         "code": code,
         "instance": request.get_full_path(),
         "request_id": getattr(request, "request_id", None),
     }
-    return HttpResponse(json.dumps(body), status=status_code, content_type=PROBLEM_CONTENT_TYPE,
-                        headers=headers)
+    response = HttpResponse(json.dumps(body, ensure_ascii=False), status=status_code, content_type=PROBLEM_CONTENT_TYPE,
+                            headers=headers)
+    response["Content-Language"] = translation.get_language()
+    patch_vary_headers(response, ("Accept-Language",))
+    return response
 
 
 def _is_json(response) -> bool:
@@ -82,6 +92,7 @@ class ProblemJsonMiddleware:
             return self._acall(request)
         if not request.path.startswith(API_PREFIX):
             return self.get_response(request)
+        translation.activate(translation.get_language_from_request(request))
         too_large = self._refuse_oversized(request)
         if too_large is not None:
             return too_large
@@ -90,6 +101,7 @@ class ProblemJsonMiddleware:
     async def _acall(self, request):
         if not request.path.startswith(API_PREFIX):
             return await self.get_response(request)
+        translation.activate(translation.get_language_from_request(request))
         too_large = self._refuse_oversized(request)
         if too_large is not None:
             return too_large
@@ -114,18 +126,18 @@ class ProblemJsonMiddleware:
         if isinstance(exception, RequestDataTooBig):
             return problem_http_response(
                 request, status_code=413, code="request_too_large",
-                detail=f"The form fields are larger than {settings.DATA_UPLOAD_MAX_MEMORY_SIZE} bytes "
-                "(files are not counted).",
+                detail=_("The form fields are larger than %(limit)d bytes (files are not counted).")
+                % {"limit": settings.DATA_UPLOAD_MAX_MEMORY_SIZE},
             )
         if isinstance(exception, TooManyFieldsSent):
             return problem_http_response(
                 request, status_code=400, code="too_many_fields",
-                detail=f"The request has more than {settings.DATA_UPLOAD_MAX_NUMBER_FIELDS} fields.",
+                detail=_("The request has more than %(limit)d fields.") % {"limit": settings.DATA_UPLOAD_MAX_NUMBER_FIELDS},
             )
         if isinstance(exception, TooManyFilesSent):
             return problem_http_response(
                 request, status_code=400, code="too_many_files",
-                detail=f"The request has more than {settings.DATA_UPLOAD_MAX_NUMBER_FILES} files.",
+                detail=_("The request has more than %(limit)d files.") % {"limit": settings.DATA_UPLOAD_MAX_NUMBER_FILES},
             )
         return None
 
@@ -135,13 +147,16 @@ class ProblemJsonMiddleware:
             length = int(request.META.get("CONTENT_LENGTH") or 0)
         except ValueError:
             return problem_http_response(request, status_code=400, code="bad_request",
-                                         detail="The Content-Length header is not a number.")
+                                         detail=_("The Content-Length header is not a number."))
         content_type = request.META.get("CONTENT_TYPE", "")
         limit = max_request_bytes() if content_type.startswith("multipart/") else settings.DATA_UPLOAD_MAX_MEMORY_SIZE
         if length > limit:
             return problem_http_response(
                 request, status_code=413, code="request_too_large",
-                detail=f"The request body is {length} bytes; the limit is {limit} bytes"
-                + (" for this content type." if not content_type.startswith("multipart/") else "."),
+                detail=(
+                    _("The request body is %(length)d bytes; the limit is %(limit)d bytes.")
+                    if content_type.startswith("multipart/")
+                    else _("The request body is %(length)d bytes; the limit is %(limit)d bytes for this content type.")
+                ) % {"length": length, "limit": limit},
             )
         return None

@@ -7,6 +7,8 @@ import logging
 from django.db import InterfaceError, OperationalError
 from django.http import Http404
 from django.shortcuts import render
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from redis.exceptions import RedisError
 from rest_framework import exceptions
 from rest_framework.response import Response
@@ -21,66 +23,71 @@ RETRY_AFTER_UNAVAILABLE_S = 30
 
 logger = logging.getLogger(__name__)
 
-# Titles for the codes a client will see; also served at /errors/<code> for humans.
+# Titles for the codes a client will see, in the request's language (like `detail`; `code` stays as
+# it is); also served at /errors/<code> for humans.
 TITLES = {
-    "validation_error": "The request is invalid",
-    "invalid_option": "An option has an invalid value",
-    "missing_file": "A required file is missing",
-    "empty_file": "A file is empty",
-    "file_too_large": "A file is too large",
-    "image_too_large": "An image has too many pixels",
-    "image_too_small": "An image is too small",
-    "corrupt_image": "A file could not be decoded",
-    "unsupported_media_type": "A file type is not supported",
-    "video_too_long": "A video is too long",
-    "too_many_frames": "A video has too many frames",
-    "video_too_large": "A video's frames are too large",
-    "video_too_small": "A video's frames are too small",
-    "corrupt_video": "A video could not be read",
-    "insufficient_credits": "Not enough credits",
-    "idempotency_key_mismatch": "Idempotency-Key reused with a different request",
-    "invalid_idempotency_key": "The Idempotency-Key header is invalid",
-    "job_not_cancelable": "The job cannot be canceled",
-    "not_authenticated": "Authentication required",
-    "authentication_failed": "Authentication failed",
-    "permission_denied": "Permission denied",
-    "not_found": "Not found",
-    "method_not_allowed": "Method not allowed",
-    "not_acceptable": "No acceptable response format",
-    "throttled": "Too many requests",
-    "too_many_waits": "Too many long-polls and event streams open at once",
-    "too_many_failed_logins": "Too many failed sign-in attempts",
-    "unsupported_media_type_header": "Unsupported request content type",
-    "parse_error": "Malformed request",
-    "bad_request": "Bad request",
-    "request_too_large": "The request is too large",
-    "too_many_fields": "The request has too many fields",
-    "too_many_files": "The request has too many files",
-    "server_error": "Internal server error",
-    "no_face_detected": "No face detected",
-    "content_rejected": "Content rejected by moderation",
-    "protected_identity": "This person cannot be swapped",
-    "blocked_text": "The image contains blocked text",
-    "invalid_image": "An image could not be used",
-    "service_unavailable": "Temporarily unavailable",
-    "consent_required": "Consent to use the uploaded faces is required",
-    "share_links_disabled": "Share links are turned off",
-    "job_not_shareable": "This job cannot be shared",
-    "originals_deleted": "The original uploads were deleted",
-    "payments_not_configured": "Card payments are not available",
-    "payment_provider_error": "The payment provider failed",
-    "upload_not_found": "No such upload",
-    "upload_incomplete": "The upload is missing parts",
-    "upload_not_ready": "The upload cannot be used yet",
-    "checksum_mismatch": "The uploaded file is not the one declared",
-    "access_token_expired": "The access token has expired",
-    "invalid_refresh_token": "Unknown refresh token",
-    "refresh_token_expired": "The refresh token has expired",
-    "refresh_token_reused": "The refresh token was already used",
-    "device_signed_out": "This device was signed out",
+    "validation_error": gettext_lazy("The request is invalid"),
+    "invalid_option": gettext_lazy("An option has an invalid value"),
+    "missing_file": gettext_lazy("A required file is missing"),
+    "empty_file": gettext_lazy("A file is empty"),
+    "file_too_large": gettext_lazy("A file is too large"),
+    "image_too_large": gettext_lazy("An image has too many pixels"),
+    "image_too_small": gettext_lazy("An image is too small"),
+    "corrupt_image": gettext_lazy("A file could not be decoded"),
+    "unsupported_media_type": gettext_lazy("A file type is not supported"),
+    "video_too_long": gettext_lazy("A video is too long"),
+    "too_many_frames": gettext_lazy("A video has too many frames"),
+    "video_too_large": gettext_lazy("A video's frames are too large"),
+    "video_too_small": gettext_lazy("A video's frames are too small"),
+    "corrupt_video": gettext_lazy("A video could not be read"),
+    "insufficient_credits": gettext_lazy("Not enough credits"),
+    "idempotency_key_mismatch": gettext_lazy("Idempotency-Key reused with a different request"),
+    "invalid_idempotency_key": gettext_lazy("The Idempotency-Key header is invalid"),
+    "job_not_cancelable": gettext_lazy("The job cannot be canceled"),
+    "not_authenticated": gettext_lazy("Authentication required"),
+    "authentication_failed": gettext_lazy("Authentication failed"),
+    "permission_denied": gettext_lazy("Permission denied"),
+    "not_found": gettext_lazy("Not found"),
+    "method_not_allowed": gettext_lazy("Method not allowed"),
+    "not_acceptable": gettext_lazy("No acceptable response format"),
+    "throttled": gettext_lazy("Too many requests"),
+    "too_many_waits": gettext_lazy("Too many long-polls and event streams open at once"),
+    "too_many_failed_logins": gettext_lazy("Too many failed sign-in attempts"),
+    "unsupported_media_type_header": gettext_lazy("Unsupported request content type"),
+    "parse_error": gettext_lazy("Malformed request"),
+    "bad_request": gettext_lazy("Bad request"),
+    "request_too_large": gettext_lazy("The request is too large"),
+    "too_many_fields": gettext_lazy("The request has too many fields"),
+    "too_many_files": gettext_lazy("The request has too many files"),
+    "server_error": gettext_lazy("Internal server error"),
+    "no_face_detected": gettext_lazy("No face detected"),
+    "content_rejected": gettext_lazy("Content rejected by moderation"),
+    "protected_identity": gettext_lazy("This person cannot be swapped"),
+    "blocked_text": gettext_lazy("The image contains blocked text"),
+    "invalid_image": gettext_lazy("An image could not be used"),
+    "service_unavailable": gettext_lazy("Temporarily unavailable"),
+    "consent_required": gettext_lazy("Consent to use the uploaded faces is required"),
+    "share_links_disabled": gettext_lazy("Share links are turned off"),
+    "job_not_shareable": gettext_lazy("This job cannot be shared"),
+    "originals_deleted": gettext_lazy("The original uploads were deleted"),
+    "payments_not_configured": gettext_lazy("Card payments are not available"),
+    "payment_provider_error": gettext_lazy("The payment provider failed"),
+    "upload_not_found": gettext_lazy("No such upload"),
+    "upload_incomplete": gettext_lazy("The upload is missing parts"),
+    "upload_not_ready": gettext_lazy("The upload cannot be used yet"),
+    "checksum_mismatch": gettext_lazy("The uploaded file is not the one declared"),
+    "access_token_expired": gettext_lazy("The access token has expired"),
+    "invalid_refresh_token": gettext_lazy("Unknown refresh token"),
+    "refresh_token_expired": gettext_lazy("The refresh token has expired"),
+    "refresh_token_reused": gettext_lazy("The refresh token was already used"),
+    "device_signed_out": gettext_lazy("This device was signed out"),
 }
 # Every `code` a problem can carry: the OpenAPI schema's closed enum (webapp.api.schema).
 PROBLEM_CODES = tuple(sorted(TITLES))
+
+
+def problem_title(code: str) -> str:
+    return str(TITLES[code]) if code in TITLES else code.replace("_", " ").capitalize()
 
 
 def problem_type(request, code: str) -> str:
@@ -92,7 +99,7 @@ def problem_response(request, *, status_code: int, code: str, detail: str, error
                      extra: dict | None = None, headers: dict | None = None) -> Response:
     body = {
         "type": problem_type(request, code),
-        "title": TITLES.get(code, code.replace("_", " ").capitalize()),
+        "title": problem_title(code),
         "status": status_code,
         "detail": detail,
         "code": code,
@@ -122,7 +129,7 @@ def problem_exception_handler(exc, context):
         logger.warning("dependency unavailable for %s: %s", getattr(request, "path", "?"), exc)
         return problem_response(
             request, status_code=503, code="service_unavailable",
-            detail="A service this request needs is briefly unavailable; nothing was charged. Please retry shortly.",
+            detail=_("A service this request needs is briefly unavailable; nothing was charged. Please retry shortly."),
             headers={"Retry-After": str(RETRY_AFTER_UNAVAILABLE_S)},
         )
     refusal = refusal_for(exc)
@@ -156,4 +163,4 @@ def error_doc(request, code: str):
     key = code.replace("-", "_")
     if key not in TITLES:
         raise Http404("Unknown error code")
-    return render(request, "webapp/error_doc.html", {"code": key, "title": TITLES[key]})
+    return render(request, "webapp/error_doc.html", {"code": key, "title": problem_title(key)})

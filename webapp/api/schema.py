@@ -10,7 +10,7 @@ declared without content get the Problem schema. Multipart fields that the views
 from __future__ import annotations
 
 from . import examples
-from .problems import PROBLEM_CODES, TITLES
+from .problems import PROBLEM_CODES, problem_title
 from .representations import OPEN_COMPONENTS
 
 PROBLEM_SCHEMA = {
@@ -122,7 +122,7 @@ def add_examples(result, generator, request, public):
                     problem = examples.problem_for(operation["operationId"], status)
                     if status[0] in "45" and problem is not None:
                         code = problem[0]
-                        value = examples.problem_example(status, TITLES[code], path, operation["operationId"])
+                        value = examples.problem_example(status, problem_title(code), path, operation["operationId"])
                         content["examples"] = {code: {"value": value}}
                     elif status[0] == "2" and operation["operationId"] in examples.SUCCESS:
                         content["examples"] = {"ok": {"value": examples.SUCCESS[operation["operationId"]]}}

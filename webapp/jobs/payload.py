@@ -11,6 +11,8 @@ from django.conf import settings
 from django.core.cache import cache
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.translation import get_language
+from django.utils.translation import gettext as _
 
 from billing import selectors as billing_selectors
 from webapp.media import storage
@@ -149,8 +151,17 @@ def job_payload(
         },
         "result_url": result["url"] if result else None,
         "result": result,
-        "error": {"code": job.error_code, "message": job.error_message} if job.error_code else None,
-        "moderation": {"state": _moderation_state(job), "message": job.error_message if job.state == JobState.REVIEW else None},
+        # Workers store messages in English; the fixed ones are in the catalogue (gettext_noop where they
+        # are written), so they are read in the request's language.
+        "error": {"code": job.error_code, "message": _(job.error_message) if job.error_message else ""}
+        if job.error_code
+        else None,
+        "moderation": {
+            "state": _moderation_state(job),
+            "message": (_(job.error_message) if job.error_message else job.error_message)
+            if job.state == JobState.REVIEW
+            else None,
+        },
         "metrics": {
             "queue_seconds": queue_seconds,
             "gpu_seconds": float(job.gpu_seconds) if job.gpu_seconds is not None else None,
@@ -167,7 +178,7 @@ def job_payload(
         "quote": job.quote or None,
         "cost": cost,
         # One plain sentence on the money, from the ledger, right in every state.
-        "credits": cost["sentence"] if cost else "Nothing was charged for this swap.",
+        "credits": cost["sentence"] if cost else _("Nothing was charged for this swap."),
         "media_deleted": job.media_deleted_at is not None,
         "share": share_payload(job, absolute=absolute),
         "urls": {
@@ -187,7 +198,9 @@ PAYLOAD_CACHE_S = 300
 
 
 def _payload_key(job_id, etag: str, origin: str) -> str:
-    return f"visage:job-payload:{job_id}:{hashlib.sha256(f'{origin} {etag}'.encode()).hexdigest()[:32]}"
+    # Per language too: the body's sentences (`credits`, `cost.sentence`) are in the request's language.
+    version = f"{origin} {etag} {get_language()}"
+    return f"visage:job-payload:{job_id}:{hashlib.sha256(version.encode()).hexdigest()[:32]}"
 
 
 def cached_job_payload(*, job_id, etag: str, origin: str) -> dict | None:

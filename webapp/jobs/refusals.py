@@ -6,13 +6,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from django.utils.translation import gettext, gettext_noop
+
 from billing.errors import InsufficientCredit
 from webapp.media.storage import StorageError
 from webapp.media.validation import UploadRejected
 
 from .errors import JobError
 
-STORAGE_UNAVAILABLE = "Storage is briefly unavailable, so nothing was charged. Please try again in a minute."
+STORAGE_UNAVAILABLE = gettext_noop(
+    "Storage is briefly unavailable, so nothing was charged. Please try again in a minute."
+)
 
 # What a submission may raise that is the user's to hear about (anything else is a bug: a 500).
 REFUSALS = (UploadRejected, JobError, InsufficientCredit, StorageError)
@@ -35,5 +39,5 @@ def refusal_for(exc: Exception) -> Refusal | None:
         return Refusal(status=exc.status_code, code=exc.default_code, message=str(exc.detail), top_up=True)
     if isinstance(exc, StorageError):
         # S3 refused or timed out before anything was held: the user may simply try again.
-        return Refusal(status=503, code="service_unavailable", message=STORAGE_UNAVAILABLE)
+        return Refusal(status=503, code="service_unavailable", message=gettext(STORAGE_UNAVAILABLE))
     return None

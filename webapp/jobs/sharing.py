@@ -21,6 +21,7 @@ from django.db.models import F
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.crypto import salted_hmac
+from django.utils.translation import gettext as _
 
 from moderation import selectors as moderation_selectors
 
@@ -44,15 +45,15 @@ def token_hash(token: str) -> str:
 def not_shareable_reason(job: Job) -> str:
     """Why `job` cannot be shared, in words for its owner; empty when it can."""
     if job.state == JobState.REVIEW:
-        return "This swap is being reviewed by a moderator; it can be shared once it is published."
+        return _("This swap is being reviewed by a moderator; it can be shared once it is published.")
     if job.state != JobState.SUCCEEDED:
-        return f"Only finished swaps can be shared; this one is {job.state}."
+        return _("Only finished swaps can be shared; this one is %(state)s.") % {"state": job.state}
     if job.media_deleted_at is not None or not job.result_key:
-        return "The result was deleted (after the retention period or a takedown), so there is nothing to share."
+        return _("The result was deleted (after the retention period or a takedown), so there is nothing to share.")
     if not job.result_visible:
-        return "The result is not published, so it cannot be shared."
+        return _("The result is not published, so it cannot be shared.")
     if moderation_selectors.takedown_report_open(subject_id=job.id):
-        return "Someone reported this result and a moderator is reviewing it; it cannot be shared meanwhile."
+        return _("Someone reported this result and a moderator is reviewing it; it cannot be shared meanwhile.")
     return ""
 
 
@@ -67,7 +68,7 @@ def share_link_create(*, job: Job) -> tuple[ShareLink, str, bool]:
     """The owner's link to `job`'s result: the active one when there is one, else a new one valid for
     SHARE_LINK_TTL_DAYS. Returns (link, token, created). Raises ShareLinksDisabled or JobNotShareable."""
     if not settings.SHARE_LINKS_ENABLED:
-        raise ShareLinksDisabled("Share links are turned off on this Visage (VISAGE_SHARE_LINKS_ENABLED).")
+        raise ShareLinksDisabled(_("Share links are turned off on this Visage (VISAGE_SHARE_LINKS_ENABLED)."))
     reason = not_shareable_reason(job)
     if reason:
         raise JobNotShareable(reason)

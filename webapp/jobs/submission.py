@@ -13,6 +13,8 @@ from dataclasses import dataclass
 
 from django.conf import settings
 from django.core.validators import URLValidator
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
@@ -105,7 +107,7 @@ class SubmittedFields(serializers.Serializer):
         required=False,
         allow_blank=True,
         max_length=2000,
-        validators=[URLValidator(schemes=["http", "https"], message="Enter an http:// or https:// URL.")],
+        validators=[URLValidator(schemes=["http", "https"], message=gettext_lazy("Enter an http:// or https:// URL."))],
         help_text="Called with the signed job object on every state change. http(s) only; private and "
         "loopback addresses are refused in production.",
     )
@@ -127,7 +129,7 @@ class SubmittedFields(serializers.Serializer):
     def validate_face_sources(self, value):
         if not isinstance(value, list) or not value or len(value) > MAX_FACE_SOURCES:
             raise serializers.ValidationError(
-                f'A list of 1 to {MAX_FACE_SOURCES} {{"face": N, "source": M}} pairs.'
+                _('A list of 1 to %(max)d {"face": N, "source": M} pairs.') % {"max": MAX_FACE_SOURCES}
             )
         pairs = []
         for item in value:
@@ -135,20 +137,20 @@ class SubmittedFields(serializers.Serializer):
             # bool is an int in Python: `true` must not pass as face 1.
             if not all(type(n) is int and 0 <= n for n in (face, source)) or set(item) - {"face", "source"}:
                 raise serializers.ValidationError(
-                    'Each item must be {"face": N, "source": M} with whole numbers 0 or more.'
+                    _('Each item must be {"face": N, "source": M} with whole numbers 0 or more.')
                 )
             if face > MAX_FACE_INDEX:
                 raise serializers.ValidationError(
-                    f"Face {face} is out of range: faces are numbered 0 to {MAX_FACE_INDEX}."
+                    _("Face %(face)d is out of range: faces are numbered 0 to %(max)d.") % {"face": face, "max": MAX_FACE_INDEX}
                 )
             if source >= settings.MAX_SOURCE_PHOTOS:
                 raise serializers.ValidationError(
-                    f"Source {source} is out of range: at most {settings.MAX_SOURCE_PHOTOS} source photos, "
-                    "numbered from 0 in upload order."
+                    _("Source %(source)d is out of range: at most %(max)d source photos, numbered from 0 in upload order.")
+                    % {"source": source, "max": settings.MAX_SOURCE_PHOTOS}
                 )
             pairs.append((face, source))
-        if len({face for face, _ in pairs}) != len(pairs):
-            raise serializers.ValidationError("Each target face can get only one source.")
+        if len({face for face, _source in pairs}) != len(pairs):
+            raise serializers.ValidationError(_("Each target face can get only one source."))
         return tuple(pairs)
 
     def validate_webhook_url(self, value):
@@ -162,11 +164,11 @@ class SubmittedFields(serializers.Serializer):
     def validate(self, attrs):
         if attrs.get("face_sources") and (attrs.get("face_index") is not None or attrs.get("faces") != "one"):
             raise serializers.ValidationError(
-                {"face_sources": "Use face_sources alone: it already says which faces to swap."}
+                {"face_sources": _("Use face_sources alone: it already says which faces to swap.")}
             )
         if attrs.get("faces") == FaceSelection.REFERENCE and attrs.get("reference_face_index") is None:
             raise serializers.ValidationError(
-                {"reference_face_index": "Required when faces is 'reference': which target face to match."}
+                {"reference_face_index": _("Required when faces is 'reference': which target face to match.")}
             )
         return attrs
 

@@ -20,6 +20,7 @@ import cv2
 from django.conf import settings
 from django.db.models import F
 from django.utils import timezone
+from django.utils.translation import gettext_noop
 
 from moderation import takedowns as moderation_takedowns
 from moderation.models import TakedownReport
@@ -110,8 +111,8 @@ def _result_face_image(job: Job) -> bytes | None:
     return _face_image(data, job.result_media_type)
 
 
-TAKEN_DOWN_LABEL = "Taken down"
-TAKEN_DOWN_MESSAGE = (
+TAKEN_DOWN_LABEL = gettext_noop("Taken down")
+TAKEN_DOWN_MESSAGE = gettext_noop(
     "Someone reported that this result shows them without their agreement, and our moderators removed it. "
     "It can no longer be viewed, downloaded or shared."
 )

@@ -10,6 +10,7 @@ import logging
 import time
 import uuid
 
+from django.utils.translation import gettext_noop
 from rq.exceptions import AbandonedJobError
 
 from swap.errors import InferenceUnavailable
@@ -101,6 +102,6 @@ def on_screening_failure(job, connection, exc_type, exc_value, traceback) -> Non
     lifecycle.job_fail(
         uuid.UUID(job.args[0]),
         code="screening_error",
-        message="Content screening failed. Please try again.",
+        message=gettext_noop("Content screening failed. Please try again."),
         from_states=[JobState.CREATED, JobState.SCREENING],
     )

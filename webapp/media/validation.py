@@ -17,6 +17,8 @@ from typing import BinaryIO, NoReturn
 
 from django.conf import settings
 from django.template.defaultfilters import filesizeformat
+from django.utils.translation import gettext as _
+from django.utils.translation import pgettext
 from PIL import Image, UnidentifiedImageError
 
 from swap.image_io import ACCEPTED_FORMATS, draft_within, limit_text, megapixels, pixel_limit
@@ -96,10 +98,18 @@ def sniff_media_type(head: bytes) -> str | None:
     return None
 
 
+def field_word(field: str) -> str:
+    """A request field in the words of a message ("the source file"): its name in English, a noun in
+    other languages; a numbered photo ("source-2") or an unknown field keeps its name."""
+    words = {"source": pgettext("upload field", "source"), "target": pgettext("upload field", "target")}
+    return words.get(field, field)
+
+
 def _too_large(field: str, size_bytes: int, limit_bytes: int) -> UploadRejected:
     return UploadRejected(
         "file_too_large",
-        f"The {field} file is {filesizeformat(size_bytes)}; the limit is {filesizeformat(limit_bytes)}.",
+        _("The %(field)s file is %(size)s; the limit is %(limit)s.")
+        % {"field": field_word(field), "size": filesizeformat(size_bytes), "limit": filesizeformat(limit_bytes)},
         field=field,
     )
 
@@ -107,12 +117,12 @@ def _too_large(field: str, size_bytes: int, limit_bytes: int) -> UploadRejected:
 def read_upload(uploaded_file, *, field: str, limit_bytes: int | None = None) -> bytes:
     limit_bytes = limit_bytes or settings.MAX_UPLOAD_BYTES
     if uploaded_file is None:
-        raise UploadRejected("missing_file", f"The {field} file is required.", field=field)
+        raise UploadRejected("missing_file", _("The %(field)s file is required.") % {"field": field_word(field)}, field=field)
     if uploaded_file.size > limit_bytes:
         raise _too_large(field, uploaded_file.size, limit_bytes)
     data = uploaded_file.read()
     if not data:
-        raise UploadRejected("empty_file", f"The {field} file is empty.", field=field)
+        raise UploadRejected("empty_file", _("The %(field)s file is empty.") % {"field": field_word(field)}, field=field)
     return data
 
 
@@ -123,14 +133,16 @@ def inspect_image(data: bytes, *, field: str, media_type: str) -> MediaInfo:
             if width * height > pixel_limit(image.format, settings.MAX_IMAGE_PIXELS):
                 raise UploadRejected(
                     "image_too_large",
-                    f"The {field} photo is {width}×{height} ({megapixels(width * height)}); the limit is "
-                    f"{limit_text(settings.MAX_IMAGE_PIXELS)}.",
+                    _("The %(field)s photo is %(width)d×%(height)d (%(megapixels)s); the limit is %(limit)s.")
+                    % {"field": field_word(field), "width": width, "height": height, "megapixels": megapixels(width * height),
+                       "limit": limit_text(settings.MAX_IMAGE_PIXELS)},
                     field=field,
                 )
             if min(width, height) < settings.MIN_IMAGE_SIDE:
                 raise UploadRejected(
                     "image_too_small",
-                    f"The {field} image is {width}×{height}; both sides must be at least {settings.MIN_IMAGE_SIDE} pixels.",
+                    _("The %(field)s image is %(width)d×%(height)d; both sides must be at least %(min)d pixels.")
+                    % {"field": field_word(field), "width": width, "height": height, "min": settings.MIN_IMAGE_SIDE},
                     field=field,
                 )
             if image.format == "JPEG" and len(data) < jpeg_minimum_bytes(data, width, height):
@@ -138,8 +150,10 @@ def inspect_image(data: bytes, *, field: str, media_type: str) -> MediaInfo:
                 # than the data holds would pass load() and cost every later step a full decode.
                 raise UploadRejected(
                     "corrupt_image",
-                    f"The {field} file says it is {width}×{height} pixels but holds far too little "
-                    "image data for that: it is damaged or not a real photo.",
+                    _(
+                        "The %(field)s file says it is %(width)d×%(height)d pixels but holds far too little "
+                        "image data for that: it is damaged or not a real photo."
+                    ) % {"field": field_word(field), "width": width, "height": height},
                     field=field,
                 )
             # Bounded by the pixel check above (a big JPEG decodes at a reduced size); catches truncated files.
@@ -151,13 +165,14 @@ def inspect_image(data: bytes, *, field: str, media_type: str) -> MediaInfo:
         # Pillow refuses absurd headers itself, before we see the size.
         raise UploadRejected(
             "image_too_large",
-            f"The {field} photo has far more pixels{_claimed_megapixels(exc)} than the limit of "
-            f"{limit_text(settings.MAX_IMAGE_PIXELS)}.",
+            _("The %(field)s photo has far more pixels%(claimed)s than the limit of %(limit)s.")
+            % {"field": field_word(field), "claimed": _claimed_megapixels(exc), "limit": limit_text(settings.MAX_IMAGE_PIXELS)},
             field=field,
         ) from exc
     except (UnidentifiedImageError, OSError, SyntaxError, ValueError) as exc:
         raise UploadRejected(
-            "corrupt_image", f"The {field} file could not be decoded as an image ({exc}).", field=field
+            "corrupt_image", _("The %(field)s file could not be decoded as an image (%(error)s).") % {"field": field_word(field), "error": exc},
+            field=field
         ) from exc
     return MediaInfo(data, hashlib.sha256(data).hexdigest(), media_type, MediaKind.IMAGE, width, height)
 
@@ -230,9 +245,15 @@ def check_photo_type(data: bytes, *, field: str) -> str:
 
 def _refuse_unsupported(media_type: str | None, *, field: str, allow_video: bool) -> NoReturn:
     if media_type and media_type.startswith("video/"):
-        raise _unsupported(field, f"The {field} must be a photo ({ACCEPTED_PHOTOS}); videos are not supported here.")
-    accepted = f"a {ACCEPTED_PHOTOS} photo" + (", or an MP4, MOV or WebM video" if allow_video else "")
-    raise _unsupported(field, f"The {field} file is not a supported type: please use {accepted}.")
+        raise _unsupported(
+            field, _("The %(field)s must be a photo (%(types)s); videos are not supported here.")
+            % {"field": field_word(field), "types": ACCEPTED_PHOTOS},
+        )
+    if allow_video:
+        message = _("The %(field)s file is not a supported type: please use a %(types)s photo, or an MP4, MOV or WebM video.")
+    else:
+        message = _("The %(field)s file is not a supported type: please use a %(types)s photo.")
+    raise _unsupported(field, message % {"field": field_word(field), "types": ACCEPTED_PHOTOS})
 
 
 def _unsupported(field: str, message: str, *, status: int = 400) -> UploadRejected:
@@ -246,7 +267,7 @@ def inspect_stored_file(path: Path, *, sha256: str, field: str, allow_video: boo
     size_bytes = path.stat().st_size
     limit_bytes = max(settings.MAX_UPLOAD_BYTES, settings.VIDEO_MAX_BYTES) if allow_video else settings.MAX_UPLOAD_BYTES
     if size_bytes == 0:
-        raise UploadRejected("empty_file", f"The {field} file is empty.", field=field)
+        raise UploadRejected("empty_file", _("The %(field)s file is empty.") % {"field": field_word(field)}, field=field)
     if size_bytes > limit_bytes:
         raise _too_large(field, size_bytes, limit_bytes)
     with path.open("rb") as file:
@@ -276,7 +297,8 @@ def _inspect_video_source(
     if size_bytes > settings.VIDEO_MAX_BYTES:
         raise UploadRejected(
             "file_too_large",
-            f"The {field} video is {filesizeformat(size_bytes)}; the limit is {filesizeformat(settings.VIDEO_MAX_BYTES)}.",
+            _("The %(field)s video is %(size)s; the limit is %(limit)s.")
+            % {"field": field_word(field), "size": filesizeformat(size_bytes), "limit": filesizeformat(settings.VIDEO_MAX_BYTES)},
             field=field,
         )
     try:
@@ -284,48 +306,55 @@ def _inspect_video_source(
     except video_io.NoVideoStream as exc:
         raise UploadRejected(
             "unsupported_media_type",
-            f"The {field} file has no video stream (audio only?): please use an MP4, MOV or WebM video.",
+            _("The %(field)s file has no video stream (audio only?): please use an MP4, MOV or WebM video.")
+            % {"field": field_word(field)},
             field=field,
         ) from exc
     except video_io.InvalidVideo as exc:
         raise UploadRejected(
-            "corrupt_video", f"The {field} video could not be read; it may be truncated or damaged. {exc}",
+            "corrupt_video",
+            _("The %(field)s video could not be read; it may be truncated or damaged. %(error)s")
+            % {"field": field_word(field), "error": exc},
             field=field,
         ) from exc
     # video_codec is the format's name (av1, hevc), whichever decoder PyAV picked (libdav1d, …).
     if info.video_codec not in video_io.VIDEO_CODECS:
         raise UploadRejected(
             "unsupported_media_type",
-            f"The {field} video is encoded as {info.video_codec}, which we can't process: please use H.264, "
-            "H.265 (HEVC), VP8, VP9 or AV1 (most editors export H.264 MP4).",
+            _(
+                "The %(field)s video is encoded as %(codec)s, which we can't process: please use H.264, "
+                "H.265 (HEVC), VP8, VP9 or AV1 (most editors export H.264 MP4)."
+            ) % {"field": field_word(field), "codec": info.video_codec},
             field=field,
             status=415,  # a readable video in a codec we refuse
         )
     if info.duration_seconds > settings.VIDEO_MAX_DURATION_S:
         raise UploadRejected(
             "video_too_long",
-            f"The {field} video is {info.duration_seconds:.1f} s long; the limit is "
-            f"{settings.VIDEO_MAX_DURATION_S:g} s.",
+            _("The %(field)s video is %(duration).1f s long; the limit is %(limit)g s.")
+            % {"field": field_word(field), "duration": info.duration_seconds, "limit": settings.VIDEO_MAX_DURATION_S},
             field=field,
         )
     if info.frames > settings.VIDEO_MAX_FRAMES:
         raise UploadRejected(
             "too_many_frames",
-            f"The {field} video has {info.frames} frames; the limit is {settings.VIDEO_MAX_FRAMES}.",
+            _("The %(field)s video has %(frames)d frames; the limit is %(limit)d.")
+            % {"field": field_word(field), "frames": info.frames, "limit": settings.VIDEO_MAX_FRAMES},
             field=field,
         )
     if info.width * info.height > settings.MAX_IMAGE_PIXELS:
         raise UploadRejected(
             "video_too_large",
-            f"The {field} video is {info.width}×{info.height} ({megapixels(info.width * info.height)} a frame); "
-            f"the limit is {megapixels(settings.MAX_IMAGE_PIXELS)} a frame.",
+            _("The %(field)s video is %(width)d×%(height)d (%(megapixels)s a frame); the limit is %(limit)s a frame.")
+            % {"field": field_word(field), "width": info.width, "height": info.height,
+               "megapixels": megapixels(info.width * info.height), "limit": megapixels(settings.MAX_IMAGE_PIXELS)},
             field=field,
         )
     if min(info.width, info.height) < settings.MIN_IMAGE_SIDE:
         raise UploadRejected(
             "video_too_small",
-            f"The {field} video is {info.width}×{info.height}; both sides must be at least "
-            f"{settings.MIN_IMAGE_SIDE} pixels.",
+            _("The %(field)s video is %(width)d×%(height)d; both sides must be at least %(min)d pixels.")
+            % {"field": field_word(field), "width": info.width, "height": info.height, "min": settings.MIN_IMAGE_SIDE},
             field=field,
         )
     return MediaInfo(

@@ -8,6 +8,8 @@ from django.http import HttpRequest
 from django.utils import timezone
 from django.utils.formats import date_format
 from django.utils.timesince import timesince
+from django.utils.translation import get_language, gettext_noop
+from django.utils.translation import gettext as _
 
 from billing.choices import Mode
 from webapp.jobs.choices import JobState
@@ -18,65 +20,77 @@ from webapp.jobs.takedowns import TAKEN_DOWN_LABEL, taken_down_job_ids
 from webapp.media import aigc
 from webapp.media.thumbnails import preview_size
 
+# Translated where shown (gettext_noop: the table itself is plain English).
 STATE_LABELS = {
-    JobState.CREATED: "Submitted",
-    JobState.SCREENING: "Checking",
-    JobState.REVIEW: "In review",
-    JobState.QUEUED: "Queued",
-    JobState.RUNNING: "Processing",
-    JobState.SUCCEEDED: "Done",
-    JobState.REJECTED: "Rejected",
-    JobState.FAILED: "Failed",
-    JobState.CANCELED: "Canceled",
+    JobState.CREATED: gettext_noop("Submitted"),
+    JobState.SCREENING: gettext_noop("Checking"),
+    JobState.REVIEW: gettext_noop("In review"),
+    JobState.QUEUED: gettext_noop("Queued"),
+    JobState.RUNNING: gettext_noop("Processing"),
+    JobState.SUCCEEDED: gettext_noop("Done"),
+    JobState.REJECTED: gettext_noop("Rejected"),
+    JobState.FAILED: gettext_noop("Failed"),
+    JobState.CANCELED: gettext_noop("Canceled"),
 }
 
 
 def warming_up_line(warming: dict) -> str:
     """What the site says while the workers are still starting (a `warming_up` block)."""
     ready_in_s = warming["ready_in_seconds"]
-    when = f"ready in about {_duration(ready_in_s)}" if ready_in_s else "ready any moment now"
-    return f"The swap engine is starting up · {when}"
+    if ready_in_s:
+        return _("The swap engine is starting up · ready in about %(duration)s") % {"duration": _duration(ready_in_s)}
+    return _("The swap engine is starting up · ready any moment now")
 
 
 def _status_line(job: Job, standing: QueueStanding | None, warming: dict | None = None) -> str:
     """One short sentence for a job that is still going."""
     if warming is not None:
-        return f"{warming_up_line(warming)}; your swap starts as soon as it is."
+        return _("%(warming_up)s; your swap starts as soon as it is.") % {"warming_up": warming_up_line(warming)}
     if job.state == JobState.CREATED:
-        return "Submitted · the content check starts in a moment…"
+        return _("Submitted · the content check starts in a moment…")
     if job.state == JobState.SCREENING:
-        return "Checking the photos against our content rules…"
+        return _("Checking the photos against our content rules…")
     if job.state == JobState.REVIEW:
-        return "A person is reviewing this swap; that usually takes a few minutes."
+        return _("A person is reviewing this swap; that usually takes a few minutes.")
     if job.state == JobState.QUEUED:
         if standing is None:
-            return "Waiting for a free worker…"
-        place = "Next in line" if standing.position == 1 else f"{_ordinal(standing.position)} in line"
-        return f"{place} · ready in about {_duration(standing.eta_seconds)}" if standing.eta_seconds >= 5 else f"{place} · starting in a moment"
+            return _("Waiting for a free worker…")
+        if standing.position == 1:
+            place = _("Next in line")
+        else:
+            place = _("%(ordinal)s in line") % {"ordinal": _ordinal(standing.position)}
+        if standing.eta_seconds >= 5:
+            return _("%(place)s · ready in about %(duration)s") % {"place": place, "duration": _duration(standing.eta_seconds)}
+        return _("%(place)s · starting in a moment") % {"place": place}
     if job.state == JobState.RUNNING:
-        return f"Swapping faces… {job.progress}%"
+        return _("Swapping faces… %(progress)d%%") % {"progress": job.progress}
     return ""
 
 
 def _ordinal(n: int) -> str:
+    if not get_language().startswith("en"):
+        return _("No. %(number)d") % {"number": n}  # 第 N 位: the catalogue words the whole line
     suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
     return f"{n}{suffix}"
 
 
 def _duration(seconds: int) -> str:
     if seconds < 60:
-        return f"{seconds} s"
+        return _("%(seconds)d s") % {"seconds": seconds}
     minutes = round(seconds / 60)
-    return f"{minutes} min" if minutes < 90 else f"{round(minutes / 60)} h"
+    if minutes < 90:
+        return _("%(minutes)d min") % {"minutes": minutes}
+    return _("%(hours)d h") % {"hours": round(minutes / 60)}
 
 
 def _ago(moment: datetime) -> str:
     seconds = (timezone.now() - moment).total_seconds()
     if seconds < 60:
-        return "just now"
+        return _("just now")
     if seconds < 7 * 86400:
-        return f"{timesince(moment).split(',')[0]} ago"
-    return date_format(timezone.localtime(moment), "M j, Y")
+        return _("%(time)s ago") % {"time": timesince(moment, depth=1)}
+    # English keeps its short "Dec 2, 2026"; other languages their own date format (2026年12月2日).
+    return date_format(timezone.localtime(moment), "M j, Y" if get_language().startswith("en") else "DATE_FORMAT")
 
 
 def compare_start(job: Job) -> dict:
@@ -124,7 +138,7 @@ def cards_for(request: HttpRequest, jobs: list[Job]) -> list[dict]:
                 "job": payload,
                 "created_at": job.created_at,
                 "ago": _ago(job.created_at),
-                "label": TAKEN_DOWN_LABEL if job.id in taken_down else STATE_LABELS.get(job.state, job.state),
+                "label": _(TAKEN_DOWN_LABEL) if job.id in taken_down else _(STATE_LABELS.get(job.state, job.state)),
                 "taken_down": job.id in taken_down,
                 "status": _status_line(job, standings.get(job.id), payload["warming_up"]),
                 "queue": standings.get(job.id),

@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 
 from django.http import HttpRequest, QueryDict
+from django.utils.translation import gettext, gettext_noop
 
 from webapp.jobs.choices import FaceSelection
 from webapp.jobs.refusals import Refusal, refusal_for
@@ -19,7 +20,7 @@ logger = logging.getLogger(__name__)
 
 # The face number each choice of `faces` goes with (the form posts both).
 FACE_NUMBERS = {"face_index": FaceSelection.ONE, "reference_face_index": FaceSelection.REFERENCE}
-PICK_THE_PERSON = "Pick the person to match on the photo."
+PICK_THE_PERSON = gettext_noop("Pick the person to match on the photo.")
 
 
 def parse_form(request: HttpRequest) -> Submission:
@@ -36,7 +37,7 @@ def form_errors(exc: OptionsRefused) -> dict[str, str]:
     """Field → one line to show next to it."""
     errors = {field: " ".join(messages) for field, messages in exc.errors.items()}
     if errors.pop("reference_face_index", None) is not None:
-        errors["faces"] = PICK_THE_PERSON
+        errors["faces"] = gettext(PICK_THE_PERSON)
     return errors
 
 

@@ -22,7 +22,11 @@ from webapp.jobs.services import user_actions
 pytestmark = pytest.mark.django_db(transaction=True)
 
 ALICE = {"username": "alice", "password": "alice-pass-123"}
-CSRF_META = re.compile(rb'<meta name="csrf-token" content="[^"]*">')  # a fresh random mask per response
+# A fresh random mask per response (the page's meta tag, the language switcher's form field) and the
+# switcher's way back to the page asked for.
+CSRF_META = re.compile(
+    rb'<meta name="csrf-token" content="[^"]*">|name="csrfmiddlewaretoken" value="[^"]*"|name="next" value="[^"]*"'
+)
 
 
 @pytest.fixture

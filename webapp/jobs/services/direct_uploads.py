@@ -19,6 +19,7 @@ from pathlib import Path
 from django.conf import settings
 from django.db.models import Q
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from webapp.media import multipart, storage
 from webapp.media.choices import MediaKind
@@ -50,18 +51,21 @@ def direct_upload_create(*, user, kind: str, size_bytes: int, content_type: str,
     its kind, as a posted file would be)."""
     field = "size_bytes"
     if kind == MediaKind.VIDEO and not settings.VIDEO_ENABLED:
-        raise UploadRejected("unsupported_media_type", "Video targets are not enabled here.", field="kind")
+        raise UploadRejected("unsupported_media_type", _("Video targets are not enabled here."), field="kind")
     limit_bytes = size_limit_bytes(kind)
     if size_bytes > limit_bytes:
         raise UploadRejected(
             "file_too_large",
-            f"The file is {size_bytes} bytes; the limit for a {kind} is {limit_bytes} bytes.",
+            _("The file is %(size)d bytes; the limit for a %(kind)s is %(limit)d bytes.")
+            % {"size": size_bytes, "kind": kind, "limit": limit_bytes},
             field=field,
         )
     part_size = settings.DIRECT_UPLOAD_PART_BYTES
     part_count = max(1, -(-size_bytes // part_size))
     if part_count > MAX_PARTS:
-        raise UploadRejected("file_too_large", f"The file needs more than {MAX_PARTS} parts.", field=field)
+        raise UploadRejected(
+            "file_too_large", _("The file needs more than %(max)d parts.") % {"max": MAX_PARTS}, field=field
+        )
     upload = DirectUpload(
         owner=user,
         kind=kind,
@@ -83,7 +87,7 @@ def direct_upload_create(*, user, kind: str, size_bytes: int, content_type: str,
 def direct_upload_get(*, user, upload_id) -> DirectUpload:
     upload = DirectUpload.objects.filter(id=upload_id, owner=user).first()
     if upload is None:
-        raise UploadNotFound("No upload with this id.", field="upload")
+        raise UploadNotFound(_("No upload with this id."), field="upload")
     return upload
 
 
@@ -120,15 +124,15 @@ def direct_upload_complete(*, upload: DirectUpload) -> DirectUpload:
     if upload.state == DirectUploadState.READY:
         return upload
     if upload.state != DirectUploadState.PENDING:
-        raise UploadNotReady(f"This upload is {upload.state}; start a new one.", field="upload")
+        raise UploadNotReady(_("This upload is %(state)s; start a new one.") % {"state": upload.state}, field="upload")
     expected = {t.part_number: t.size_bytes for t in _part_sizes(upload)}
     stored = parts_received(upload)
     have = {p.part_number: p.size_bytes for p in stored}
     missing = [n for n, size in expected.items() if have.get(n) != size]
     if missing:
         raise UploadIncomplete(
-            f"S3 does not hold every part yet: send part(s) {', '.join(map(str, missing[:20]))} "
-            f"(GET the upload for the list), then complete again.",
+            _("S3 does not hold every part yet: send part(s) %(parts)s (GET the upload for the list), then complete again.")
+            % {"parts": ", ".join(map(str, missing[:20]))},
             field="parts",
         )
     multipart.complete(
@@ -174,13 +178,15 @@ def _validate_stored(upload: DirectUpload) -> MediaInfo:
             )
         if size > limit_bytes:  # re-checked on what is really there, whatever was declared
             raise UploadRejected(
-                "file_too_large", f"The stored file is over the limit of {limit_bytes} bytes.", field=field
+                "file_too_large", _("The stored file is over the limit of %(limit)d bytes.") % {"limit": limit_bytes},
+                field=field,
             )
         if size != upload.size_bytes or sha256 != upload.sha256:
             raise ChecksumMismatch(
-                f"The stored file ({size} bytes, SHA-256 {sha256}) is not the one declared "
-                f"({upload.size_bytes} bytes, SHA-256 {upload.sha256}): a part was corrupted or replaced. "
-                "Start a new upload.",
+                _(
+                    "The stored file (%(size)d bytes, SHA-256 %(sha256)s) is not the one declared (%(declared_size)d "
+                    "bytes, SHA-256 %(declared_sha256)s): a part was corrupted or replaced. Start a new upload."
+                ) % {"size": size, "sha256": sha256, "declared_size": upload.size_bytes, "declared_sha256": upload.sha256},
                 field="sha256",
             )
         return inspect_stored_file(path, sha256=sha256, field=field, allow_video=settings.VIDEO_ENABLED)
@@ -206,12 +212,15 @@ def media_info_for_job(*, user, upload_id, field: str) -> MediaInfo:
     object stays where it is and becomes the job's Upload). Raises UploadNotFound, UploadNotReady."""
     upload = DirectUpload.objects.filter(id=upload_id, owner=user).first()
     if upload is None:
-        raise UploadNotFound(f"No upload {upload_id} of yours exists.", field=field)
+        raise UploadNotFound(_("No upload %(id)s of yours exists.") % {"id": upload_id}, field=field)
     # A used one passes here so an Idempotency-Key replay finds its job; direct_uploads_consume
     # refuses it for a new job.
     if upload.state not in (DirectUploadState.READY, DirectUploadState.USED):
-        hint = "complete it first" if upload.state == DirectUploadState.PENDING else "start a new upload"
-        raise UploadNotReady(f"Upload {upload_id} is {upload.state}: {hint}.", field=field)
+        if upload.state == DirectUploadState.PENDING:
+            message = _("Upload %(id)s is %(state)s: complete it first.")
+        else:
+            message = _("Upload %(id)s is %(state)s: start a new upload.")
+        raise UploadNotReady(message % {"id": upload_id, "state": upload.state}, field=field)
     media = upload.media
     return MediaInfo(
         b"",
@@ -239,7 +248,7 @@ def direct_uploads_consume(*, user, keys: list[str]) -> None:
     )
     if taken != len(set(keys)):
         raise UploadNotReady(
-            "An upload named by this request was already used by a job: upload the file again.",
+            _("An upload named by this request was already used by a job: upload the file again."),
             field="target_upload",
         )
 

@@ -14,6 +14,8 @@ from decimal import Decimal
 from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
+from django.utils.translation import gettext, gettext_noop
+from django.utils.translation import gettext as _
 
 from billing import services as billing_services
 from billing.choices import Mode, Resolution
@@ -54,11 +56,24 @@ class Consent:
     text: str = ""
 
 
+# VISAGE_CONSENT_TEXT's default (webapp/settings.py), for the catalogue; tests/test_translations.py
+# checks the two still agree.
+DEFAULT_CONSENT_TEXT = gettext_noop(
+    "I have the right to use the face(s) in the photos I upload: they are mine, or the people shown "
+    "have agreed to this face swap."
+)
+
+
+def consent_wording() -> str:
+    """The consent statement in the request's language: the configured VISAGE_CONSENT_TEXT, translated
+    when the catalogue has it (the default wording is; an operator's own is shown as written)."""
+    return gettext(settings.CONSENT_TEXT)
+
+
 def consent_required_message() -> str:
-    return (
-        "Please confirm that you have the right to use the face(s) you upload, for every swap: "
-        f"“{settings.CONSENT_TEXT}”"
-    )
+    return _("Please confirm that you have the right to use the face(s) you upload, for every swap: “%(consent)s”") % {
+        "consent": consent_wording()
+    }
 
 
 def request_fingerprint(
@@ -99,27 +114,29 @@ def job_submit(
     """
     if len(idempotency_key) > IDEMPOTENCY_KEY_MAX_CHARS:
         raise InvalidIdempotencyKey(
-            f"The Idempotency-Key header is {len(idempotency_key)} characters long; the limit is "
-            f"{IDEMPOTENCY_KEY_MAX_CHARS} (a UUID is 36).",
+            _("The Idempotency-Key header is %(length)d characters long; the limit is %(limit)d (a UUID is 36).")
+            % {"length": len(idempotency_key), "limit": IDEMPOTENCY_KEY_MAX_CHARS},
             field="Idempotency-Key",
         )
     if consent is None or not consent.given:
         raise ConsentRequired(consent_required_message(), field="consent")
     if source_upload_ids and sources:
-        raise InvalidOption("Send the source photos as files or as upload ids, not both.", field="source_upload")
+        raise InvalidOption(_("Send the source photos as files or as upload ids, not both."), field="source_upload")
     if target_upload_id and target is not None:
-        raise InvalidOption("Send the target as a file or as an upload id, not both.", field="target_upload")
+        raise InvalidOption(_("Send the target as a file or as an upload id, not both."), field="target_upload")
     sources = list(sources) or list(source_upload_ids) or [None]
     if len(sources) > settings.MAX_SOURCE_PHOTOS:
         raise InvalidOption(
-            f"Send at most {settings.MAX_SOURCE_PHOTOS} photos of the face, not {len(sources)}.",
+            _("Send at most %(limit)d photos of the face, not %(count)d.")
+            % {"limit": settings.MAX_SOURCE_PHOTOS, "count": len(sources)},
             field="source",
         )
     if options.face_sources:
-        highest = max(source for _, source in options.face_sources)
+        highest = max(source for _face, source in options.face_sources)
         if highest >= len(sources):
             raise InvalidOption(
-                f"It names source photo {highest}, but {len(sources)} were sent (numbered from 0 in upload order).",
+                _("It names source photo %(number)d, but %(count)d were sent (numbered from 0 in upload order).")
+                % {"number": highest, "count": len(sources)},
                 field="face_sources",
             )
     if source_upload_ids:
@@ -129,11 +146,11 @@ def job_submit(
     if target_upload_id:
         target_info = direct_uploads.media_info_for_job(user=user, upload_id=target_upload_id, field="target_upload")
         if target_info.kind == MediaKind.VIDEO and not settings.VIDEO_ENABLED:
-            raise InvalidOption("Video targets are not enabled here.", field="target_upload")
+            raise InvalidOption(_("Video targets are not enabled here."), field="target_upload")
     else:
         target_info = inspect_upload(target, field="target", allow_video=settings.VIDEO_ENABLED)
     if options.face_sources and target_info.kind != MediaKind.IMAGE:
-        raise InvalidOption("face_sources works with photo targets only.", field="face_sources")
+        raise InvalidOption(_("face_sources works with photo targets only."), field="face_sources")
     return job_create(
         user=user,
         source=source,
@@ -148,7 +165,7 @@ def job_submit(
 def _direct_source(user, upload_id) -> MediaInfo:
     info = direct_uploads.media_info_for_job(user=user, upload_id=upload_id, field="source_upload")
     if info.kind != MediaKind.IMAGE:
-        raise InvalidOption("A source must be a photo; this upload is a video.", field="source_upload")
+        raise InvalidOption(_("A source must be a photo; this upload is a video."), field="source_upload")
     return info
 
 
@@ -315,7 +332,7 @@ def _consent_fields(consent: Consent | None) -> dict:
     return {
         "consent_at": timezone.now(),
         "consent_version": consent.version or settings.CONSENT_VERSION,
-        "consent_text": consent.text or settings.CONSENT_TEXT,
+        "consent_text": consent.text or consent_wording(),  # the wording the user was shown
         "consent_channel": consent.channel,
     }
 
@@ -323,7 +340,7 @@ def _consent_fields(consent: Consent | None) -> dict:
 def _replay(existing: Job, fingerprint: str) -> Job:
     if existing.request_hash != fingerprint:
         raise IdempotencyKeyMismatch(
-            "This Idempotency-Key was already used with a different request; use a new key for a new job."
+            _("This Idempotency-Key was already used with a different request; use a new key for a new job.")
         )
     return existing
 

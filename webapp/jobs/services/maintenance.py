@@ -9,6 +9,7 @@ from datetime import datetime, timedelta
 from django.conf import settings
 from django.db.models import F
 from django.utils import timezone
+from django.utils.translation import gettext_noop
 
 from .. import dispatch, events, sharing
 from ..choices import JobState
@@ -42,7 +43,7 @@ def jobs_sweep_stale(*, now: datetime | None = None) -> dict[str, int]:
         elif job_fail(
             job_id,
             code="worker_lost",
-            message="The worker processing this job stopped responding.",
+            message=gettext_noop("The worker processing this job stopped responding."),
             from_states=[JobState.RUNNING],
         ):
             counts["failed"] += 1

@@ -5,6 +5,8 @@ from __future__ import annotations
 from django.conf import settings
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db.models import F
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
 from webapp.media import storage
 
@@ -22,24 +24,25 @@ def job_cancel(*, job: Job) -> Job:
     """Cancel a job that has not ended. Safe against a concurrent cancel or delete: only one caller
     moves the job; the others see where it ended up."""
     if job.state in TERMINAL_STATES:
-        raise JobNotCancelable(f"The job is already {job.state} and cannot be canceled.")
+        raise JobNotCancelable(_("The job is already %(state)s and cannot be canceled.") % {"state": job.state})
     moved = job_end_without_charge(
         job.id,
         from_states=CANCELABLE_STATES,
         to_state=JobState.CANCELED,
         code="canceled",
-        message="Canceled by the user.",
+        message=gettext_noop("Canceled by the user."),
     )
     now = current(job.id)
     if moved:
         dispatch.cancel_queued(job.id, attempts=now[1] if now else job.attempts)
     if now is None or now[0] != JobState.CANCELED:
-        where = f"already {now[0]}" if now else "already deleted"
-        raise JobNotCancelable(f"The job is {where} and cannot be canceled.")
+        if now is None:
+            raise JobNotCancelable(_("The job is already deleted and cannot be canceled."))
+        raise JobNotCancelable(_("The job is already %(state)s and cannot be canceled.") % {"state": now[0]})
     # One read of the job and its uploads: a concurrent delete may remove them any moment now.
     canceled = Job.objects.select_related("source", "target").filter(id=job.id).first()
     if canceled is None:
-        raise JobNotCancelable("The job is already deleted and cannot be canceled.")
+        raise JobNotCancelable(_("The job is already deleted and cannot be canceled."))
     return canceled
 
 
@@ -84,7 +87,7 @@ def originals_available(job: Job) -> bool:
     return job.media_deleted_at is None and all(upload.deleted_at is None for upload in uploads)
 
 
-ORIGINALS_DELETED_MESSAGE = (
+ORIGINALS_DELETED_MESSAGE = gettext_noop(
     "The original photos were deleted when this swap ended (Visage keeps uploads only while a swap is "
     "in progress), so it can't be run again. Start a new swap with the files to try other options."
 )
@@ -94,12 +97,12 @@ def job_run_again(*, user, job: Job, options: JobOptions, consent: Consent | Non
     """Submit the same uploaded originals again with other options, through job_submit like any new
     job (consent, checks, quote, hold, moderation). Raises OriginalsDeleted once they are gone."""
     if not originals_available(job):
-        raise OriginalsDeleted(ORIGINALS_DELETED_MESSAGE)
+        raise OriginalsDeleted(_(ORIGINALS_DELETED_MESSAGE))
     sources = [job.source, *job.extra_sources.order_by("created_at")]
     try:
         files = [_stored_original(upload) for upload in (*sources, job.target)]
     except storage.ObjectMissing:  # the job ended while we read them
-        raise OriginalsDeleted(ORIGINALS_DELETED_MESSAGE) from None
+        raise OriginalsDeleted(_(ORIGINALS_DELETED_MESSAGE)) from None
     *source_files, target_file = files
     return job_submit(user=user, sources=source_files, target=target_file, options=options, consent=consent)
 

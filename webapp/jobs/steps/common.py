@@ -17,6 +17,7 @@ from collections.abc import Callable
 import cv2
 import numpy as np
 from django.conf import settings
+from django.utils.translation import gettext_noop
 
 from billing.pricing import processed_size
 from swap.errors import EngineError, InferenceUnavailable
@@ -73,7 +74,7 @@ def run_guarded(
         if (current(job_id) or ("",))[0] != JobState.RUNNING:
             cleanup()
     except storage.ObjectMissing:
-        fail_running(job_id, code="upload_missing", message="The uploaded files are no longer available.")
+        fail_running(job_id, code="upload_missing", message=gettext_noop("The uploaded files are no longer available."))
         cleanup()
     except InferenceUnavailable:
         # Triton down or a model not ready (VISAGE_INFERENCE=triton): transient, like S3 below.
@@ -90,7 +91,7 @@ def run_guarded(
         if not whole_job:
             raise
         logger.exception("job %s failed unexpectedly", job_id)
-        fail_running(job_id, code="engine_error", message="The face swap failed unexpectedly.")
+        fail_running(job_id, code="engine_error", message=gettext_noop("The face swap failed unexpectedly."))
 
 
 def fail_running(job_id: uuid.UUID, *, code: str, message: str) -> None:

@@ -7,6 +7,7 @@ import uuid
 
 import numpy as np
 from django.conf import settings
+from django.utils.translation import gettext_noop
 
 from moderation import identities
 from moderation import services as moderation_services
@@ -47,7 +48,7 @@ def _screen(job_id: uuid.UUID) -> None:
         lifecycle.job_fail(
             job_id,
             code="upload_missing",
-            message="The uploaded files are no longer available.",
+            message=gettext_noop("The uploaded files are no longer available."),
             from_states=[JobState.SCREENING],
         )
         return

@@ -21,6 +21,7 @@ import cv2
 import numpy as np
 from django.conf import settings
 from django.utils import timezone
+from django.utils.translation import gettext_noop
 
 from swap.video import io as video_io
 from swap.video.process import NoFaceInVideo
@@ -143,7 +144,7 @@ def segment_gave_up(job_id: uuid.UUID) -> None:
     lifecycle.job_fail(
         job_id,
         code="internal_error",
-        message="Part of the video could not be processed after several attempts.",
+        message=gettext_noop("Part of the video could not be processed after several attempts."),
         from_states=[JobState.RUNNING],
     )
     delete_parts(job)

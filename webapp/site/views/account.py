@@ -7,6 +7,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from webapp.accounts import devices as account_devices
@@ -64,7 +65,7 @@ def token_create(request: HttpRequest) -> HttpResponse:
 def token_revoke(request: HttpRequest, token_id: int) -> HttpResponse:
     token = get_object_or_404(ApiToken, id=token_id, owner=request.user, revoked_at__isnull=True)
     account_services.api_token_revoke(token=token)
-    messages.success(request, f"Revoked the token “{token.name}”. Apps using it can no longer sign in.")
+    messages.success(request, _("Revoked the token “%(name)s”. Apps using it can no longer sign in.") % {"name": token.name})
     return redirect("account")
 
 
@@ -73,5 +74,5 @@ def token_revoke(request: HttpRequest, token_id: int) -> HttpResponse:
 def device_sign_out(request: HttpRequest, device_id: int) -> HttpResponse:
     device = get_object_or_404(account_devices.devices_for_user(user=request.user), id=device_id)
     account_devices.device_sign_out(device=device)
-    messages.success(request, f"Signed out “{device.name}”. The app there must sign in again.")
+    messages.success(request, _("Signed out “%(name)s”. The app there must sign in again.") % {"name": device.name})
     return redirect("account")

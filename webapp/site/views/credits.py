@@ -11,6 +11,7 @@ from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from billing import payment_providers, payments, top_up_requests
@@ -89,7 +90,7 @@ def credits_request(request: HttpRequest) -> HttpResponse:
         except (InvalidOperation, ValueError):
             amount = Decimal(0)
         if not amount.is_finite() or not Decimal("1") <= amount <= Decimal("100000"):
-            messages.error(request, "Please enter how many credits you need, from 1 to 100,000.")
+            messages.error(request, _("Please enter how many credits you need, from 1 to 100,000."))
             return render(request, "webapp/credits.html", money_context(request), status=400)
     try:
         top_up_requests.top_up_request_create(
@@ -97,13 +98,15 @@ def credits_request(request: HttpRequest) -> HttpResponse:
         )
     except top_up_requests.TooManyOpenRequests:
         messages.error(
-            request, "You already have requests waiting. An administrator will add the credits soon."
+            request, _("You already have requests waiting. An administrator will add the credits soon.")
         )
         return render(request, "webapp/credits.html", money_context(request), status=429)
     messages.success(
         request,
-        f"Request sent: an administrator will add {money_text(amount)} credits to your account. "
-        "They will show here once added.",
+        _(
+            "Request sent: an administrator will add %(credits)s credits to your account. "
+            "They will show here once added."
+        ) % {"credits": money_text(amount)},
     )
     return redirect("credits")
 

@@ -13,6 +13,7 @@ from django.template.loader import render_to_string
 from django.utils import timezone
 from django.utils.dateparse import parse_date, parse_datetime
 from django.utils.http import urlencode
+from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_GET
 
 from billing import selectors as billing_selectors
@@ -23,8 +24,8 @@ from ..presentation import cards_for
 DASHBOARD_LIMIT = 50
 GALLERY_PAGE_SIZE = 24
 GALLERY_FILTERS = {
-    "state": [("", "All"), ("active", "In progress"), ("done", "Done"), ("failed", "Not done")],
-    "kind": [("", "Photos and videos"), ("image", "Photos"), ("video", "Videos")],
+    "state": [("", _("All")), ("active", _("In progress")), ("done", _("Done")), ("failed", _("Not done"))],
+    "kind": [("", _("Photos and videos")), ("image", _("Photos")), ("video", _("Videos"))],
 }
 
 

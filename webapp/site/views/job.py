@@ -13,6 +13,7 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
 from billing.choices import Mode, Resolution
@@ -20,7 +21,7 @@ from webapp.jobs import events, selectors, sharing, takedowns
 from webapp.jobs.errors import JobError, JobNotCancelable
 from webapp.jobs.models import Job
 from webapp.jobs.refusals import REFUSALS
-from webapp.jobs.services import user_actions
+from webapp.jobs.services import intake, user_actions
 from webapp.jobs.submission import OptionsRefused
 from webapp.media import storage
 
@@ -46,14 +47,14 @@ def job_detail(request: HttpRequest, job_id: uuid.UUID) -> HttpResponse:
             "job": card["job"],
             "compare_after_url": _compare_after_url(job, card),
             "events_after": events_after,
-            "taken_down_message": takedowns.TAKEN_DOWN_MESSAGE,
+            "taken_down_message": _(takedowns.TAKEN_DOWN_MESSAGE),
             "share_enabled": settings.SHARE_LINKS_ENABLED,
             "share_refused": sharing.not_shareable_reason(job) if settings.SHARE_LINKS_ENABLED else "",
             "run_again": user_actions.originals_available(job),
-            "run_again_refused": user_actions.ORIGINALS_DELETED_MESSAGE,
+            "run_again_refused": _(user_actions.ORIGINALS_DELETED_MESSAGE),
             "modes": Mode.choices,
             "resolutions": Resolution.choices,
-            "consent_text": settings.CONSENT_TEXT,  # the box is never pre-ticked: consent per submission
+            "consent_text": intake.consent_wording(),  # the box is never pre-ticked: consent per submission
         },
     )
 
@@ -94,7 +95,7 @@ def job_cancel(request: HttpRequest, job_id: uuid.UUID) -> HttpResponse:
     job = _own_job(request, job_id)
     try:
         user_actions.job_cancel(job=job)
-        messages.success(request, "Swap canceled.")
+        messages.success(request, _("Swap canceled."))
     except JobNotCancelable as exc:
         messages.error(request, exc.message)
     return redirect("job-detail", job_id=job_id)
@@ -105,7 +106,7 @@ def job_cancel(request: HttpRequest, job_id: uuid.UUID) -> HttpResponse:
 def job_delete(request: HttpRequest, job_id: uuid.UUID) -> HttpResponse:
     job = _own_job(request, job_id)
     user_actions.job_delete(job=job)
-    messages.success(request, "Deleted the swap and everything stored for it.")
+    messages.success(request, _("Deleted the swap and everything stored for it."))
     return redirect("dashboard")
 
 
@@ -130,7 +131,7 @@ def job_share(request: HttpRequest, job_id: uuid.UUID) -> HttpResponse:
     try:
         sharing.share_link_create(job=_own_job(request, job_id))
         messages.success(
-            request, "Anyone with the link can now see this result, until it expires or you stop sharing."
+            request, _("Anyone with the link can now see this result, until it expires or you stop sharing.")
         )
     except JobError as exc:
         messages.error(request, exc.message)
@@ -141,7 +142,7 @@ def job_share(request: HttpRequest, job_id: uuid.UUID) -> HttpResponse:
 @require_POST
 def job_unshare(request: HttpRequest, job_id: uuid.UUID) -> HttpResponse:
     sharing.share_links_revoke(job=_own_job(request, job_id))
-    messages.success(request, "Stopped sharing: the link no longer works.")
+    messages.success(request, _("Stopped sharing: the link no longer works."))
     return redirect("job-detail", job_id=job_id)
 
 
@@ -159,7 +160,7 @@ def job_run_again(request: HttpRequest, job_id: uuid.UUID) -> HttpResponse:
             options = dataclasses.replace(
                 options, faces="one", face_index=None, reference_face_index=None, face_sources=face_sources
             )
-        new_job, _ = user_actions.job_run_again(
+        new_job, _replayed = user_actions.job_run_again(
             user=request.user, job=job, options=options, consent=submitted.consent
         )
     except OptionsRefused as exc:
@@ -169,6 +170,6 @@ def job_run_again(request: HttpRequest, job_id: uuid.UUID) -> HttpResponse:
     except REFUSALS as exc:
         messages.error(request, refused(exc, what="run again").message)
     else:
-        messages.success(request, "Running it again with the new options. This page updates by itself.")
+        messages.success(request, _("Running it again with the new options. This page updates by itself."))
         return redirect("job-detail", job_id=new_job.id)
     return redirect("job-detail", job_id=job_id)

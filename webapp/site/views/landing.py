@@ -7,6 +7,7 @@ import logging
 from django.conf import settings
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET
 
 from billing import services as billing_services
@@ -63,7 +64,7 @@ def example_picture(request: HttpRequest, slug: str, which: str) -> HttpResponse
     except storage.ObjectMissing:
         raise Http404("No such example picture.") from None
     except StorageError:
-        return HttpResponse("Storage is briefly unavailable.", status=503, content_type="text/plain")
+        return HttpResponse(_("Storage is briefly unavailable."), status=503, content_type="text/plain")
     response = HttpResponse(data, content_type="image/jpeg")
     response["Cache-Control"] = "public, max-age=86400"
     return response

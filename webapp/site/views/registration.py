@@ -10,6 +10,8 @@ from django.contrib.auth import views as auth_views
 from django.db import transaction
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from billing import services as billing_services
 from billing.pricing import money_text
@@ -32,7 +34,7 @@ def signup(request: HttpRequest) -> HttpResponse:
                 )
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         if credits > 0:
-            messages.success(request, f"Welcome to Visage! We added {money_text(credits)} free credits.")
+            messages.success(request, _("Welcome to Visage! We added %(credits)s free credits.") % {"credits": money_text(credits)})
         return redirect("upload")
     return render(request, "registration/signup.html", {"form": form})
 
@@ -58,10 +60,12 @@ def reset_link_lifetime() -> str:
     seconds = int(settings.PASSWORD_RESET_TIMEOUT)
     if seconds < 2 * 3600:
         minutes = max(1, round(seconds / 60))
-        return f"{minutes} minute{'s' if minutes != 1 else ''}"
+        return ngettext("%(count)d minute", "%(count)d minutes", minutes) % {"count": minutes}
     if seconds <= 48 * 3600:
-        return f"{round(seconds / 3600)} hours"
-    return f"{round(seconds / 86400)} days"
+        hours = round(seconds / 3600)
+        return ngettext("%(count)d hour", "%(count)d hours", hours) % {"count": hours}
+    days = round(seconds / 86400)
+    return ngettext("%(count)d day", "%(count)d days", days) % {"count": days}
 
 
 class PasswordResetView(auth_views.PasswordResetView):

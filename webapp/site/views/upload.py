@@ -11,6 +11,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.template.defaultfilters import filesizeformat
 from django.urls import reverse
+from django.utils.translation import gettext as _
 
 from billing import selectors as billing_selectors
 from billing.choices import Mode, Resolution
@@ -41,24 +42,26 @@ def _upload_context(request: HttpRequest, *, errors: dict[str, str]) -> dict:
         "source_accept": ",".join(image_types),
         "target_accept": ",".join(target_types),
         "max_upload_bytes": settings.MAX_UPLOAD_BYTES,
-        "source_hint": f"A clear photo of one person’s face. JPEG, PNG, WebP, HEIC or AVIF, up to {limit} each.",
+        "source_hint": _("A clear photo of one person’s face. JPEG, PNG, WebP, HEIC or AVIF, up to %(limit)s each.")
+        % {"limit": limit},
         "source_more_hint": (
-            f"Add up to {settings.MAX_SOURCE_PHOTOS} photos of the same person for a better likeness."
+            _("Add up to %(count)d photos of the same person for a better likeness.") % {"count": settings.MAX_SOURCE_PHOTOS}
             if settings.MAX_SOURCE_PHOTOS > 1
             else ""
         ),
         "max_source_photos": settings.MAX_SOURCE_PHOTOS,
-        "target_label": "Photo or video to put it in" if settings.VIDEO_ENABLED else "Photo to put it in",
-        "target_prompt": "Choose the photo or video" if settings.VIDEO_ENABLED else "Choose the photo",
+        "target_label": _("Photo or video to put it in") if settings.VIDEO_ENABLED else _("Photo to put it in"),
+        "target_prompt": _("Choose the photo or video") if settings.VIDEO_ENABLED else _("Choose the photo"),
         "target_hint": (
-            f"JPEG, PNG, WebP, HEIC or AVIF{', or an MP4, MOV or WebM video' if settings.VIDEO_ENABLED else ''}, "
-            f"up to {limit}."
-        ),
+            _("JPEG, PNG, WebP, HEIC or AVIF, or an MP4, MOV or WebM video, up to %(limit)s.")
+            if settings.VIDEO_ENABLED
+            else _("JPEG, PNG, WebP, HEIC or AVIF, up to %(limit)s.")
+        ) % {"limit": limit},
         "modes": Mode.choices,
         "resolutions": Resolution.choices,
         # Never pre-ticked: consent is an act of each submission (and what its record says).
         "default_resolution": DEFAULT_RESOLUTION["web"],
-        "consent_text": settings.CONSENT_TEXT,
+        "consent_text": intake.consent_wording(),
     }
 
 
@@ -68,7 +71,7 @@ def upload(request: HttpRequest) -> HttpResponse:
     if request.method == "POST":
         try:
             submitted = parse_form(request)
-            job, _ = intake.job_submit(
+            job, _replayed = intake.job_submit(
                 user=request.user,
                 sources=request.FILES.getlist("source"),
                 target=request.FILES.get("target"),
@@ -83,11 +86,11 @@ def upload(request: HttpRequest) -> HttpResponse:
             if refusal.top_up:
                 errors["top_up"] = reverse("credits")
         else:
-            messages.success(request, "Your swap is on its way. This page updates by itself.")
+            messages.success(request, _("Your swap is on its way. This page updates by itself."))
             return redirect("job-detail", job_id=job.id)
         if errors and request.FILES:
             errors.setdefault(
-                "files", "Browsers cannot keep chosen files after a reload: please choose them again."
+                "files", _("Browsers cannot keep chosen files after a reload: please choose them again.")
             )
     return render(
         request,

@@ -8,7 +8,10 @@
   if (!grid) return;
   var live = document.getElementById("live");
   var empty = document.getElementById("empty");
-  var words = { succeeded: "is done", failed: "failed", rejected: "was rejected", canceled: "was canceled" };
+  var words = {
+    succeeded: gettext("A swap is done."), failed: gettext("A swap failed."),
+    rejected: gettext("A swap was rejected."), canceled: gettext("A swap was canceled."),
+  };
   var followNew = grid.dataset.liveNew === "true";
   // "New" means created after the newest card shown, or (no card yet) after the page was rendered,
   // both by the server's clock.
@@ -53,7 +56,7 @@
         return;
       }
       card.outerHTML = job.html;
-      if (job.terminal && live) live.textContent = "A swap " + (words[job.state] || job.state) + ".";
+      if (job.terminal && live) live.textContent = words[job.state] || interpolate(gettext("A swap is %(state)s."), { state: job.state }, true);
     });
     (body.gone || []).forEach(function (id) {
       var card = document.getElementById("job-" + id);
@@ -64,7 +67,7 @@
       if (document.getElementById("job-" + job.id)) return;
       grid.insertBefore(fromHtml(job.html), grid.firstElementChild);
       if (job.created_at > since) since = job.created_at;
-      if (live) live.textContent = "A new swap was added.";
+      if (live) live.textContent = gettext("A new swap was added.");
     });
     var any = !!grid.querySelector(".job-card");
     grid.hidden = !any;

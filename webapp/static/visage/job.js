@@ -72,9 +72,9 @@
       field.select();
       try {
         await navigator.clipboard.writeText(field.value);
-        said.textContent = "Copied the link.";
+        said.textContent = gettext("Copied the link.");
       } catch (e) {
-        said.textContent = "Press Ctrl+C (⌘C) to copy the selected link.";
+        said.textContent = gettext("Press Ctrl+C (⌘C) to copy the selected link.");
       }
     });
   }
@@ -84,7 +84,7 @@
   if (compare && range) {
     var update = function () {
       compare.style.setProperty("--pos", range.value + "%");
-      range.setAttribute("aria-valuetext", range.value + "% original photo shown");
+      range.setAttribute("aria-valuetext", range.value + "% " + gettext("original photo shown"));
     };
     range.addEventListener("input", update);
     update();

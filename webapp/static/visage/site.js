@@ -52,7 +52,7 @@ document.addEventListener("click", function (event) {
   input.select();
   (navigator.clipboard ? navigator.clipboard.writeText(input.value) : Promise.reject())
     .catch(function () { document.execCommand("copy"); })
-    .finally(function () { button.textContent = "Copied"; setTimeout(function () { button.textContent = "Copy"; }, 2000); });
+    .finally(function () { button.textContent = gettext("Copied"); setTimeout(function () { button.textContent = gettext("Copy"); }, 2000); });
 });
 
 /* A picture that has a lighter version falls back to the full one when the light one is missing

@@ -21,17 +21,17 @@
   var measured = null;   // {width, height, frames, kind} as the server measured the target
   var quoteSeq = 0;
   var facesSeq = 0;
-  var WHAT = { source: "face photo", target: "target" };
+  var WHAT = { source: gettext("face photo"), target: gettext("target") };
   // Problems found before submitting (no face, face too small): the Swap button says why it is off.
   // The server checks again; moderation lists are never checked here.
   var faceProblems = { source: "", target: "" };
-  var TARGET_UNUSABLE = "the photo or video to put the face in can’t be used (see why next to it).";
+  var TARGET_UNUSABLE = gettext("the photo or video to put the face in can’t be used (see why next to it).");
   var submitReason = document.getElementById("submit-reason");
   var isBusy = false;
   function updateSubmit() {
     var reason = faceProblems.source || faceProblems.target;
     submit.disabled = isBusy || !!reason;
-    submitReason.textContent = reason && !isBusy ? "Swap is off: " + reason : "";
+    submitReason.textContent = reason && !isBusy ? interpolate(gettext("Swap is off: %(reason)s"), { reason: reason }, true) : "";
   }
 
   function mb(bytes) {
@@ -77,7 +77,7 @@
   /* Client-side checks (type, size, how many); the server checks everything again. */
   function checkFile(name) {
     if (name === "source") {
-      if (!sourceFiles.length) return "Choose a photo of the face to use.";
+      if (!sourceFiles.length) return gettext("Choose a photo of the face to use.");
       if (sourceFiles.length > maxSources) return tooMany(sourceFiles.length);
       for (var i = 0; i < sourceFiles.length; i++) {
         var problem = checkOne(name, sourceFiles[i]);
@@ -86,23 +86,24 @@
       return "";
     }
     var file = fields[name].input.files[0];
-    if (!file) return "Choose the photo to put the face in.";
+    if (!file) return gettext("Choose the photo to put the face in.");
     return checkOne(name, file);
   }
 
   function tooMany(count) {
-    return "Choose at most " + maxSources + " photos of the face" + (count ? ", not " + count : "") + ".";
+    return count ? interpolate(gettext("Choose at most %(max)s photos of the face, not %(count)s."), { max: maxSources, count: count }, true)
+      : interpolate(gettext("Choose at most %(max)s photos of the face."), { max: maxSources }, true);
   }
 
   function checkOne(name, file) {
     var types = accepted(fields[name].input);
     if (types.indexOf(file.type) === -1) {
       var allowed = types.some(function (t) { return t.indexOf("video/") === 0; })
-        ? "a JPEG, PNG, WebP, HEIC or AVIF photo, or an MP4, MOV or WebM video" : "a JPEG, PNG, WebP, HEIC or AVIF photo";
-      return "“" + file.name + "” is not " + allowed + ". Choose " + allowed + ".";
+        ? gettext("a JPEG, PNG, WebP, HEIC or AVIF photo, or an MP4, MOV or WebM video") : gettext("a JPEG, PNG, WebP, HEIC or AVIF photo");
+      return interpolate(gettext("“%(name)s” is not %(allowed)s. Choose %(allowed)s."), { name: file.name, allowed: allowed }, true);
     }
-    if (file.size === 0) return "“" + file.name + "” is empty.";
-    if (file.size > maxBytes) return "“" + file.name + "” is " + mb(file.size) + "; the limit is " + mb(maxBytes) + ".";
+    if (file.size === 0) return interpolate(gettext("“%(name)s” is empty."), { name: file.name }, true);
+    if (file.size > maxBytes) return interpolate(gettext("“%(name)s” is %(size)s; the limit is %(limit)s."), { name: file.name, size: mb(file.size), limit: mb(maxBytes) }, true);
     return "";
   }
 
@@ -133,7 +134,7 @@
           // The quote needs a frame count; 30 fps is the estimate until the server measures the file.
           targetFile = file;
           setTarget({ width: video.videoWidth, height: video.videoHeight, frames: Math.max(1, Math.round(video.duration * 30)) });
-          facesStatus.textContent = "Faces are found in each frame of a video; the largest face is replaced.";
+          facesStatus.textContent = gettext("Faces are found in each frame of a video; the largest face is replaced.");
         }
       });
     } else {
@@ -164,8 +165,9 @@
       if (sourceFiles.length >= maxSources) { over++; return; }
       sourceFiles.push(file);
     });
-    if (over) problems.push("You can add up to " + maxSources + " photos of the same person; " + over
-      + (over === 1 ? " was" : " were") + " left out.");
+    if (over) problems.push(interpolate(ngettext(
+      "You can add up to %(max)s photos of the same person; %(over)s was left out.",
+      "You can add up to %(max)s photos of the same person; %(over)s were left out.", over), { max: maxSources, over: over }, true));
     return problems.join(" ");
   }
 
@@ -194,9 +196,9 @@
     showPreview("source", sourceFiles[0]);
     if (sourceFiles.length > 1) {
       var bytes = sourceFiles.reduce(function (sum, file) { return sum + file.size; }, 0);
-      f.fileName.textContent = sourceFiles.length + " photos of the face · " + mb(bytes);
+      f.fileName.textContent = interpolate(gettext("%(count)s photos of the face · %(size)s"), { count: sourceFiles.length, size: mb(bytes) }, true);
     }
-    if (f.change) f.change.textContent = maxSources > 1 && sourceFiles.length < maxSources ? "Add photos" : "Change";
+    if (f.change) f.change.textContent = maxSources > 1 && sourceFiles.length < maxSources ? gettext("Add photos") : gettext("Change");
     if (f.change) f.change.hidden = maxSources > 1 && sourceFiles.length >= maxSources;
     if (!f.thumbs) return;
     f.thumbs.innerHTML = "";
@@ -207,12 +209,12 @@
       var item = document.createElement("li");
       item.className = "thumb" + (index === 0 ? " thumb-main" : "");
       var img = document.createElement("img");
-      img.alt = "Face photo " + (index + 1) + ": " + file.name;
+      img.alt = interpolate(gettext("Face photo %(number)s: %(name)s"), { number: index + 1, name: file.name }, true);
       img.src = url;
       var remove = document.createElement("button");
       remove.type = "button";
       remove.className = "thumb-remove";
-      remove.setAttribute("aria-label", "Remove face photo " + (index + 1) + " (" + file.name + ")");
+      remove.setAttribute("aria-label", interpolate(gettext("Remove face photo %(number)s (%(name)s)"), { number: index + 1, name: file.name }, true));
       remove.innerHTML = '<span aria-hidden="true">✕</span>';
       remove.addEventListener("click", function () { removeSource(index); });
       item.appendChild(img);
@@ -222,7 +224,7 @@
     if (sourceFiles.length < maxSources) {
       var add = document.createElement("li");
       add.className = "thumb thumb-add";
-      add.innerHTML = '<label for="id_source"><span aria-hidden="true">+</span><span class="visually-hidden">Add another photo of the same person</span></label>';
+      add.innerHTML = '<label for="id_source"><span aria-hidden="true">+</span><span class="visually-hidden">' + gettext("Add another photo of the same person") + '</span></label>';
       f.thumbs.appendChild(add);
     }
   }
@@ -244,11 +246,11 @@
             var messages = (data.errors && (data.errors.source || data.errors.image)) || [data.detail];
             return messages.join(" ");
           }
-          if (!data.faces.length) return "We couldn’t find a face in “" + file.name + "”. Choose a photo where one face is clearly visible.";
+          if (!data.faces.length) return interpolate(gettext("We couldn’t find a face in “%(name)s”. Choose a photo where one face is clearly visible."), { name: file.name }, true);
           var largest = Math.max.apply(null, data.faces.map(function (f) { return Math.min(f.box[2] - f.box[0], f.box[3] - f.box[1]); }));
           if (largest < data.min_face_px) {
-            return "The face in “" + file.name + "” is too small (" + Math.round(largest) + " px across; at least "
-              + data.min_face_px + " px). Choose a closer photo of the face.";
+            return interpolate(gettext("The face in “%(name)s” is too small (%(size)s px across; at least %(min)s px). "
+              + "Choose a closer photo of the face."), { name: file.name, size: Math.round(largest), min: data.min_face_px }, true);
           }
           return "";
         });
@@ -264,7 +266,7 @@
     if (!files.length) { faceProblems.source = ""; updateSubmit(); return; }
     var problems = (await Promise.all(files.map(checkSourceFace))).filter(Boolean);
     if (seq !== sourceSeq) return;
-    faceProblems.source = problems.length ? (files.length > 1 ? "a face photo has no usable face." : "the face photo has no usable face.") : "";
+    faceProblems.source = problems.length ? (files.length > 1 ? gettext("a face photo has no usable face.") : gettext("the face photo has no usable face.")) : "";
     var shown = fields.source.error.textContent;
     if (problems.length) { lastFaceError = problems.join(" "); setError("source", lastFaceError); }
     else if (shown && shown === lastFaceError) setError("source", "");
@@ -296,7 +298,7 @@
       setError(name, problem);
       showEmpty(name);
       if (name === "target") {
-        facesStatus.textContent = "Choose a target photo and we’ll find its faces.";
+        facesStatus.textContent = gettext("Choose a target photo and we’ll find its faces.");
         faceProblems.target = TARGET_UNUSABLE;
         updateSubmit();
       }
@@ -371,15 +373,20 @@
       if (pickedRadio.checked) facesRadio("one").checked = true;
       pickedChoice.hidden = true;
     } else {
-      document.getElementById("picked-text").textContent = "Face " + (index + 1) + ", picked on the photo";
+      document.getElementById("picked-text").textContent = interpolate(gettext("Face %(number)s, picked on the photo"), { number: index + 1 }, true);
       pickedChoice.hidden = false;
       pickedRadio.checked = true;
     }
     if (index !== null) {
       chip = document.createElement("p");
       chip.id = "face-chip";
-      chip.innerHTML = '<span class="face-chip">Face ' + (index + 1) + ' will be replaced'
-        + ' <button type="button" aria-label="Undo: replace the largest face instead">✕</button></span>';
+      chip.innerHTML = '<span class="face-chip"></span>';
+      chip.firstChild.textContent = interpolate(gettext("Face %(number)s will be replaced"), { number: index + 1 }, true) + " ";
+      var undo = document.createElement("button");
+      undo.type = "button";
+      undo.setAttribute("aria-label", gettext("Undo: replace the largest face instead"));
+      undo.textContent = "✕";
+      chip.firstChild.appendChild(undo);
       chip.querySelector("button").addEventListener("click", function () { pickFace(null); });
       facesStatus.after(chip);
     }
@@ -417,8 +424,8 @@
     if (plan() !== "reference") referenceIndex.value = "";
     renderMap();
     if (plan() === "reference") setReference(referenceIndex.value === "" ? null : Number(referenceIndex.value));
-    else if (plan() === "map") facesStatus.textContent = "Choose a photo for each face, here or by clicking the faces on the photo. "
-      + "Each photo is a different person; faces you keep are left as they are.";
+    else if (plan() === "map") facesStatus.textContent = gettext("Choose a photo for each face, here or by clicking the faces on the photo. "
+      + "Each photo is a different person; faces you keep are left as they are.");
     else if (plan() !== "picked") labelBoxes();
   }
 
@@ -426,8 +433,8 @@
     referenceIndex.value = index === null ? "" : String(index);
     labelBoxes();
     facesStatus.textContent = index === null
-      ? "Click the person to match on the photo: everyone who looks like them is replaced."
-      : "Everyone who looks like face " + (index + 1) + " will be replaced (face " + (index + 1) + " too).";
+      ? gettext("Click the person to match on the photo: everyone who looks like them is replaced.")
+      : interpolate(gettext("Everyone who looks like face %(number)s will be replaced (face %(number)s too)."), { number: index + 1 }, true);
     facesError.textContent = "";
   }
 
@@ -448,13 +455,13 @@
     targetFaces.forEach(function (face, order) {
       var row = document.createElement("label");
       row.className = "face-map-row";
-      row.appendChild(document.createTextNode("Face " + (face.index + 1)));
+      row.appendChild(document.createTextNode(interpolate(gettext("Face %(number)s"), { number: face.index + 1 }, true)));
       var select = document.createElement("select");
       select.dataset.face = face.index;
-      select.setAttribute("aria-label", "Photo for face " + (face.index + 1));
+      select.setAttribute("aria-label", interpolate(gettext("Photo for face %(number)s"), { number: face.index + 1 }, true));
       var keep = document.createElement("option");
       keep.value = "";
-      keep.textContent = "Keep this face";
+      keep.textContent = gettext("Keep this face");
       select.appendChild(keep);
       sourceFiles.forEach(function (file, source) {
         var option = document.createElement("option");
@@ -493,13 +500,15 @@
       if (current === "map") {
         pressed = index in assigned;
         if (pressed) label += " ← " + (assigned[index] + 1);
-        name = "Face " + (index + 1) + ": " + (pressed ? "photo " + (assigned[index] + 1) : "kept") + " (click to change)";
+        name = pressed
+          ? interpolate(gettext("Face %(number)s: photo %(photo)s (click to change)"), { number: index + 1, photo: assigned[index] + 1 }, true)
+          : interpolate(gettext("Face %(number)s: kept (click to change)"), { number: index + 1 }, true);
       } else if (current === "reference") {
         pressed = referenceIndex.value === String(index);
-        name = "Match everyone who looks like face " + (index + 1);
+        name = interpolate(gettext("Match everyone who looks like face %(number)s"), { number: index + 1 }, true);
       } else {
         pressed = faceIndex.value === String(index);
-        name = "Replace face " + (index + 1) + (index === 0 ? " (the largest)" : "");
+        name = index === 0 ? interpolate(gettext("Replace face %(number)s (the largest)"), { number: index + 1 }, true) : interpolate(gettext("Replace face %(number)s"), { number: index + 1 }, true);
       }
       box.setAttribute("aria-pressed", String(pressed));
       box.setAttribute("aria-label", name);
@@ -509,7 +518,7 @@
 
   async function detectFaces(file) {
     var seq = ++facesSeq;
-    facesStatus.textContent = "Looking for faces in the target photo…";
+    facesStatus.textContent = gettext("Looking for faces in the target photo…");
     var body = new FormData();
     body.append("image", file);
     body.append("field", "target");
@@ -518,7 +527,7 @@
       var data = await response.json();
       if (seq !== facesSeq) return;
       if (!response.ok) {
-        facesStatus.textContent = "We couldn’t look for faces in this file.";
+        facesStatus.textContent = gettext("We couldn’t look for faces in this file.");
         var messages = (data.errors && (data.errors.target || data.errors.image)) || [data.detail];
         // A submit's answer may already be showing; it says the same thing more precisely.
         if (!fields.target.error.textContent) setError("target", messages.join(" "));
@@ -528,7 +537,7 @@
       }
       drawFaces(data);
     } catch (e) {
-      if (seq === facesSeq) facesStatus.textContent = "We couldn’t look for faces right now; the largest face will be replaced.";
+      if (seq === facesSeq) facesStatus.textContent = gettext("We couldn’t look for faces right now; the largest face will be replaced.");
     }
   }
 
@@ -537,9 +546,9 @@
     layer.innerHTML = "";
     var count = data.faces.length;
     if (!count) {
-      facesStatus.textContent = "We found no face in this photo. A swap needs a clear, front-facing face — try another photo.";
-      setError("target", "We couldn’t find a face in this photo to replace. Choose a photo where a face is clearly visible.");
-      faceProblems.target = "the photo to put the face in has no face we can find.";
+      facesStatus.textContent = gettext("We found no face in this photo. A swap needs a clear, front-facing face — try another photo.");
+      setError("target", gettext("We couldn’t find a face in this photo to replace. Choose a photo where a face is clearly visible."));
+      faceProblems.target = gettext("the photo to put the face in has no face we can find.");
       updateSubmit();
       return;
     }
@@ -550,7 +559,9 @@
       button.className = "face-box";
       button.dataset.index = face.index;
       button.setAttribute("aria-pressed", "false");
-      button.setAttribute("aria-label", "Replace face " + (face.index + 1) + (face.index === 0 ? " (the largest)" : ""));
+      button.setAttribute("aria-label", face.index === 0
+        ? interpolate(gettext("Replace face %(number)s (the largest)"), { number: face.index + 1 }, true)
+        : interpolate(gettext("Replace face %(number)s"), { number: face.index + 1 }, true));
       button.style.left = (100 * b[0] / data.width) + "%";
       button.style.top = (100 * b[1] / data.height) + "%";
       button.style.width = (100 * (b[2] - b[0]) / data.width) + "%";
@@ -561,8 +572,8 @@
     });
     targetFaces = data.faces;
     facesStatus.textContent = count === 1
-      ? "Found 1 face. It will be replaced."
-      : "Found " + count + " faces, numbered largest first. Click one to replace only that face, or choose an option above.";
+      ? gettext("Found 1 face. It will be replaced.")
+      : interpolate(gettext("Found %(count)s faces, numbered largest first. Click one to replace only that face, or choose an option above."), { count: count }, true);
     if (count > 1) planChanged();
   }
 
@@ -572,7 +583,7 @@
   function topUpLink(url) {
     var link = document.createElement("a");
     link.href = url || "/account/credits/";
-    link.textContent = "Add credits";
+    link.textContent = gettext("Add credits");
     link.className = "top-up-link";
     return link;
   }
@@ -600,7 +611,7 @@
     quoteBox.classList.remove("is-short");
     if (!targetSize) {
       quoteAmount.textContent = "—";
-      quoteNote.textContent = "Choose a target photo to see the price.";
+      quoteNote.textContent = gettext("Choose a target photo to see the price.");
       return;
     }
     var mode = form.querySelector('input[name="mode"]:checked').value;
@@ -619,33 +630,33 @@
       init.headers = headers();
       init.body = data;
     }
-    quoteNote.textContent = "Pricing…";
+    quoteNote.textContent = gettext("Pricing…");
     try {
       var response = await fetch(form.dataset.quoteUrl, init);
       var q = await response.json();
       if (seq !== quoteSeq) return;
-      if (!response.ok) { quoteAmount.textContent = "—"; quoteNote.textContent = q.detail || "No price for this file."; return; }
+      if (!response.ok) { quoteAmount.textContent = "—"; quoteNote.textContent = q.detail || gettext("No price for this file."); return; }
       if (q.target) measured = q.target;
-      quoteAmount.textContent = q.amount + " credits";
+      quoteAmount.textContent = interpolate(gettext("%(amount)s credits"), { amount: q.amount }, true);
       quoteAmount.dataset.amount = q.amount;
-      quoteAvailable.textContent = q.available + " credits";
+      quoteAvailable.textContent = interpolate(gettext("%(amount)s credits"), { amount: q.available }, true);
       if (q.sufficient) {
-        quoteNote.textContent = "The most you pay: less if it takes less work, nothing if it fails."
-          + (q.mode !== q.mode_requested ? " This server runs " + q.mode_requested + " as " + q.mode + ", so it is priced as " + q.mode + "." : "");
+        quoteNote.textContent = gettext("The most you pay: less if it takes less work, nothing if it fails.")
+          + (q.mode !== q.mode_requested ? " " + interpolate(gettext("This server runs %(requested)s as %(mode)s, so it is priced as %(mode)s."), { requested: q.mode_requested, mode: q.mode }, true) : "");
       } else {
         quoteBox.classList.add("is-short");
-        quoteNote.textContent = "Not enough credits for this swap: ";
+        quoteNote.textContent = gettext("Not enough credits for this swap: ");
         quoteNote.appendChild(topUpLink(q.links && q.links.top_up));
         quoteNote.appendChild(document.createTextNode("."));
         // Suggest another choice only when one costs less (on a small photo all may cost the minimum).
         var cheapest = await cheapestQuote(q.target);
         if (seq === quoteSeq && cheapest && Number(cheapest.amount) < Number(q.amount)) {
           quoteNote.appendChild(document.createTextNode(
-            " Or choose a lower quality or resolution: from " + cheapest.amount + " credits."));
+            " " + interpolate(gettext("Or choose a lower quality or resolution: from %(amount)s credits."), { amount: cheapest.amount }, true)));
         }
       }
     } catch (e) {
-      if (seq === quoteSeq) quoteNote.textContent = "We couldn’t get a price right now.";
+      if (seq === quoteSeq) quoteNote.textContent = gettext("We couldn’t get a price right now.");
     }
   }
   form.querySelectorAll('input[name="mode"], input[name="resolution"]').forEach(function (radio) {
@@ -681,7 +692,7 @@
       else if (slot) { document.getElementById(slot).textContent = message; shown = true; }
     });
     if (!shown) {
-      var text = problem.detail || problem.title || "Something went wrong; please try again.";
+      var text = problem.detail || problem.title || gettext("Something went wrong; please try again.");
       showFormError(text);
       if (problem.code === "insufficient_credits") {
         formError.appendChild(document.createTextNode(" "));
@@ -695,7 +706,7 @@
     isBusy = on;
     updateSubmit();
     submit.classList.toggle("is-busy", on);
-    submit.querySelector(".button-label").textContent = on ? "Uploading" : "Swap faces";
+    submit.querySelector(".button-label").textContent = on ? gettext("Uploading") : gettext("Swap faces");
   }
 
   form.addEventListener("submit", async function (event) {
@@ -715,7 +726,7 @@
     if (!faceIndex.value) data.delete("face_index");
     var current = plan();
     if (current === "reference" && !referenceIndex.value) {
-      facesError.textContent = "Click the person to match on the photo, or choose another option.";
+      facesError.textContent = gettext("Click the person to match on the photo, or choose another option.");
       facesError.scrollIntoView({ block: "nearest", behavior: "smooth" });
       return;
     }
@@ -723,7 +734,7 @@
     if (current === "map") {
       var pairs = mapping();
       if (!pairs.length) {
-        facesError.textContent = "Choose a photo for at least one face, or choose another option.";
+        facesError.textContent = gettext("Choose a photo for at least one face, or choose another option.");
         facesError.scrollIntoView({ block: "nearest", behavior: "smooth" });
         return;
       }
@@ -740,7 +751,7 @@
       }
       showProblem(body);
     } catch (e) {
-      showFormError("We couldn’t reach Visage. Check your connection and try again — your files are still selected.");
+      showFormError(gettext("We couldn’t reach Visage. Check your connection and try again — your files are still selected."));
     }
     busy(false);
   });
