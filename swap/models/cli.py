@@ -86,7 +86,11 @@ def add_subparser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentPa
     )
     rollback.add_argument("name")
     repo = actions.add_parser("repository", help="write a standard Triton model repository of the installed models")
-    repo.add_argument("--out", type=Path, required=True, help="the repository directory (then sync it to S3)")
+    repo.add_argument("--out", type=Path, help="the repository directory")
+    repo.add_argument(
+        "--to", metavar="S3_URL",
+        help="upload the repository to s3://bucket/prefix (what NVIDIA's Triton reads), configs last, stale files removed",
+    )  # fmt: skip
     repo.add_argument("--cpu", action="store_true", help="KIND_CPU instances (default: one per GPU)")
     repo.add_argument("--tensorrt", action="store_true", help="ONNX Runtime's TensorRT accelerator, FP16")
     repo.add_argument(
@@ -225,16 +229,25 @@ def _repository(args: argparse.Namespace, models_dir: Path) -> int:
         tensorrt=args.tensorrt,
         version_policy=args.version_policy,
     )
+    if args.out is None and args.to is None:
+        raise CommandFailed("say where the repository goes: --out DIR, --to s3://bucket/prefix, or both")
+    location = _cached(lambda: s3cache.Location.parse(args.to)) if args.to else None
     skipped: list[str] = []
-    try:
-        written = repository.write_repository(models_dir, args.out, options, skipped=skipped)
-    except repository.RepositoryError as exc:
-        raise CommandFailed(str(exc)) from None
-    for line in skipped:
-        print(f"warning: {line}", file=sys.stderr)
-    for name, served in written.items():
-        print(f"{repository.triton_name(name)}: versions {', '.join(map(str, served))}")
-    print(f"Triton model repository written to {args.out}")
+    with tempfile.TemporaryDirectory(prefix="visage-repository-") as scratch:
+        out = args.out or Path(scratch) / "repository"
+        try:
+            written = repository.write_repository(models_dir, out, options, skipped=skipped)
+        except repository.RepositoryError as exc:
+            raise CommandFailed(str(exc)) from None
+        for line in skipped:
+            print(f"warning: {line}", file=sys.stderr)
+        for name, served in written.items():
+            print(f"{repository.triton_name(name)}: versions {', '.join(map(str, served))}")
+        if args.out is not None:
+            print(f"Triton model repository written to {args.out}")
+        if location is not None:
+            uploaded, removed = _cached(lambda: s3cache.sync_tree(out, location, s3cache.client_from_env()))
+            print(f"Triton model repository uploaded to {location}: {uploaded} files, {removed} stale removed")
     return 0
 
 

@@ -186,6 +186,33 @@ def pull(spec: ModelSpec, location: Location, models_dir: Path, client: Minio) -
     return True
 
 
+def sync_tree(root: Path, location: Location, client: Minio) -> tuple[int, int]:
+    """Make `location` hold exactly the files under `root` (a Triton model repository for NVIDIA's
+    Triton to read as `s3://…`); returns (uploaded, removed). Each model's version files go up
+    before its `config.pbtxt`, so a Triton polling the repository never loads a half-copied model;
+    keys under the prefix that `root` no longer has (an uninstalled version) are removed last."""
+    root = Path(root)
+    files = sorted(p for p in root.rglob("*") if p.is_file())
+    files.sort(key=lambda p: p.name == "config.pbtxt")  # stable: configs after every version file
+    wanted = {location.key(p.relative_to(root).as_posix()) for p in files}
+    try:
+        if not client.bucket_exists(location.bucket):
+            client.make_bucket(location.bucket)
+        for path in files:
+            client.fput_object(location.bucket, location.key(path.relative_to(root).as_posix()), str(path))
+        prefix = f"{location.prefix}/" if location.prefix else ""
+        stale = [
+            obj.object_name
+            for obj in client.list_objects(location.bucket, prefix=prefix, recursive=True)
+            if obj.object_name not in wanted
+        ]
+        for key in stale:
+            client.remove_object(location.bucket, key)
+    except (S3Error, urllib3.exceptions.HTTPError) as exc:
+        raise ModelCacheError(f"the repository upload to {location} failed: {exc}") from None
+    return len(files), len(stale)
+
+
 def with_requirements(names: Iterable[str], models: dict[str, ModelSpec]) -> list[str]:
     """`names` and the models each one's adapter loads with it, in order, once each."""
     ordered: list[str] = []

@@ -13,7 +13,7 @@ from django.conf import settings
 from swap.serve import launcher
 from tests.helpers.kustomize import K8S, by_kind, render, render_base_with
 
-OVERLAYS = ["dev", "prod", "prod-triton"]
+OVERLAYS = ["dev", "prod", "prod-triton", "prod-triton-nvidia"]
 KUBERNETES_VERSION = "1.34.0"
 WORKLOAD_KINDS = {"Deployment", "StatefulSet", "Job", "CronJob"}
 # Custom resources: kubernetes-validate has no schemas for them; the tests below check them.
@@ -454,3 +454,38 @@ def test_gpu_pods_start_with_the_hot_models_pulled_from_the_s3_model_cache(manif
         worker_mount, worker_volume = volume_at(worker, config["VISAGE_MODELS_DIR"])
         assert init_volume is worker_volume and "emptyDir" in worker_volume  # node-local, per pod
         assert not init_mount.get("readOnly") and not worker_mount.get("readOnly")
+
+
+def test_nvidias_triton_reads_the_repository_the_job_uploads_and_polls_it():
+    """components/triton-nvidia: NVIDIA's image (not Visage's) runs `tritonserver` on the S3
+    repository that the visage-triton-repository Job writes with the real models CLI (parsed by its
+    own parser), both naming the same bucket and prefix; poll mode, so an upload needs no restart;
+    the S3 keys come from Visage's Secret; the workers are pointed at its gRPC port."""
+    from swap.cli import build_parser
+
+    manifests = render("prod-triton-nvidia")
+    config = by_kind(manifests, "ConfigMap")["visage-config"]["data"]
+    deployment = by_kind(manifests, "Deployment")["visage-triton"]
+    triton = pod_spec(deployment)["containers"][0]
+    assert triton["image"].startswith("nvcr.io/nvidia/tritonserver:") and triton["command"] == ["tritonserver"]
+    flags = dict(arg.split("=", 1) for arg in triton["args"])
+    assert flags["--model-repository"] == "$(TRITON_MODEL_REPOSITORY)"
+    assert flags["--model-control-mode"] == "poll"
+    assert int(flags["--grpc-port"]) == urlsplit(config["VISAGE_TRITON_URL"]).port
+    assert int(flags["--exit-timeout-secs"]) < pod_spec(deployment)["terminationGracePeriodSeconds"]
+    ours = urlsplit(config["VISAGE_TRITON_REPOSITORY_S3"])  # s3://bucket/prefix on S3_ENDPOINT
+    theirs = urlsplit(config["TRITON_MODEL_REPOSITORY"].removeprefix("s3://"))  # s3://https://host:port/…
+    assert theirs.scheme == ("https" if config["S3_SECURE"] == "1" else "http")
+    assert theirs.netloc == config["S3_ENDPOINT"]
+    assert theirs.path == f"/{ours.netloc}{ours.path}"
+    env = {e["name"]: e["valueFrom"] for e in triton["env"] if "valueFrom" in e}
+    assert env["AWS_ACCESS_KEY_ID"]["secretKeyRef"] == {"name": "visage-secrets", "key": "s3-access-key"}
+    assert env["AWS_SECRET_ACCESS_KEY"]["secretKeyRef"] == {"name": "visage-secrets", "key": "s3-secret-key"}
+    assert "visage-models" not in by_kind(manifests, "PersistentVolumeClaim")
+
+    job = pod_spec(by_kind(manifests, "Job")["visage-triton-repository"])
+    (pull,) = job["initContainers"]
+    pulled = build_parser().parse_args(pull["args"][3:])
+    written = build_parser().parse_args(job["containers"][0]["args"][3:])
+    assert pulled.models_action == "pull" and written.models_action == "repository"
+    assert str(pulled.target) == str(written.models_dir) and written.to == "$(VISAGE_TRITON_REPOSITORY_S3)"

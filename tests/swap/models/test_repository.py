@@ -145,3 +145,49 @@ def test_no_installed_models_is_a_clear_error(tmp_path, capsys):
     argv = ["models", "--models-dir", str(tmp_path / "none"), "repository", "--out", str(tmp_path / "repo")]
     assert cli.main(argv) == 1
     assert "no installed models in" in capsys.readouterr().err
+
+
+def test_the_repository_goes_to_s3_for_nvidias_triton_and_stale_versions_are_removed(models, capsys):
+    """`models repository --to s3://…`: the layout NVIDIA's Triton reads as `s3://…`, uploaded to the
+    test suite's S3, every config parsing as Triton's ModelConfig; a version uninstalled since is
+    removed at the next upload (a polling Triton unloads it)."""
+    import shutil
+    import uuid
+
+    from swap.models import s3cache
+
+    url = f"s3://visage-models-test/repo-{uuid.uuid4().hex[:8]}"
+    location = s3cache.Location.parse(url)
+    client = s3cache.client_from_env()
+
+    def keys() -> set[str]:
+        listed = client.list_objects(location.bucket, prefix=location.prefix + "/", recursive=True)
+        return {o.object_name for o in listed}
+
+    argv = ["models", "--models-dir", str(models), "repository", "--to", url]
+    assert cli.main(argv) == 0
+    assert f"uploaded to {url}" in capsys.readouterr().out
+    uploaded = keys()
+    assert {location.key(f"inswapper_128/{v}/model.onnx") for v in (1, 2)} <= uploaded
+    assert location.key("inswapper_128_emap/2/model.onnx") in uploaded
+    configs = [key for key in uploaded if key.endswith("/config.pbtxt")]
+    assert len(configs) == 5  # inswapper_128, its emap, codeformer, yoloface_8n, gfpgan_1_4
+    for key in configs:
+        response = client.get_object(location.bucket, key)
+        try:
+            config = text_format.Parse(response.read().decode(), model_config_pb2.ModelConfig())
+        finally:
+            response.close()
+            response.release_conn()
+        assert config.name == key.rsplit("/", 2)[-2] and config.platform == "onnxruntime_onnx"
+
+    shutil.rmtree(models / "inswapper_128" / "2")  # version 2 uninstalled
+    assert cli.main(argv) == 0
+    assert "2 stale removed" in capsys.readouterr().out  # its model and its emap's
+    assert location.key("inswapper_128/2/model.onnx") not in keys()
+    assert location.key("inswapper_128/1/model.onnx") in keys()
+
+
+def test_the_repository_needs_somewhere_to_go(models, capsys):
+    assert cli.main(["models", "--models-dir", str(models), "repository"]) == 1
+    assert "--out DIR, --to s3://" in capsys.readouterr().err
