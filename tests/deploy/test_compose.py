@@ -28,7 +28,7 @@ def queues(service: dict) -> list[str]:
 def test_every_part_of_the_stack_is_a_service():
     services = compose()["services"]
     assert set(services) == {"postgres", "redis", "minio", "migrate", "web", "worker", "gpu-worker", "scheduler",
-                             "prometheus", "alertmanager", "grafana", "triton"}
+                             "prometheus", "alertmanager", "grafana", "triton", "triton-nvidia"}
     assert services["redis"]["command"][services["redis"]["command"].index("--appendonly") + 1] == "yes"
     assert services["migrate"]["command"] == ["migrate"] and services["migrate"]["restart"] == "no"
     assert services["scheduler"]["command"] == ["python", "manage.py", "visage_scheduler"]
@@ -57,7 +57,16 @@ def test_triton_is_an_optional_profile_on_the_gpu_reading_the_workers_models():
     assert triton["profiles"] == ["triton"] and triton["command"] == ["triton"]
     assert triton["deploy"] == services["gpu-worker"]["deploy"]
     assert "models:/models:ro" in triton["volumes"] and triton["read_only"] is True
-    assert all("profiles" not in service for name, service in services.items() if name != "triton")
+    assert all("profiles" not in service for name, service in services.items() if not name.startswith("triton"))
+    # NVIDIA's image instead (profile triton-nvidia): the same name on the network, the same GPU,
+    # the repository `models repository --out` writes into the workers' models volume, polled.
+    nvidia = services["triton-nvidia"]
+    assert nvidia["profiles"] == ["triton-nvidia"] and nvidia["networks"]["default"]["aliases"] == ["triton"]
+    assert defaults(nvidia["image"]).startswith("nvcr.io/nvidia/tritonserver:")
+    assert nvidia["deploy"] == triton["deploy"] and "models:/models:ro" in nvidia["volumes"]
+    flags = dict(arg.split("=", 1) for arg in nvidia["command"][1:])
+    assert flags["--model-control-mode"] == "poll"
+    assert flags["--model-repository"].startswith(services["worker"]["environment"]["VISAGE_MODELS_DIR"] + "/")
     prometheus = yaml.safe_load((DEPLOY / "prometheus" / "prometheus.yml").read_text())
     job = next(j for j in prometheus["scrape_configs"] if j["job_name"] == "visage-triton")
     assert job["dns_sd_configs"] == [{"names": ["triton"], "type": "A", "port": 8002}]
