@@ -114,9 +114,14 @@ def test_each_platform_is_off_until_configured(settings, fcm_standin):
 
 
 def test_push_text_follows_the_device_locale_or_the_site_language():
-    assert language_for("pt_BR") == "pt-br"
-    assert language_for("de-AT") == "de"
+    # The site's languages (settings.LANGUAGES: en, zh-hans); a phone's locale picks the closest.
+    assert language_for("zh_CN") == "zh-hans"
+    assert language_for("zh-Hans-CN") == "zh-hans"
+    assert language_for("en-GB") == "en"
+    assert language_for("pt_BR") == ""  # not offered: the site's language
     assert language_for("zz") == ""
     assert job_push_text("failed", locale="zz") == (
         "Your swap could not be made", "Nothing was charged. Open the app to see why."
     )
+    assert job_push_text("failed", locale="zh_CN") == ("你的换脸未能完成", job_push_text("failed", locale="zh-hans")[1])
+    assert job_push_text("failed", locale="zh_CN")[1] != "Nothing was charged. Open the app to see why."
