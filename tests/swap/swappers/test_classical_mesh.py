@@ -5,7 +5,13 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from swap.swappers.classical import delaunay, mouth_openness, piecewise_affine_maps
+from swap.swappers.classical import (
+    delaunay,
+    mouth_openness,
+    piecewise_affine_maps,
+    rim_stretch,
+    stretched,
+)
 
 LOWER_LIP = [146, 91, 181, 84, 17, 314, 405, 321, 375, 95, 88, 178, 87, 14, 317, 402, 318, 324]
 CHIN = [152, 148, 176, 149, 150, 377, 400, 378, 379, 365, 397, 288, 58, 172, 136, 18, 200, 199, 175, 83, 313]
@@ -45,3 +51,25 @@ def test_the_targets_mouth_opening_is_kept(mesh_pipeline, astronaut):
     assert opening["target"] > opening["source"] + 0.05  # the synthetic jaw drop shows in the mesh
     swapped = measured_mouth(mesh_pipeline, result)
     assert abs(swapped - opening["target"]) < 0.04
+
+
+def test_the_foreshortened_rim_of_the_source_is_found():
+    """A grid whose right-most column of cells the source shows squeezed to a quarter (the far cheek
+    of a turned head) and one squeezed cell inside: only the rim strip is marked, as the swap keeps
+    the target's pixels there and the source's own features inside."""
+    xs, ys = np.meshgrid(np.arange(0, 121, 20, dtype=np.float32), np.arange(0, 121, 20, dtype=np.float32))
+    dst = np.stack([xs.ravel(), ys.ravel()], axis=1) + 10
+    src = dst.copy()
+    right = dst[:, 0] > 120
+    src[right, 0] = 110 + (dst[right, 0] - 110) / 4  # the last column: 20 px wide -> 5 px
+    inner = (dst[:, 0] == 70) & (dst[:, 1] == 70)
+    src[inner, 0] -= 15  # one interior point pulled aside: its cells squeezed on one side
+    tris = delaunay(dst, (141, 141))
+    marked = stretched(dst, src, tris, (141, 141), limit=3.0)
+    assert marked[70, 125] == 255  # the squeezed rim strip
+    assert marked[70, 60] == 255  # the squeezed interior cell ...
+    region = np.zeros((141, 141), np.uint8)
+    region[10:131, 10:131] = 255
+    rim = rim_stretch(marked, region)
+    assert rim[70, 125] == 255 and rim[70, 60] == 0  # ... is no rim
+    assert stretched(dst, dst * 0.5, tris, (141, 141), limit=3.0).max() == 0  # a smaller source is no stretch
