@@ -34,6 +34,7 @@ from swap.swappers.appearance import (
     match_detail,
     match_grain,
     match_sharpness,
+    remove_highlights,
     to_gray3,
     transfer_shading,
 )
@@ -81,7 +82,10 @@ class ClassicalSettings:
     # Keep the target's own pixels where the warp magnifies the source (in its most stretched
     # direction) more than this many times the face's typical magnification (`stretched`): the
     # foreshortened far cheek, the mesh's rim on hair. <= 0: off.
-    stretch_limit: float = 3.0
+    stretch_limit: float = 4.0
+    # Paint out the source's specular highlights before the lighting transfer (remove_highlights):
+    # kept as detail they were a bright round blob on the target's nose or cheek.
+    remove_highlights: bool = True
 
 
 def extended_points(points_68: np.ndarray, forehead: float) -> np.ndarray:
@@ -498,7 +502,15 @@ class ClassicalSwapper:
             return
 
         skin = mask & inframe
-        warped = transfer_shading(warped, roi, skin, max(2.0, cfg.shading_sigma * face_size))
+        sigma = max(2.0, cfg.shading_sigma * face_size)
+        if cfg.remove_highlights:
+            # Eyes and mouth excluded: eye whites and teeth stand out as highlights do.
+            features = np.zeros((rh, rw), np.uint8)
+            for part in (slice(36, 42), slice(42, 48), slice(48, 60)):
+                cv2.fillPoly(features, [np.round(local[part]).astype(np.int32)], 255)
+            plain_skin = skin & ~cv2.dilate(features, _disk(0.03 * face_size))
+            warped = remove_highlights(warped, roi, plain_skin, sigma)
+        warped = transfer_shading(warped, roi, skin, sigma)
         if hq and cfg.detail_octaves > 0:
             warped = match_detail(
                 warped, roi, skin, cfg.detail_octaves, upscale=primary_upscale, max_invented=1 + cfg.sharpen

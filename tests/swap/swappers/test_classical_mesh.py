@@ -6,6 +6,8 @@ import cv2
 import numpy as np
 
 from swap.swappers.classical import (
+    ClassicalSettings,
+    ClassicalSwapper,
     delaunay,
     mouth_openness,
     piecewise_affine_maps,
@@ -73,3 +75,41 @@ def test_the_foreshortened_rim_of_the_source_is_found():
     rim = rim_stretch(marked, region)
     assert rim[70, 125] == 255 and rim[70, 60] == 0  # ... is no rim
     assert stretched(dst, dst * 0.5, tris, (141, 141), limit=3.0).max() == 0  # a smaller source is no stretch
+
+
+def highlight(image: np.ndarray, centre: np.ndarray, radius: float, lift: float) -> np.ndarray:
+    """`image` with a specular highlight: the lightness raised by up to `lift` in a Gaussian spot."""
+    h, w = image.shape[:2]
+    yy, xx = np.mgrid[0:h, 0:w]
+    spot = lift * np.exp(-((xx - centre[0]) ** 2 + (yy - centre[1]) ** 2) / (2 * radius**2))
+    lab = cv2.cvtColor(image, cv2.COLOR_BGR2LAB).astype(np.float32)
+    lab[..., 0] = np.clip(lab[..., 0] + spot, 0, 255)
+    return cv2.cvtColor(lab.astype(np.uint8), cv2.COLOR_LAB2BGR)
+
+
+def test_a_highlight_on_the_sources_cheek_is_no_bright_blob(mesh_pipeline, astronaut, other_face):
+    """A shiny spot on the source's cheek is finer than the lighting transfer's scale, so it was
+    pasted as it is: a bright round blob on the target's cheek (as a real source's shiny nose tip
+    was on the bench). It is painted out of the face."""
+    (face,) = mesh_pipeline.analyse(astronaut, embed=False)
+    size = float(face.box[2] - face.box[0])
+    shiny = highlight(astronaut, face.landmarks_468[50, :2], 0.015 * size, 90)  # the right cheek
+    (target,) = mesh_pipeline.analyse(other_face, embed=False)
+    spot = np.zeros(other_face.shape[:2], np.uint8)
+    cheek = tuple(int(v) for v in np.round(target.landmarks_468[50, :2]))
+    cv2.circle(spot, cheek, int(0.08 * (target.box[2] - target.box[0])), 255, -1)
+
+    def brighter(settings: ClassicalSettings) -> float:
+        """How much lighter the target's cheek gets from the source's highlight."""
+        swapper = ClassicalSwapper(settings)
+        lights = [
+            cv2.cvtColor(
+                swapper.swap(mesh_pipeline.prepare_source([src]), other_face, [target]), cv2.COLOR_BGR2LAB
+            )[..., 0].astype(np.float32)
+            for src in (astronaut, shiny)
+        ]
+        return float(np.percentile((lights[1] - lights[0])[spot > 0], 99))
+
+    # Measured: 5.8 with the highlight painted out, 24 without.
+    assert brighter(ClassicalSettings()) < 10.0
+    assert brighter(ClassicalSettings(remove_highlights=False)) > 15.0  # the check sees the defect
