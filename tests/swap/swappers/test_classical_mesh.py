@@ -77,14 +77,12 @@ def test_the_foreshortened_rim_of_the_source_is_found():
     assert stretched(dst, dst * 0.5, tris, (141, 141), limit=3.0).max() == 0  # a smaller source is no stretch
 
 
-def highlight(image: np.ndarray, centre: np.ndarray, radius: float, lift: float) -> np.ndarray:
-    """`image` with a specular highlight: the lightness raised by up to `lift` in a Gaussian spot."""
+def highlight(image: np.ndarray, centre: np.ndarray, radius: float, strength: float) -> np.ndarray:
+    """`image` with a specular highlight: white light mixed in, up to `strength`, in a Gaussian spot."""
     h, w = image.shape[:2]
     yy, xx = np.mgrid[0:h, 0:w]
-    spot = lift * np.exp(-((xx - centre[0]) ** 2 + (yy - centre[1]) ** 2) / (2 * radius**2))
-    lab = cv2.cvtColor(image, cv2.COLOR_BGR2LAB).astype(np.float32)
-    lab[..., 0] = np.clip(lab[..., 0] + spot, 0, 255)
-    return cv2.cvtColor(lab.astype(np.uint8), cv2.COLOR_LAB2BGR)
+    spot = strength * np.exp(-((xx - centre[0]) ** 2 + (yy - centre[1]) ** 2) / (2 * radius**2))
+    return np.clip(image + spot[..., None] * (255.0 - image), 0, 255).astype(np.uint8)
 
 
 def test_a_highlight_on_the_sources_cheek_is_no_bright_blob(mesh_pipeline, astronaut, other_face):
@@ -93,7 +91,7 @@ def test_a_highlight_on_the_sources_cheek_is_no_bright_blob(mesh_pipeline, astro
     was on the bench). It is painted out of the face."""
     (face,) = mesh_pipeline.analyse(astronaut, embed=False)
     size = float(face.box[2] - face.box[0])
-    shiny = highlight(astronaut, face.landmarks_468[50, :2], 0.015 * size, 90)  # the right cheek
+    shiny = highlight(astronaut, face.landmarks_468[50, :2], 0.02 * size, 1.0)  # the right cheek
     (target,) = mesh_pipeline.analyse(other_face, embed=False)
     spot = np.zeros(other_face.shape[:2], np.uint8)
     cheek = tuple(int(v) for v in np.round(target.landmarks_468[50, :2]))
@@ -110,6 +108,6 @@ def test_a_highlight_on_the_sources_cheek_is_no_bright_blob(mesh_pipeline, astro
         ]
         return float(np.percentile((lights[1] - lights[0])[spot > 0], 99))
 
-    # Measured: 5.8 with the highlight painted out, 24 without.
-    assert brighter(ClassicalSettings()) < 10.0
-    assert brighter(ClassicalSettings(remove_highlights=False)) > 15.0  # the check sees the defect
+    # Measured: 6.0 with the highlight painted out, 23 without.
+    assert brighter(ClassicalSettings()) < 11.0
+    assert brighter(ClassicalSettings(remove_highlights=False)) > 18.0  # the check sees the defect
