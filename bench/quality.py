@@ -16,6 +16,8 @@ occluding bar over the mouth, cut by the frame edge, blocky JPEG). For each swap
   hide faces too soft and too crisp that cancel out);
 - mouth: SSIM of the mouth region (from the HOG detector's box, not the landmark model) between
   output and target (1 = the target's expression kept);
+- mouth_open_err, eye_open_err: |mouth (eye) opening of the result - the target's|, gap over width, from the
+  judge's own 68 points (eyes: the worse of the two; 0 = the target's expression kept);
 - occluder kept: share of the bar's pixels left unchanged (occluder transform only).
 
 The changed region is where the output differs from the target, so no metric relies on the
@@ -56,6 +58,7 @@ from swap.config import PipelineConfig  # noqa: E402 - after ROOT is on sys.path
 from swap.errors import EngineError  # noqa: E402 - after ROOT is on sys.path
 from swap.face_recognition.dlib_resnet import dlib_distance  # noqa: E402 - after ROOT is on sys.path
 from swap.pipeline import Pipeline  # noqa: E402 - after ROOT is on sys.path
+from swap.swappers.classical import eye_openness_each, mouth_openness  # noqa: E402 - after ROOT is on sys.path
 from swap.types import SwapOptions  # noqa: E402 - after ROOT is on sys.path
 
 FACES = Path(__file__).resolve().parents[2] / "shared" / "faces"
@@ -210,6 +213,16 @@ def artefacts(target: np.ndarray, output: np.ndarray, box: np.ndarray) -> dict[s
     }
 
 
+def expression_error(target_face, output_face) -> dict[str, float]:
+    """How far the result's mouth and eye openings are from the target's, measured by the judge's
+    own 68 points (dlib: independent of the engine's landmarks). Each eye on its own (a wink)."""
+    a, b = target_face.landmarks_68, output_face.landmarks_68
+    if a is None or b is None:
+        return {}
+    eyes = np.abs(np.subtract(eye_openness_each(b), eye_openness_each(a)))
+    return {"mouth_open_err": abs(mouth_openness(b) - mouth_openness(a)), "eye_open_err": float(eyes.max())}
+
+
 # -- sheet ------------------------------------------------------------------------------------
 
 
@@ -341,6 +354,7 @@ def main() -> None:
     parser.add_argument(
         "--models-dir", type=Path, default=Path("var/models"), help="the engine's models (var/models-none: dlib)"
     )
+    parser.add_argument("--landmarker", default="auto", help="the engine's landmarker (e.g. dlib_shape68)")
     parser.add_argument("--sources", type=int, default=2, help="how many people to use as sources")
     parser.add_argument("--modes", default="fast,standard,hq")
     parser.add_argument("--transforms", default=",".join(TRANSFORMS))
@@ -360,7 +374,7 @@ def main() -> None:
         print(f"no portraits in {args.faces}; nothing to measure")
         return
     print(f"engine: {ROOT}", flush=True)
-    pipeline = Pipeline(PipelineConfig(models_dir=args.models_dir))
+    pipeline = Pipeline(PipelineConfig(models_dir=args.models_dir, landmarker=args.landmarker))
     # Identity is judged by one fixed analyser (dlib's detector, 68 points and ResNet), whatever the
     # engine under test analyses with, so that figures of different engines compare.
     judge = Pipeline(PipelineConfig(models_dir=Path("var/models-none")))
@@ -411,6 +425,7 @@ def main() -> None:
                         d_src = dlib_distance(out_face.embedding, references[s])
                         d_tgt = dlib_distance(out_face.embedding, ref.embedding)
                         figures.update(d_src=d_src, d_tgt=d_tgt, closer=float(d_src < d_tgt))
+                        figures.update(expression_error(ref, out_face))
                     figures.update(artefacts(target, result.image, used.box))
                     if bar is not None:
                         diff = np.abs(result.image.astype(int) - target).max(axis=2)
@@ -438,6 +453,8 @@ def main() -> None:
         "sharpness",
         "sharp_err",
         "mouth_ssim",
+        "mouth_open_err",
+        "eye_open_err",
         "occluder_kept",
         "failed",
     )

@@ -61,6 +61,44 @@ def transfer_shading(
     return cv2.cvtColor(np.clip(out, 0, 255).astype(np.uint8), cv2.COLOR_LAB2BGR)
 
 
+def remove_highlights(
+    warped: np.ndarray, target: np.ndarray, skin: np.ndarray, sigma: float, max_share: float = 0.01
+) -> np.ndarray:
+    """Paint out the source's specular highlights (a shiny nose tip or cheek) from the warped face.
+
+    A highlight is finer than the shading transfer's `sigma`, so `transfer_shading` keeps it as
+    detail and the face gets a bright spot where the target's light makes none. Skin pixels lifted
+    above their surroundings (masked blur over `skin`) more than the target skin's own brightest
+    0.1 % and paler than the skin round them are filled from around them (inpainting); spots larger
+    than `max_share` of the skin are left alone (a lit cheek is shading, not a highlight)."""
+    sel = skin > 0
+    if sel.sum() < 256:
+        return warped
+    lab_w = cv2.cvtColor(warped, cv2.COLOR_BGR2LAB).astype(np.float32)
+    light_w = lab_w[..., 0]
+    light_t = cv2.cvtColor(target, cv2.COLOR_BGR2LAB)[..., 0].astype(np.float32)
+    m = sel.astype(np.float32)
+    lift_w = light_w - masked_blur(light_w, m, sigma)
+    lift_t = light_t - masked_blur(light_t, m, sigma)
+    limit = max(float(np.percentile(lift_t[sel], 99.9)), 8.0)
+    # Specular light is the lamp's colour, not the skin's: a highlight is also paler than the skin
+    # round it (a lit ridge, a light freckle-free patch keep their colour and are left alone).
+    chroma = np.linalg.norm(lab_w[..., 1:] - 128.0, axis=2)
+    pale = chroma < 0.8 * masked_blur(chroma, m, sigma)
+    spots = ((lift_w > limit) & pale & sel).astype(np.uint8) * 255
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(spots, connectivity=8)
+    keep = np.zeros_like(spots)
+    for i in range(1, count):
+        if stats[i, cv2.CC_STAT_AREA] <= max_share * sel.sum():
+            keep[labels == i] = 255
+    if not keep.any():
+        return warped
+    # The highlight's soft shoulder too, so no bright ring is left round the filled spot.
+    r = max(2, round(sigma / 5))
+    keep = cv2.dilate(keep, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1)))
+    return cv2.inpaint(warped, keep, 3, cv2.INPAINT_TELEA)
+
+
 def noise_sigma(image: np.ndarray, mask: np.ndarray) -> float:
     """Robust per-pixel noise level of the luminance inside `mask` (MAD of a 3x3 median residual)."""
     grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)

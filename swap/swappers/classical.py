@@ -7,7 +7,9 @@ the source photo), keep the target's own mouth opening and eye openings (express
 whatever covers the face (occlusion estimate), give the face the target's low-frequency
 lighting and colour, grain, sharpness and JPEG blockiness, and Poisson-blend it (NORMAL_CLONE:
 mixed cloning would keep the target's gradients and so its identity) inside a slightly shrunk
-hull of the face, feathered at the rim and cut at the frame edge. Everything outside that mask
+hull of the face, feathered at the rim and cut at the frame edge; where the warp stretches a
+foreshortened strip of the source across the target's rim (the far cheek of a turned head, the
+mesh's edge on hair: a light streak, a colour step at the seam) the target's own pixels stay. Everything outside that mask
 is copied back from the target, so only the face can change.
 
 hq: the same with a 2x supersampled Lanczos warp (of a source face reduced onto the target),
@@ -33,6 +35,7 @@ from swap.swappers.appearance import (
     match_detail,
     match_grain,
     match_sharpness,
+    remove_highlights,
     to_gray3,
     transfer_shading,
 )
@@ -77,6 +80,13 @@ class ClassicalSettings:
     detail_octaves: int = 2
     multiband_levels: int = 1  # hq: pyramid levels joining the Poisson result at the rim (0: feather)
     pose_tau: float = 0.03  # hq: photo weight exp(-(residual - best) / tau)
+    # Keep the target's own pixels where the warp magnifies the source (in its most stretched
+    # direction) more than this many times the face's typical magnification (`stretched`): the
+    # foreshortened far cheek, the mesh's rim on hair. <= 0: off.
+    stretch_limit: float = 4.0
+    # Paint out the source's specular highlights before the lighting transfer (remove_highlights):
+    # kept as detail they were a bright round blob on the target's nose or cheek.
+    remove_highlights: bool = True
 
 
 def extended_points(points_68: np.ndarray, forehead: float) -> np.ndarray:
@@ -166,6 +176,47 @@ def piecewise_affine_maps(dst_pts: np.ndarray, src_pts: np.ndarray, tris: np.nda
     map_x[~covered] = -1
     map_y[~covered] = -1
     return map_x, map_y, covered
+
+
+def stretched(
+    dst_pts: np.ndarray, src_pts: np.ndarray, tris: np.ndarray, size: tuple[int, int], limit: float
+):
+    """0/255: pixels whose triangle magnifies the source, in its most stretched direction, more than
+    `limit` times the face's typical magnification, or mirrors it. Those are the parts the source
+    shows foreshortened (the far cheek of a turned head, a narrowed eye, the rim where the mesh
+    runs onto hair or background): a thin strip of source pixels smeared wide."""
+    w, h = size
+    if len(tris) == 0:
+        return np.zeros((h, w), np.uint8)
+    d = dst_pts[tris].astype(np.float64)  # (n, 3, 2)
+    s = src_pts[tris].astype(np.float64)
+    dd = np.stack([d[:, 1] - d[:, 0], d[:, 2] - d[:, 0]], axis=2)  # columns: edge vectors
+    ds = np.stack([s[:, 1] - s[:, 0], s[:, 2] - s[:, 0]], axis=2)
+    area = np.abs(np.linalg.det(dd)) / 2
+    ok = area > 1e-6
+    jac = np.zeros_like(dd)
+    jac[ok] = ds[ok] @ np.linalg.inv(dd[ok])  # source pixels per destination pixel
+    det = np.linalg.det(jac)
+    smallest = np.linalg.svd(jac, compute_uv=False)[:, -1]
+    order = np.argsort(np.sqrt(np.abs(det)))
+    cumulative = np.cumsum(area[order])
+    typical = float(np.sqrt(np.abs(det[order][np.searchsorted(cumulative, cumulative[-1] / 2)])))
+    bad = ok & ((det <= 0) | (smallest * limit < typical))
+    out = np.zeros((h, w), np.uint8)
+    for tri in d[bad]:
+        cv2.fillConvexPoly(out, np.round(tri).astype(np.int32), 255, lineType=cv2.LINE_8)
+    return out
+
+
+def rim_stretch(stretch: np.ndarray, region: np.ndarray) -> np.ndarray:
+    """The parts of `stretch` (0/255) that reach the rim of `region` (0/255): a foreshortened strip
+    along the face's edge. Stretch inside the face (the mesh's thin triangles round the eyes and
+    lips, whose shapes follow the target) is the features' own and is kept."""
+    outside = cv2.bitwise_not(region)
+    joined = stretch | outside
+    _, labels = cv2.connectedComponents(joined, connectivity=8)
+    touching = np.unique(labels[outside > 0])
+    return (np.isin(labels, touching[touching > 0]) & (stretch > 0)).astype(np.uint8) * 255
 
 
 def transfer_colour(src: np.ndarray, dst: np.ndarray, mask: np.ndarray) -> np.ndarray:
@@ -413,6 +464,8 @@ class ClassicalSwapper:
             # finer than the picture's pixels to keep, and Lanczos would only add ringing.
             upscale = face_size / (float(np.linalg.norm(src_pts.max(0) - src_pts.min(0))) / np.sqrt(2))
             warp_src = np.vstack([face.landmarks_468[:, :2], src_pts[68:]]) if dense else src_pts
+            if index == used[0][1]:
+                warp_src_primary = warp_src
             warped, valid = self._warp(
                 image, warp_src, warp_local, tris, (rw, rh), scale if upscale < 1 else 1, not_face
             )
@@ -437,6 +490,11 @@ class ClassicalSwapper:
         hull = np.zeros((rh, rw), np.uint8)
         cv2.fillConvexPoly(hull, cv2.convexHull(np.round(local).astype(np.int32)), 255)
         shape_mask = hull & valid
+        if cfg.stretch_limit > 0:
+            shape_mask &= ~rim_stretch(
+                stretched(warp_local, warp_src_primary, tris, (rw, rh), cfg.stretch_limit),
+                cv2.erode(hull, _disk(cfg.mask_shrink * face_size)),
+            )
         if cfg.source_shrink >= 0:
             shape_mask &= self._source_face_mask(photos[used[0][1]], local, tris, (rw, rh), face_size)
         holes = np.zeros((rh, rw), np.uint8)
@@ -460,7 +518,15 @@ class ClassicalSwapper:
             return
 
         skin = mask & inframe
-        warped = transfer_shading(warped, roi, skin, max(2.0, cfg.shading_sigma * face_size))
+        sigma = max(2.0, cfg.shading_sigma * face_size)
+        if cfg.remove_highlights:
+            # Eyes and mouth excluded: eye whites and teeth stand out as highlights do.
+            features = np.zeros((rh, rw), np.uint8)
+            for part in (slice(36, 42), slice(42, 48), slice(48, 60)):
+                cv2.fillPoly(features, [np.round(local[part]).astype(np.int32)], 255)
+            plain_skin = skin & ~cv2.dilate(features, _disk(0.03 * face_size))
+            warped = remove_highlights(warped, roi, plain_skin, sigma)
+        warped = transfer_shading(warped, roi, skin, sigma)
         if hq and cfg.detail_octaves > 0:
             warped = match_detail(
                 warped, roi, skin, cfg.detail_octaves, upscale=primary_upscale, max_invented=1 + cfg.sharpen
