@@ -9,6 +9,8 @@ from __future__ import annotations
 from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import ValidationError
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, ngettext
 
 from . import reviews, selectors
 from .models import BlockedTerm, CheckResult, ModerationRecord, ProtectedIdentity, Verdict
@@ -70,13 +72,13 @@ class VerdictAdmin(admin.ModelAdmin):
     ]
     fields = readonly_fields + ["review_note"]
 
-    @admin.display(description="disabled checks")
+    @admin.display(description=gettext_lazy("disabled checks"))
     def disabled(self, verdict: Verdict) -> str:
         return "; ".join(verdict.disabled_checks) or "—"
 
-    @admin.display(description="reasons")
+    @admin.display(description=gettext_lazy("reasons"))
     def reasons(self, verdict: Verdict) -> str:
-        return "\n".join(selectors.verdict_reasons(verdict)) or "every check passed"
+        return "\n".join(selectors.verdict_reasons(verdict)) or _("every check passed")
 
     def has_add_permission(self, request) -> bool:
         return False
@@ -118,7 +120,8 @@ class ReferencePhotosField(forms.FileField):
 class ProtectedIdentityForm(forms.ModelForm):
     reference_photos = ReferencePhotosField(
         required=False,
-        help_text="Photos of the person. Only face embeddings are kept; the photos are discarded.",
+        label=gettext_lazy("Reference photos"),
+        help_text=gettext_lazy("Photos of the person. Only face embeddings are kept; the photos are discarded."),
     )
 
     class Meta:
@@ -134,7 +137,7 @@ class ProtectedIdentityAdmin(admin.ModelAdmin):
     search_fields = ["name"]
     readonly_fields = ["reference_faces", "created_by", "created_at"]
 
-    @admin.display(description="reference faces")
+    @admin.display(description=gettext_lazy("reference faces"))
     def reference_faces(self, identity: ProtectedIdentity) -> int:
         return identity.faces.count() if identity.pk else 0
 
@@ -151,5 +154,11 @@ class ProtectedIdentityAdmin(admin.ModelAdmin):
                 messages.warning(request, f"{upload.name}: {' '.join(exc.messages)}")
         if added:
             messages.success(
-                request, f"Stored {added} face embedding(s) for {obj.name}; the photos were discarded."
+                request,
+                ngettext(
+                    "Stored %(count)d face embedding for %(name)s; the photo was discarded.",
+                    "Stored %(count)d face embeddings for %(name)s; the photos were discarded.",
+                    added,
+                )
+                % {"count": added, "name": obj.name},
             )

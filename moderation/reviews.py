@@ -9,6 +9,7 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from swap.errors import InvalidImage
 from swap.image_io import decode_image
@@ -53,7 +54,7 @@ def protected_identity_add_reference(*, identity: ProtectedIdentity, photo: byte
         raise ValidationError(str(exc)) from exc
     embedded = identities.largest_embedding(pixels)
     if embedded is None:
-        raise ValidationError("No face was found in the reference photo; upload a clear photo of the person.")
+        raise ValidationError(_("No face was found in the reference photo; upload a clear photo of the person."))
     vector, kind = embedded
     return ProtectedFace.objects.create(
         identity=identity,

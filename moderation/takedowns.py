@@ -12,6 +12,7 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from swap.errors import InvalidImage
 from swap.image_io import decode_image
@@ -67,7 +68,7 @@ def takedown_report_create(
 def takedown_report_protect_face(*, report: TakedownReport, actor, name: str = "") -> ProtectedIdentity:
     """One action: the reported face becomes a protected identity (its embedding; no photo)."""
     if not report.face_vector:
-        raise ValidationError("This report has no face embedding (no face was found in what was reported).")
+        raise ValidationError(_("This report has no face embedding (no face was found in what was reported)."))
     identity = report.protected_identity
     if identity is None:
         identity = ProtectedIdentity.objects.create(

@@ -23,6 +23,8 @@ from django.shortcuts import get_object_or_404, redirect
 from django.urls import path, reverse
 from django.utils import timezone
 from django.utils.html import format_html, format_html_join
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, ngettext
 
 from moderation import reviews as moderation_reviews
 from moderation import selectors as moderation_selectors
@@ -38,11 +40,11 @@ logger = logging.getLogger(__name__)
 
 
 class ReviewQueueFilter(admin.SimpleListFilter):
-    title = "moderation"
+    title = gettext_lazy("moderation")
     parameter_name = "queue"
 
     def lookups(self, request, model_admin):
-        return [("review", "Awaiting review")]
+        return [("review", _("Awaiting review"))]
 
     def queryset(self, request, queryset):
         if self.value() == "review":
@@ -59,13 +61,14 @@ class ShareLinkInline(admin.TabularInline):
     fields = ["created_at", "expires_at", "revoked_at", "view_count", "status"]
     readonly_fields = fields
     can_delete = False
-    verbose_name = "share link"
+    verbose_name = gettext_lazy("share link")
+    verbose_name_plural = gettext_lazy("share links")
 
-    @admin.display(description="status")
+    @admin.display(description=gettext_lazy("status"))
     def status(self, link: ShareLink) -> str:
         if link.revoked_at:
-            return "revoked"
-        return "expired" if link.expires_at <= timezone.now() else "active"
+            return _("revoked")
+        return _("expired") if link.expires_at <= timezone.now() else _("active")
 
     def has_add_permission(self, request, obj=None) -> bool:
         return False
@@ -89,19 +92,19 @@ class JobAdmin(admin.ModelAdmin):
     actions = ["approve_review", "reject_review", "export_consent_csv"]
     readonly_fields = ["thumbnails", "moderation"]
     fieldsets = [
-        ("Moderation", {"fields": ["thumbnails", "moderation"]}),
+        (gettext_lazy("Moderation"), {"fields": ["thumbnails", "moderation"]}),
         (
-            "Job",
+            gettext_lazy("Job"),
             {"fields": ["owner", "state", "progress", "error_code", "error_message", "queue", "attempts"]},
         ),
-        ("Options", {"fields": ["mode", "resolution", "faces", "face_index", "reference_face_index"]}),
+        (gettext_lazy("Options"), {"fields": ["mode", "resolution", "faces", "face_index", "reference_face_index"]}),
         (
-            "Result",
+            gettext_lazy("Result"),
             {"fields": ["result_key", "result_visible", "cost", "gpu_seconds", "wall_seconds", "stage_ms"]},
         ),
-        ("Consent and provenance", {"fields": ["consent_at", "consent_version", "consent_channel", "consent_text",
+        (gettext_lazy("Consent and provenance"), {"fields": ["consent_at", "consent_version", "consent_channel", "consent_text",
                                                "provenance"]}),
-        ("Times", {"fields": ["created_at", "queued_at", "started_at", "completed_at"]}),
+        (gettext_lazy("Times"), {"fields": ["created_at", "queued_at", "started_at", "completed_at"]}),
     ]
 
     def get_readonly_fields(self, request, obj=None):
@@ -165,11 +168,13 @@ class JobAdmin(admin.ModelAdmin):
         if decision not in ("approve", "reject"):
             return HttpResponseBadRequest("decision must be approve or reject")
         if not note:
-            self.message_user(request, "Write a note saying why before you decide.", messages.ERROR)
+            self.message_user(request, _("Write a note saying why before you decide."), messages.ERROR)
             return redirect(change_url)
         approved = decision == "approve"
         if job.state != JobState.REVIEW:
-            self.message_user(request, f"This job is no longer in review (it is {job.state}).", messages.WARNING)
+            self.message_user(
+                request, _("This job is no longer in review (it is %(state)s).") % {"state": job.state}, messages.WARNING
+            )
             return redirect(change_url)
         moved = (
             lifecycle.job_review_approve(job.id)
@@ -182,12 +187,12 @@ class JobAdmin(admin.ModelAdmin):
             )
             self.message_user(
                 request,
-                f"{'Approved' if approved else 'Rejected'} job {str(job.id)[:8]}."
-                + ("" if approved else " The hold was released."),
+                (_("Approved job %(job)s.") if approved else _("Rejected job %(job)s. The hold was released."))
+                % {"job": str(job.id)[:8]},
                 messages.SUCCESS,
             )
         else:
-            self.message_user(request, "Someone else decided this job first.", messages.WARNING)
+            self.message_user(request, _("Someone else decided this job first."), messages.WARNING)
         following = (
             job_selectors.jobs_awaiting_review().filter(created_at__gt=job.created_at).first()
             or job_selectors.jobs_awaiting_review().first()
@@ -196,15 +201,15 @@ class JobAdmin(admin.ModelAdmin):
             return redirect(reverse("admin:webapp_job_change", args=[following.id]))
         return redirect(reverse("admin:webapp_job_changelist") + "?queue=review")
 
-    @admin.display(description="job", ordering="id")
+    @admin.display(description=gettext_lazy("job"), ordering="id")
     def short_id(self, job: Job) -> str:
         return str(job.id)[:8]
 
-    @admin.display(description="charged", ordering="cost")
+    @admin.display(description=gettext_lazy("charged"), ordering="cost")
     def charged(self, job: Job) -> str:
         return f"{job.cost:.2f}" if job.cost is not None else "—"
 
-    @admin.display(description="result")
+    @admin.display(description=gettext_lazy("result"))
     def result(self, job: Job) -> str:
         if job.state != JobState.SUCCEEDED or not job.result_key or job.media_deleted_at:
             return "—"
@@ -215,19 +220,20 @@ class JobAdmin(admin.ModelAdmin):
             logger.exception("could not presign the result of job %s", job.id)
             return "—"
         return format_html(
-            '<a href="{}" target="_blank" rel="noopener"><img src="{}" alt="result" loading="lazy" '
+            '<a href="{}" target="_blank" rel="noopener"><img src="{}" alt="{}" loading="lazy" '
             'style="height:36px;width:58px;object-fit:cover;border-radius:4px"></a>',
             full,
             thumb,
+            _("result"),
         )
 
-    @admin.display(description="images")
+    @admin.display(description=gettext_lazy("images"))
     def thumbnails(self, job: Job) -> str:
         if job.state != JobState.REVIEW:
             return "—"
         images = _review_images(job)
         if not images:
-            return "(images no longer stored)"
+            return _("(images no longer stored)")
         return format_html_join(
             " ",
             '<a href="{0}" target="_blank" rel="noopener"><img src="{0}" alt="{1}" title="{1}" '
@@ -235,7 +241,7 @@ class JobAdmin(admin.ModelAdmin):
             images,
         )
 
-    @admin.display(description="moderation")
+    @admin.display(description=gettext_lazy("moderation"))
     def moderation_summary(self, job: Job) -> str:
         """One line: the decision and why, without the per-check notes (those are on the job's page)."""
         if job.state not in (JobState.REVIEW, JobState.REJECTED):
@@ -250,7 +256,7 @@ class JobAdmin(admin.ModelAdmin):
             '<span class="visage-one-line" title="{}">{}</span>', "\n".join([summary, *reasons]), line
         )
 
-    @admin.display(description="moderation verdict")
+    @admin.display(description=gettext_lazy("moderation verdict"))
     def moderation(self, job: Job) -> str:
         verdict = moderation_selectors.verdict_for_review(job.id)
         if verdict is None:
@@ -261,13 +267,13 @@ class JobAdmin(admin.ModelAdmin):
             verdict.decision,
             verdict.code,
             verdict.stage,
-            format_html(" · reviewed: {} by {}", verdict.review_decision, verdict.reviewed_by)
+            format_html(_(" · reviewed: {decision} by {reviewer}"), decision=verdict.review_decision, reviewer=verdict.reviewed_by)
             if verdict.reviewed_at
             else "",
             format_html_join("", "<li>{}</li>", ((r,) for r in reasons)),
         )
 
-    @admin.action(description="Approve selected jobs in review", permissions=["review"])
+    @admin.action(description=gettext_lazy("Approve selected jobs in review"), permissions=["review"])
     def approve_review(self, request, queryset) -> None:
         approved = 0
         for job_id in queryset.filter(state=JobState.REVIEW).values_list("id", flat=True):
@@ -276,9 +282,13 @@ class JobAdmin(admin.ModelAdmin):
                     subject_id=job_id, reviewer=request.user, approved=True
                 )
                 approved += 1
-        self.message_user(request, f"Approved {approved} job(s).", messages.SUCCESS)
+        self.message_user(
+            request,
+            ngettext("Approved %(count)d job.", "Approved %(count)d jobs.", approved) % {"count": approved},
+            messages.SUCCESS,
+        )
 
-    @admin.action(description="Reject selected jobs in review", permissions=["review"])
+    @admin.action(description=gettext_lazy("Reject selected jobs in review"), permissions=["review"])
     def reject_review(self, request, queryset) -> None:
         rejected = 0
         for job_id in queryset.filter(state=JobState.REVIEW).values_list("id", flat=True):
@@ -288,7 +298,14 @@ class JobAdmin(admin.ModelAdmin):
                 )
                 rejected += 1
         self.message_user(
-            request, f"Rejected {rejected} job(s); their holds were released.", messages.SUCCESS
+            request,
+            ngettext(
+                "Rejected %(count)d job; its hold was released.",
+                "Rejected %(count)d jobs; their holds were released.",
+                rejected,
+            )
+            % {"count": rejected},
+            messages.SUCCESS,
         )
 
 
@@ -312,7 +329,7 @@ class JobAdmin(admin.ModelAdmin):
         response["Content-Disposition"] = f'attachment; filename="consent-{suffix}.csv"'
         return response
 
-    @admin.action(description="Export consent records of selected jobs (CSV)")
+    @admin.action(description=gettext_lazy("Export consent records of selected jobs (CSV)"))
     def export_consent_csv(self, request, queryset) -> HttpResponse:
         response = HttpResponse(consent_csv(queryset.select_related("owner")), content_type="text/csv; charset=utf-8")
         response["Content-Disposition"] = 'attachment; filename="visage-consent.csv"'
@@ -343,24 +360,25 @@ def _desk_images(job: Job) -> list[dict]:
         for upload in (job.source, job.target):
             if upload.deleted_at is None:
                 images.append({
-                    "label": f"{upload.role} ({upload.width}×{upload.height})",
+                    "label": _("%(role)s (%(width)s×%(height)s)")
+                    % {"role": upload.role, "width": upload.width, "height": upload.height},
                     "url": storage.presigned_get(settings.S3_UPLOADS_BUCKET, upload.s3_key),
                     "video": upload.kind == "video",
                 })
         if job.result_key and not job.media_deleted_at:
             images.append({
-                "label": "output" + ("" if job.result_visible else " (held)"),
+                "label": _("output") if job.result_visible else _("output (held)"),
                 "url": storage.presigned_get(settings.S3_RESULTS_BUCKET, job.result_key),
                 "video": job.result_media_type.startswith("video/"),
             })
             images.append({
                 # A video's middle frame (marked, like every copy of a result).
-                "label": "output (web size; a video's middle frame)",
+                "label": _("output (web size; a video's middle frame)"),
                 "url": storage.presigned_get(settings.S3_RESULTS_BUCKET, job.after_key),
                 "video": False,
             })
             images.append({
-                "label": "target as processed",
+                "label": _("target as processed"),
                 "url": storage.presigned_get(settings.S3_RESULTS_BUCKET, job.before_key),
                 "video": False,
             })
@@ -374,9 +392,9 @@ def _review_images(job: Job) -> list[tuple[str, str]]:
     try:
         if job.result_key:  # the output was flagged: show the held result (and what it was made from)
             return [
-                (storage.presigned_get(settings.S3_RESULTS_BUCKET, job.result_key), "result"),
-                (storage.presigned_get(settings.S3_RESULTS_BUCKET, job.after_key), "result (web size)"),
-                (storage.presigned_get(settings.S3_RESULTS_BUCKET, job.before_key), "target (processed)"),
+                (storage.presigned_get(settings.S3_RESULTS_BUCKET, job.result_key), _("result")),
+                (storage.presigned_get(settings.S3_RESULTS_BUCKET, job.after_key), _("result (web size)")),
+                (storage.presigned_get(settings.S3_RESULTS_BUCKET, job.before_key), _("target (processed)")),
             ]
         return [
             (storage.presigned_get(settings.S3_UPLOADS_BUCKET, upload.s3_key), upload.role)

@@ -13,6 +13,8 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.shortcuts import get_object_or_404, redirect
 from django.urls import path, reverse
 from django.utils.html import format_html
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_POST
 
 from moderation import takedowns as moderation_takedowns
@@ -50,10 +52,18 @@ class TakedownReportAdmin(admin.ModelAdmin):
         "handled_at",
     ]
     exclude = ["face_vector", "subject_id"]
-    RELATION_SHORT = {"self": "the person", "representative": "for them", "other": "other"}
+    RELATION_SHORT = {
+        "self": gettext_lazy("the person"),
+        "representative": gettext_lazy("for them"),
+        "other": gettext_lazy("other"),
+    }
     change_form_template = "admin/moderation/takedownreport/change_form.html"
     # The buttons of a report's own page: (URL name suffix, label), each a POST to decide().
-    DECISIONS = {"protect": "Protect the face", "take-down": "Take the result down", "dismiss": "Dismiss"}
+    DECISIONS = {
+        "protect": gettext_lazy("Protect the face"),
+        "take-down": gettext_lazy("Take the result down"),
+        "dismiss": gettext_lazy("Dismiss"),
+    }
 
     def get_urls(self):
         decide = self.admin_site.admin_view(require_POST(self.decide))
@@ -98,24 +108,24 @@ class TakedownReportAdmin(admin.ModelAdmin):
     def has_review_permission(self, request) -> bool:
         return request.user.has_perm("moderation.review_content")
 
-    @admin.display(description="reported", ordering="created_at")
+    @admin.display(description=gettext_lazy("reported"), ordering="created_at")
     def reported(self, report: TakedownReport) -> str:
         return report.created_at.strftime("%Y-%m-%d %H:%M")
 
-    @admin.display(description="reporter", ordering="reporter_name")
+    @admin.display(description=gettext_lazy("reporter"), ordering="reporter_name")
     def reporter(self, report: TakedownReport) -> str:
         name = report.reporter_name
         return format_html('<span class="visage-one-line" title="{}">{}</span>', name, name)
 
-    @admin.display(description="relation", ordering="relation")
+    @admin.display(description=gettext_lazy("relation"), ordering="relation")
     def relation_short(self, report: TakedownReport) -> str:
         return self.RELATION_SHORT.get(report.relation, report.relation)
 
-    @admin.display(description="taken down", boolean=True, ordering="result_taken_down")
+    @admin.display(description=gettext_lazy("taken down"), boolean=True, ordering="result_taken_down")
     def taken_down(self, report: TakedownReport) -> bool:
         return report.result_taken_down
 
-    @admin.display(description="job")
+    @admin.display(description=gettext_lazy("job"))
     def job(self, report: TakedownReport) -> str:
         if not report.subject_id:
             return "—"
@@ -124,7 +134,7 @@ class TakedownReportAdmin(admin.ModelAdmin):
             '<a href="{}" title="{}">{}…</a>', url, report.subject_id, str(report.subject_id)[:8]
         )
 
-    @admin.display(description="face", boolean=True)
+    @admin.display(description=gettext_lazy("face"), boolean=True)
     def has_face(self, report: TakedownReport) -> bool:
         return bool(report.face_vector)
 
@@ -132,40 +142,45 @@ class TakedownReportAdmin(admin.ModelAdmin):
         try:
             moderation_takedowns.takedown_report_protect_face(report=report, actor=request.user)
         except ValidationError as exc:
-            messages.warning(request, f"Report #{report.pk}: {' '.join(exc.messages)}")
+            messages.warning(
+                request, _("Report #%(report)s: %(reason)s") % {"report": report.pk, "reason": " ".join(exc.messages)}
+            )
             return False
-        messages.success(request, f"Report #{report.pk}: the face is protected; swaps of it are now refused.")
+        messages.success(
+            request,
+            _("Report #%(report)s: the face is protected; swaps of it are now refused.") % {"report": report.pk},
+        )
         return True
 
     def _take_down(self, request, report: TakedownReport) -> bool:
         if not (report.subject_id and Job.objects.filter(id=report.subject_id).exists()):
-            messages.warning(request, f"Report #{report.pk} names no result of ours.")
+            messages.warning(request, _("Report #%(report)s names no result of ours.") % {"report": report.pk})
             return False
         takedowns.job_take_down(job_id=report.subject_id)
         moderation_takedowns.takedown_report_close(
             report=report, actor=request.user, status=ReportStatus.RESOLVED, taken_down=True
         )
-        messages.success(request, f"Report #{report.pk}: the result was taken down.")
+        messages.success(request, _("Report #%(report)s: the result was taken down.") % {"report": report.pk})
         return True
 
     def _dismiss(self, request, report: TakedownReport) -> bool:
         moderation_takedowns.takedown_report_close(
             report=report, actor=request.user, status=ReportStatus.DISMISSED
         )
-        messages.success(request, f"Report #{report.pk} was dismissed.")
+        messages.success(request, _("Report #%(report)s was dismissed.") % {"report": report.pk})
         return True
 
-    @admin.action(description="Protect the reported face (embedding only)", permissions=["review"])
+    @admin.action(description=gettext_lazy("Protect the reported face (embedding only)"), permissions=["review"])
     def protect_face(self, request, queryset) -> None:
         for report in queryset:
             self._protect(request, report)
 
-    @admin.action(description="Take the reported result down", permissions=["review"])
+    @admin.action(description=gettext_lazy("Take the reported result down"), permissions=["review"])
     def take_down_result(self, request, queryset) -> None:
         for report in queryset:
             self._take_down(request, report)
 
-    @admin.action(description="Dismiss", permissions=["review"])
+    @admin.action(description=gettext_lazy("Dismiss"), permissions=["review"])
     def dismiss(self, request, queryset) -> None:
         for report in queryset:
             self._dismiss(request, report)
