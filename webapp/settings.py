@@ -490,7 +490,11 @@ REST_FRAMEWORK = {
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Visage API",
-    "DESCRIPTION": "Moderated, metered face-swap jobs. Errors are RFC 9457 application/problem+json.",
+    "DESCRIPTION": (
+        "Moderated, metered face-swap jobs. Errors are RFC 9457 application/problem+json. Human text "
+        "(a problem's `title` and `detail`) follows Accept-Language (English, Simplified Chinese); every "
+        "answer names its language in Content-Language."
+    ),
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "SCHEMA_PATH_PREFIX": r"/api/v[0-9]+",  # tags from the first segment after it: jobs, auth, me, …
@@ -506,12 +510,14 @@ SPECTACULAR_SETTINGS = {
         "ModerationStateEnum": ["pending", "in_review", "rejected", "passed", "not_screened"],
     },
     "COMPONENT_SPLIT_REQUEST": True,
-    # Every operation documents the problem+json errors it can answer (429, 401, 503, 400/413, 404).
+    # Every operation documents the problem+json errors it can answer (429, 401, 503, 400/413, 404),
+    # takes Accept-Language and answers with Content-Language.
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "webapp.api.schema.add_problem_responses",
         "webapp.api.schema.close_objects",
         "webapp.api.schema.add_examples",
+        "webapp.api.schema.add_language_headers",  # Accept-Language in, Content-Language out
     ],
     # Swagger UI and ReDoc from our own static files (drf-spectacular-sidecar), never a CDN.
     "SWAGGER_UI_DIST": "SIDECAR",

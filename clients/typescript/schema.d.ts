@@ -1275,9 +1275,18 @@ export interface components {
         };
     };
     responses: never;
-    parameters: never;
+    parameters: {
+        /**
+         * @description The language of the human text in the answer: a problem's `title` and `detail`, per-field `errors`, a job's messages. Speaks en, zh-hans (`zh-Hans`, `zh-CN`, `zh-SG` and `zh` give Simplified Chinese); anything else, or no header, gives English. Machine fields (`code`, `type`, field names, states) are the same in every language.
+         * @example zh-Hans,zh;q=0.9,en;q=0.5
+         */
+        AcceptLanguage: string;
+    };
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description The language the answer's human text is in (chosen from Accept-Language). */
+        ContentLanguage: "en" | "zh-hans";
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -1285,7 +1294,13 @@ export interface operations {
     auth_devices_list: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The language of the human text in the answer: a problem's `title` and `detail`, per-field `errors`, a job's messages. Speaks en, zh-hans (`zh-Hans`, `zh-CN`, `zh-SG` and `zh` give Simplified Chinese); anything else, or no header, gives English. Machine fields (`code`, `type`, field names, states) are the same in every language.
+                 * @example zh-Hans,zh;q=0.9,en;q=0.5
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -1293,6 +1308,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1302,6 +1318,7 @@ export interface operations {
             /** @description RFC 9457 application/problem+json */
             401: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1311,6 +1328,7 @@ export interface operations {
             /** @description The Accept header names no format this operation answers in (`not_acceptable`). */
             406: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1320,6 +1338,7 @@ export interface operations {
             /** @description Too many requests (`throttled`): see Retry-After, RateLimit and RateLimit-Policy. */
             429: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1329,6 +1348,7 @@ export interface operations {
             /** @description A service the API needs is down; try again after Retry-After. */
             503: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1340,7 +1360,13 @@ export interface operations {
     auth_devices_sign_out: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The language of the human text in the answer: a problem's `title` and `detail`, per-field `errors`, a job's messages. Speaks en, zh-hans (`zh-Hans`, `zh-CN`, `zh-SG` and `zh` give Simplified Chinese); anything else, or no header, gives English. Machine fields (`code`, `type`, field names, states) are the same in every language.
+                 * @example zh-Hans,zh;q=0.9,en;q=0.5
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path: {
                 device_id: number;
             };
@@ -1351,6 +1377,7 @@ export interface operations {
             /** @description No response body */
             204: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -1358,6 +1385,7 @@ export interface operations {
             /** @description RFC 9457 application/problem+json */
             401: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1367,6 +1395,7 @@ export interface operations {
             /** @description RFC 9457 application/problem+json */
             404: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1376,6 +1405,7 @@ export interface operations {
             /** @description The Accept header names no format this operation answers in (`not_acceptable`). */
             406: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1385,6 +1415,7 @@ export interface operations {
             /** @description Too many requests (`throttled`): see Retry-After, RateLimit and RateLimit-Policy. */
             429: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1394,6 +1425,7 @@ export interface operations {
             /** @description A service the API needs is down; try again after Retry-After. */
             503: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1405,7 +1437,13 @@ export interface operations {
     auth_refresh: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The language of the human text in the answer: a problem's `title` and `detail`, per-field `errors`, a job's messages. Speaks en, zh-hans (`zh-Hans`, `zh-CN`, `zh-SG` and `zh` give Simplified Chinese); anything else, or no header, gives English. Machine fields (`code`, `type`, field names, states) are the same in every language.
+                 * @example zh-Hans,zh;q=0.9,en;q=0.5
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -1419,6 +1457,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1428,6 +1467,7 @@ export interface operations {
             /** @description RFC 9457 application/problem+json */
             400: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1437,6 +1477,7 @@ export interface operations {
             /** @description RFC 9457 application/problem+json */
             401: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1446,6 +1487,7 @@ export interface operations {
             /** @description The Accept header names no format this operation answers in (`not_acceptable`). */
             406: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1455,6 +1497,7 @@ export interface operations {
             /** @description The request body is too large (`request_too_large`). */
             413: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1464,6 +1507,7 @@ export interface operations {
             /** @description Unsupported request Content-Type. */
             415: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1473,6 +1517,7 @@ export interface operations {
             /** @description RFC 9457 application/problem+json */
             429: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1482,6 +1527,7 @@ export interface operations {
             /** @description A service the API needs is down; try again after Retry-After. */
             503: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1493,7 +1539,13 @@ export interface operations {
     auth_token_create: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The language of the human text in the answer: a problem's `title` and `detail`, per-field `errors`, a job's messages. Speaks en, zh-hans (`zh-Hans`, `zh-CN`, `zh-SG` and `zh` give Simplified Chinese); anything else, or no header, gives English. Machine fields (`code`, `type`, field names, states) are the same in every language.
+                 * @example zh-Hans,zh;q=0.9,en;q=0.5
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -1505,6 +1557,7 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1514,6 +1567,7 @@ export interface operations {
             /** @description RFC 9457 application/problem+json */
             400: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1523,6 +1577,7 @@ export interface operations {
             /** @description RFC 9457 application/problem+json */
             401: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1532,6 +1587,7 @@ export interface operations {
             /** @description The Accept header names no format this operation answers in (`not_acceptable`). */
             406: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1541,6 +1597,7 @@ export interface operations {
             /** @description The request body is too large (`request_too_large`). */
             413: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1550,6 +1607,7 @@ export interface operations {
             /** @description Unsupported request Content-Type. */
             415: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1559,6 +1617,7 @@ export interface operations {
             /** @description RFC 9457 application/problem+json */
             429: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1568,6 +1627,7 @@ export interface operations {
             /** @description A service the API needs is down; try again after Retry-After. */
             503: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1579,7 +1639,13 @@ export interface operations {
     auth_token_revoke: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The language of the human text in the answer: a problem's `title` and `detail`, per-field `errors`, a job's messages. Speaks en, zh-hans (`zh-Hans`, `zh-CN`, `zh-SG` and `zh` give Simplified Chinese); anything else, or no header, gives English. Machine fields (`code`, `type`, field names, states) are the same in every language.
+                 * @example zh-Hans,zh;q=0.9,en;q=0.5
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -1588,6 +1654,7 @@ export interface operations {
             /** @description No response body */
             204: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -1595,6 +1662,7 @@ export interface operations {
             /** @description RFC 9457 application/problem+json */
             401: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1604,6 +1672,7 @@ export interface operations {
             /** @description The Accept header names no format this operation answers in (`not_acceptable`). */
             406: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1613,6 +1682,7 @@ export interface operations {
             /** @description Too many requests (`throttled`): see Retry-After, RateLimit and RateLimit-Policy. */
             429: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1622,6 +1692,7 @@ export interface operations {
             /** @description A service the API needs is down; try again after Retry-After. */
             503: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1633,7 +1704,13 @@ export interface operations {
     billing_checkout_create: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The language of the human text in the answer: a problem's `title` and `detail`, per-field `errors`, a job's messages. Speaks en, zh-hans (`zh-Hans`, `zh-CN`, `zh-SG` and `zh` give Simplified Chinese); anything else, or no header, gives English. Machine fields (`code`, `type`, field names, states) are the same in every language.
+                 * @example zh-Hans,zh;q=0.9,en;q=0.5
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -1645,6 +1722,7 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1654,6 +1732,7 @@ export interface operations {
             /** @description Provider unknown, or not for the pack's currency. */
             400: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1663,6 +1742,7 @@ export interface operations {
             /** @description Not authenticated, or a wrong or revoked token (`not_authenticated`, `authentication_failed`). */
             401: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1672,6 +1752,7 @@ export interface operations {
             /** @description No such pack for sale (application/problem+json). */
             404: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1681,6 +1762,7 @@ export interface operations {
             /** @description The Accept header names no format this operation answers in (`not_acceptable`). */
             406: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1690,6 +1772,7 @@ export interface operations {
             /** @description The request body is too large (`request_too_large`). */
             413: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1699,6 +1782,7 @@ export interface operations {
             /** @description Unsupported request Content-Type. */
             415: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1708,6 +1792,7 @@ export interface operations {
             /** @description Too many requests (`throttled`): see Retry-After, RateLimit and RateLimit-Policy. */
             429: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1717,6 +1802,7 @@ export interface operations {
             /** @description The provider failed or refused (payment_provider_error); nothing was charged. */
             502: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1726,6 +1812,7 @@ export interface operations {
             /** @description The provider is not configured (payments_not_configured). */
             503: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1737,7 +1824,13 @@ export interface operations {
     billing_packs: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The language of the human text in the answer: a problem's `title` and `detail`, per-field `errors`, a job's messages. Speaks en, zh-hans (`zh-Hans`, `zh-CN`, `zh-SG` and `zh` give Simplified Chinese); anything else, or no header, gives English. Machine fields (`code`, `type`, field names, states) are the same in every language.
+                 * @example zh-Hans,zh;q=0.9,en;q=0.5
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -1745,6 +1838,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1754,6 +1848,7 @@ export interface operations {
             /** @description Not authenticated, or a wrong or revoked token (`not_authenticated`, `authentication_failed`). */
             401: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1763,6 +1858,7 @@ export interface operations {
             /** @description The Accept header names no format this operation answers in (`not_acceptable`). */
             406: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1772,6 +1868,7 @@ export interface operations {
             /** @description Too many requests (`throttled`): see Retry-After, RateLimit and RateLimit-Policy. */
             429: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1781,6 +1878,7 @@ export interface operations {
             /** @description A service the API needs is down; try again after Retry-After. */
             503: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1792,7 +1890,13 @@ export interface operations {
     push_devices_list: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The language of the human text in the answer: a problem's `title` and `detail`, per-field `errors`, a job's messages. Speaks en, zh-hans (`zh-Hans`, `zh-CN`, `zh-SG` and `zh` give Simplified Chinese); anything else, or no header, gives English. Machine fields (`code`, `type`, field names, states) are the same in every language.
+                 * @example zh-Hans,zh;q=0.9,en;q=0.5
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -1800,6 +1904,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1809,6 +1914,7 @@ export interface operations {
             /** @description RFC 9457 application/problem+json with a stable `code` */
             401: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1818,6 +1924,7 @@ export interface operations {
             /** @description The Accept header names no format this operation answers in (`not_acceptable`). */
             406: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1827,6 +1934,7 @@ export interface operations {
             /** @description Too many requests (`throttled`): see Retry-After, RateLimit and RateLimit-Policy. */
             429: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1836,6 +1944,7 @@ export interface operations {
             /** @description A service the API needs is down; try again after Retry-After. */
             503: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1847,7 +1956,13 @@ export interface operations {
     push_devices_register: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The language of the human text in the answer: a problem's `title` and `detail`, per-field `errors`, a job's messages. Speaks en, zh-hans (`zh-Hans`, `zh-CN`, `zh-SG` and `zh` give Simplified Chinese); anything else, or no header, gives English. Machine fields (`code`, `type`, field names, states) are the same in every language.
+                 * @example zh-Hans,zh;q=0.9,en;q=0.5
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -1861,6 +1976,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1869,6 +1985,7 @@ export interface operations {
             };
             201: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1878,6 +1995,7 @@ export interface operations {
             /** @description RFC 9457 application/problem+json with a stable `code` */
             400: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1887,6 +2005,7 @@ export interface operations {
             /** @description RFC 9457 application/problem+json with a stable `code` */
             401: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1896,6 +2015,7 @@ export interface operations {
             /** @description The Accept header names no format this operation answers in (`not_acceptable`). */
             406: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1905,6 +2025,7 @@ export interface operations {
             /** @description The request body is too large (`request_too_large`). */
             413: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1914,6 +2035,7 @@ export interface operations {
             /** @description Unsupported request Content-Type. */
             415: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1923,6 +2045,7 @@ export interface operations {
             /** @description RFC 9457 application/problem+json with a stable `code` */
             429: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1932,6 +2055,7 @@ export interface operations {
             /** @description A service the API needs is down; try again after Retry-After. */
             503: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1943,7 +2067,13 @@ export interface operations {
     push_devices_delete: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The language of the human text in the answer: a problem's `title` and `detail`, per-field `errors`, a job's messages. Speaks en, zh-hans (`zh-Hans`, `zh-CN`, `zh-SG` and `zh` give Simplified Chinese); anything else, or no header, gives English. Machine fields (`code`, `type`, field names, states) are the same in every language.
+                 * @example zh-Hans,zh;q=0.9,en;q=0.5
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path: {
                 device_id: number;
             };
@@ -1954,6 +2084,7 @@ export interface operations {
             /** @description No response body */
             204: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -1961,6 +2092,7 @@ export interface operations {
             /** @description RFC 9457 application/problem+json with a stable `code` */
             401: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1970,6 +2102,7 @@ export interface operations {
             /** @description RFC 9457 application/problem+json with a stable `code` */
             404: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1979,6 +2112,7 @@ export interface operations {
             /** @description The Accept header names no format this operation answers in (`not_acceptable`). */
             406: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1988,6 +2122,7 @@ export interface operations {
             /** @description Too many requests (`throttled`): see Retry-After, RateLimit and RateLimit-Policy. */
             429: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1997,6 +2132,7 @@ export interface operations {
             /** @description A service the API needs is down; try again after Retry-After. */
             503: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2008,7 +2144,13 @@ export interface operations {
     faces_detect: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The language of the human text in the answer: a problem's `title` and `detail`, per-field `errors`, a job's messages. Speaks en, zh-hans (`zh-Hans`, `zh-CN`, `zh-SG` and `zh` give Simplified Chinese); anything else, or no header, gives English. Machine fields (`code`, `type`, field names, states) are the same in every language.
+                 * @example zh-Hans,zh;q=0.9,en;q=0.5
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2021,6 +2163,7 @@ export interface operations {
             /** @description The faces, largest first */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2030,6 +2173,7 @@ export interface operations {
             /** @description problem+json */
             400: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2039,6 +2183,7 @@ export interface operations {
             /** @description Not authenticated, or a wrong or revoked token (`not_authenticated`, `authentication_failed`). */
             401: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2048,6 +2193,7 @@ export interface operations {
             /** @description The Accept header names no format this operation answers in (`not_acceptable`). */
             406: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2057,6 +2203,7 @@ export interface operations {
             /** @description The request body is too large (`request_too_large`). */
             413: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2066,6 +2213,7 @@ export interface operations {
             /** @description Unsupported request Content-Type. */
             415: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2075,6 +2223,7 @@ export interface operations {
             /** @description Too many requests (`throttled`): see Retry-After, RateLimit and RateLimit-Policy. */
             429: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2084,6 +2233,7 @@ export interface operations {
             /** @description problem+json: the inference server is unavailable; retry shortly */
             503: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2102,7 +2252,13 @@ export interface operations {
                 q?: string;
                 state?: "canceled" | "created" | "failed" | "queued" | "rejected" | "review" | "running" | "screening" | "succeeded";
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The language of the human text in the answer: a problem's `title` and `detail`, per-field `errors`, a job's messages. Speaks en, zh-hans (`zh-Hans`, `zh-CN`, `zh-SG` and `zh` give Simplified Chinese); anything else, or no header, gives English. Machine fields (`code`, `type`, field names, states) are the same in every language.
+                 * @example zh-Hans,zh;q=0.9,en;q=0.5
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2110,6 +2266,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2119,6 +2276,7 @@ export interface operations {
             /** @description RFC 9457 application/problem+json with a stable `code` */
             400: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2128,6 +2286,7 @@ export interface operations {
             /** @description RFC 9457 application/problem+json with a stable `code` */
             401: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2137,6 +2296,7 @@ export interface operations {
             /** @description No such resource, or a page past the last (`not_found`). */
             404: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2146,6 +2306,7 @@ export interface operations {
             /** @description The Accept header names no format this operation answers in (`not_acceptable`). */
             406: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2155,6 +2316,7 @@ export interface operations {
             /** @description Too many requests (`throttled`): see Retry-After, RateLimit and RateLimit-Policy. */
             429: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2164,6 +2326,7 @@ export interface operations {
             /** @description A service the API needs is down; try again after Retry-After. */
             503: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2180,6 +2343,11 @@ export interface operations {
                 "Idempotency-Key"?: string;
                 /** @description The kind of client, for its defaults (resolution: mobile 720p, web 1080p). */
                 "X-Visage-Client"?: "mobile" | "web";
+                /**
+                 * @description The language of the human text in the answer: a problem's `title` and `detail`, per-field `errors`, a job's messages. Speaks en, zh-hans (`zh-Hans`, `zh-CN`, `zh-SG` and `zh` give Simplified Chinese); anything else, or no header, gives English. Machine fields (`code`, `type`, field names, states) are the same in every language.
+                 * @example zh-Hans,zh;q=0.9,en;q=0.5
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path?: never;
             cookie?: never;
@@ -2193,6 +2361,7 @@ export interface operations {
             /** @description The job */
             201: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2202,6 +2371,7 @@ export interface operations {
             /** @description RFC 9457 application/problem+json with a stable `code` */
             400: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2211,6 +2381,7 @@ export interface operations {
             /** @description RFC 9457 application/problem+json with a stable `code` */
             401: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2220,6 +2391,7 @@ export interface operations {
             /** @description RFC 9457 application/problem+json with a stable `code` */
             402: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2229,6 +2401,7 @@ export interface operations {
             /** @description The Accept header names no format this operation answers in (`not_acceptable`). */
             406: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2238,6 +2411,7 @@ export interface operations {
             /** @description The request body is too large (`request_too_large`). */
             413: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2247,6 +2421,7 @@ export interface operations {
             /** @description RFC 9457 application/problem+json with a stable `code` */
             415: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2256,6 +2431,7 @@ export interface operations {
             /** @description RFC 9457 application/problem+json with a stable `code` */
             422: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2265,6 +2441,7 @@ export interface operations {
             /** @description RFC 9457 application/problem+json with a stable `code` */
             429: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2274,6 +2451,7 @@ export interface operations {
             /** @description A service the API needs is down; try again after Retry-After. */
             503: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2293,6 +2471,11 @@ export interface operations {
             header?: {
                 /** @description The ETag of the representation you hold: 304 Not Modified when it is still current. */
                 "If-None-Match"?: string;
+                /**
+                 * @description The language of the human text in the answer: a problem's `title` and `detail`, per-field `errors`, a job's messages. Speaks en, zh-hans (`zh-Hans`, `zh-CN`, `zh-SG` and `zh` give Simplified Chinese); anything else, or no header, gives English. Machine fields (`code`, `type`, field names, states) are the same in every language.
+                 * @example zh-Hans,zh;q=0.9,en;q=0.5
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path: {
                 job_id: string;
@@ -2304,6 +2487,7 @@ export interface operations {
             /** @description The job */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2313,6 +2497,7 @@ export interface operations {
             /** @description Not modified */
             304: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -2320,6 +2505,7 @@ export interface operations {
             /** @description RFC 9457 application/problem+json with a stable `code` */
             400: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2329,6 +2515,7 @@ export interface operations {
             /** @description RFC 9457 application/problem+json with a stable `code` */
             401: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2338,6 +2525,7 @@ export interface operations {
             /** @description RFC 9457 application/problem+json with a stable `code` */
             404: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2347,6 +2535,7 @@ export interface operations {
             /** @description The Accept header names no format this operation answers in (`not_acceptable`). */
             406: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2356,6 +2545,7 @@ export interface operations {
             /** @description Too many requests (`throttled`): see Retry-After, RateLimit and RateLimit-Policy. */
             429: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2365,6 +2555,7 @@ export interface operations {
             /** @description A service the API needs is down; try again after Retry-After. */
             503: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2376,7 +2567,13 @@ export interface operations {
     jobs_destroy: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The language of the human text in the answer: a problem's `title` and `detail`, per-field `errors`, a job's messages. Speaks en, zh-hans (`zh-Hans`, `zh-CN`, `zh-SG` and `zh` give Simplified Chinese); anything else, or no header, gives English. Machine fields (`code`, `type`, field names, states) are the same in every language.
+                 * @example zh-Hans,zh;q=0.9,en;q=0.5
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path: {
                 job_id: string;
             };
@@ -2387,6 +2584,7 @@ export interface operations {
             /** @description No response body */
             204: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -2394,6 +2592,7 @@ export interface operations {
             /** @description RFC 9457 application/problem+json with a stable `code` */
             401: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2403,6 +2602,7 @@ export interface operations {
             /** @description RFC 9457 application/problem+json with a stable `code` */
             404: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2412,6 +2612,7 @@ export interface operations {
             /** @description The Accept header names no format this operation answers in (`not_acceptable`). */
             406: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2421,6 +2622,7 @@ export interface operations {
             /** @description Too many requests (`throttled`): see Retry-After, RateLimit and RateLimit-Policy. */
             429: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2430,6 +2632,7 @@ export interface operations {
             /** @description A service the API needs is down; try again after Retry-After. */
             503: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2441,7 +2644,13 @@ export interface operations {
     jobs_partial_update: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The language of the human text in the answer: a problem's `title` and `detail`, per-field `errors`, a job's messages. Speaks en, zh-hans (`zh-Hans`, `zh-CN`, `zh-SG` and `zh` give Simplified Chinese); anything else, or no header, gives English. Machine fields (`code`, `type`, field names, states) are the same in every language.
+                 * @example zh-Hans,zh;q=0.9,en;q=0.5
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path: {
                 job_id: string;
             };
@@ -2456,6 +2665,7 @@ export interface operations {
             /** @description The job */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2465,6 +2675,7 @@ export interface operations {
             /** @description RFC 9457 application/problem+json with a stable `code` */
             400: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2474,6 +2685,7 @@ export interface operations {
             /** @description RFC 9457 application/problem+json with a stable `code` */
             401: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2483,6 +2695,7 @@ export interface operations {
             /** @description RFC 9457 application/problem+json with a stable `code` */
             404: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2492,6 +2705,7 @@ export interface operations {
             /** @description The Accept header names no format this operation answers in (`not_acceptable`). */
             406: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2501,6 +2715,7 @@ export interface operations {
             /** @description The request body is too large (`request_too_large`). */
             413: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2510,6 +2725,7 @@ export interface operations {
             /** @description Unsupported request Content-Type. */
             415: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2519,6 +2735,7 @@ export interface operations {
             /** @description Too many requests (`throttled`): see Retry-After, RateLimit and RateLimit-Policy. */
             429: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2528,6 +2745,7 @@ export interface operations {
             /** @description A service the API needs is down; try again after Retry-After. */
             503: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2539,7 +2757,13 @@ export interface operations {
     jobs_cancel: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The language of the human text in the answer: a problem's `title` and `detail`, per-field `errors`, a job's messages. Speaks en, zh-hans (`zh-Hans`, `zh-CN`, `zh-SG` and `zh` give Simplified Chinese); anything else, or no header, gives English. Machine fields (`code`, `type`, field names, states) are the same in every language.
+                 * @example zh-Hans,zh;q=0.9,en;q=0.5
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path: {
                 job_id: string;
             };
@@ -2550,6 +2774,7 @@ export interface operations {
             /** @description The job */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2559,6 +2784,7 @@ export interface operations {
             /** @description RFC 9457 application/problem+json with a stable `code` */
             401: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2568,6 +2794,7 @@ export interface operations {
             /** @description RFC 9457 application/problem+json with a stable `code` */
             404: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2577,6 +2804,7 @@ export interface operations {
             /** @description The Accept header names no format this operation answers in (`not_acceptable`). */
             406: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2586,6 +2814,7 @@ export interface operations {
             /** @description RFC 9457 application/problem+json with a stable `code` */
             409: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2595,6 +2824,7 @@ export interface operations {
             /** @description Too many requests (`throttled`): see Retry-After, RateLimit and RateLimit-Policy. */
             429: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2604,6 +2834,7 @@ export interface operations {
             /** @description A service the API needs is down; try again after Retry-After. */
             503: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2615,7 +2846,13 @@ export interface operations {
     jobs_share_create: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The language of the human text in the answer: a problem's `title` and `detail`, per-field `errors`, a job's messages. Speaks en, zh-hans (`zh-Hans`, `zh-CN`, `zh-SG` and `zh` give Simplified Chinese); anything else, or no header, gives English. Machine fields (`code`, `type`, field names, states) are the same in every language.
+                 * @example zh-Hans,zh;q=0.9,en;q=0.5
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path: {
                 job_id: string;
             };
@@ -2625,6 +2862,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2633,6 +2871,7 @@ export interface operations {
             };
             201: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2642,6 +2881,7 @@ export interface operations {
             /** @description RFC 9457 application/problem+json with a stable `code` */
             401: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2651,6 +2891,7 @@ export interface operations {
             /** @description RFC 9457 application/problem+json with a stable `code` */
             403: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2660,6 +2901,7 @@ export interface operations {
             /** @description RFC 9457 application/problem+json with a stable `code` */
             404: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2669,6 +2911,7 @@ export interface operations {
             /** @description The Accept header names no format this operation answers in (`not_acceptable`). */
             406: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2678,6 +2921,7 @@ export interface operations {
             /** @description RFC 9457 application/problem+json with a stable `code` */
             409: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2687,6 +2931,7 @@ export interface operations {
             /** @description Too many requests (`throttled`): see Retry-After, RateLimit and RateLimit-Policy. */
             429: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2696,6 +2941,7 @@ export interface operations {
             /** @description A service the API needs is down; try again after Retry-After. */
             503: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2707,7 +2953,13 @@ export interface operations {
     jobs_share_destroy: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The language of the human text in the answer: a problem's `title` and `detail`, per-field `errors`, a job's messages. Speaks en, zh-hans (`zh-Hans`, `zh-CN`, `zh-SG` and `zh` give Simplified Chinese); anything else, or no header, gives English. Machine fields (`code`, `type`, field names, states) are the same in every language.
+                 * @example zh-Hans,zh;q=0.9,en;q=0.5
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path: {
                 job_id: string;
             };
@@ -2718,6 +2970,7 @@ export interface operations {
             /** @description No response body */
             204: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -2725,6 +2978,7 @@ export interface operations {
             /** @description RFC 9457 application/problem+json with a stable `code` */
             401: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2734,6 +2988,7 @@ export interface operations {
             /** @description RFC 9457 application/problem+json with a stable `code` */
             404: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2743,6 +2998,7 @@ export interface operations {
             /** @description The Accept header names no format this operation answers in (`not_acceptable`). */
             406: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2752,6 +3008,7 @@ export interface operations {
             /** @description Too many requests (`throttled`): see Retry-After, RateLimit and RateLimit-Policy. */
             429: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2761,6 +3018,7 @@ export interface operations {
             /** @description A service the API needs is down; try again after Retry-After. */
             503: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2778,6 +3036,11 @@ export interface operations {
             header?: {
                 /** @description Resume after this event id (EventSource sends it when it reconnects). */
                 "Last-Event-ID"?: string;
+                /**
+                 * @description The language of the human text in the answer: a problem's `title` and `detail`, per-field `errors`, a job's messages. Speaks en, zh-hans (`zh-Hans`, `zh-CN`, `zh-SG` and `zh` give Simplified Chinese); anything else, or no header, gives English. Machine fields (`code`, `type`, field names, states) are the same in every language.
+                 * @example zh-Hans,zh;q=0.9,en;q=0.5
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path?: never;
             cookie?: never;
@@ -2787,6 +3050,7 @@ export interface operations {
             /** @description Server-Sent Events. Each `event: job` block's `data` line is a JobEvent (JSON) and its `id` the position to resume from; `event: reset` (data `{}`) means events were missed: fetch your jobs again. Comment lines (`: keep-alive`) keep the connection open. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2796,6 +3060,7 @@ export interface operations {
             /** @description RFC 9457 application/problem+json with a stable `code` */
             400: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2805,6 +3070,7 @@ export interface operations {
             /** @description RFC 9457 application/problem+json with a stable `code` */
             401: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2814,6 +3080,7 @@ export interface operations {
             /** @description RFC 9457 application/problem+json with a stable `code` */
             429: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2823,6 +3090,7 @@ export interface operations {
             /** @description RFC 9457 application/problem+json with a stable `code` */
             503: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2837,7 +3105,13 @@ export interface operations {
                 /** @description A page number within the paginated result set. */
                 page?: number;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The language of the human text in the answer: a problem's `title` and `detail`, per-field `errors`, a job's messages. Speaks en, zh-hans (`zh-Hans`, `zh-CN`, `zh-SG` and `zh` give Simplified Chinese); anything else, or no header, gives English. Machine fields (`code`, `type`, field names, states) are the same in every language.
+                 * @example zh-Hans,zh;q=0.9,en;q=0.5
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2845,6 +3119,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2854,6 +3129,7 @@ export interface operations {
             /** @description The request is invalid (`validation_error` with per-field `errors`, `parse_error`, …). */
             400: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2863,6 +3139,7 @@ export interface operations {
             /** @description Not authenticated (application/problem+json). */
             401: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2872,6 +3149,7 @@ export interface operations {
             /** @description No such resource, or a page past the last (`not_found`). */
             404: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2881,6 +3159,7 @@ export interface operations {
             /** @description The Accept header names no format this operation answers in (`not_acceptable`). */
             406: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2890,6 +3169,7 @@ export interface operations {
             /** @description Too many requests (`throttled`): see Retry-After, RateLimit and RateLimit-Policy. */
             429: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2899,6 +3179,7 @@ export interface operations {
             /** @description A service the API needs is down; try again after Retry-After. */
             503: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2910,7 +3191,13 @@ export interface operations {
     ledger_export_csv: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The language of the human text in the answer: a problem's `title` and `detail`, per-field `errors`, a job's messages. Speaks en, zh-hans (`zh-Hans`, `zh-CN`, `zh-SG` and `zh` give Simplified Chinese); anything else, or no header, gives English. Machine fields (`code`, `type`, field names, states) are the same in every language.
+                 * @example zh-Hans,zh;q=0.9,en;q=0.5
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2919,6 +3206,7 @@ export interface operations {
             /** @description CSV, newest first. */
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2928,6 +3216,7 @@ export interface operations {
             /** @description Not authenticated, or a wrong or revoked token (`not_authenticated`, `authentication_failed`). */
             401: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2937,6 +3226,7 @@ export interface operations {
             /** @description The Accept header names no format this operation answers in (`not_acceptable`). */
             406: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2946,6 +3236,7 @@ export interface operations {
             /** @description Too many requests (`throttled`): see Retry-After, RateLimit and RateLimit-Policy. */
             429: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2955,6 +3246,7 @@ export interface operations {
             /** @description A service the API needs is down; try again after Retry-After. */
             503: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2966,7 +3258,13 @@ export interface operations {
     me_retrieve: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The language of the human text in the answer: a problem's `title` and `detail`, per-field `errors`, a job's messages. Speaks en, zh-hans (`zh-Hans`, `zh-CN`, `zh-SG` and `zh` give Simplified Chinese); anything else, or no header, gives English. Machine fields (`code`, `type`, field names, states) are the same in every language.
+                 * @example zh-Hans,zh;q=0.9,en;q=0.5
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2974,6 +3272,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2983,6 +3282,7 @@ export interface operations {
             /** @description RFC 9457 application/problem+json */
             401: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2992,6 +3292,7 @@ export interface operations {
             /** @description The Accept header names no format this operation answers in (`not_acceptable`). */
             406: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3001,6 +3302,7 @@ export interface operations {
             /** @description Too many requests (`throttled`): see Retry-After, RateLimit and RateLimit-Policy. */
             429: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3010,6 +3312,7 @@ export interface operations {
             /** @description A service the API needs is down; try again after Retry-After. */
             503: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3021,7 +3324,13 @@ export interface operations {
     quotes_create: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The language of the human text in the answer: a problem's `title` and `detail`, per-field `errors`, a job's messages. Speaks en, zh-hans (`zh-Hans`, `zh-CN`, `zh-SG` and `zh` give Simplified Chinese); anything else, or no header, gives English. Machine fields (`code`, `type`, field names, states) are the same in every language.
+                 * @example zh-Hans,zh;q=0.9,en;q=0.5
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3034,6 +3343,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3043,6 +3353,7 @@ export interface operations {
             /** @description Invalid values or file (application/problem+json, code validation_error). */
             400: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3052,6 +3363,7 @@ export interface operations {
             /** @description Not authenticated (application/problem+json). */
             401: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3061,6 +3373,7 @@ export interface operations {
             /** @description The Accept header names no format this operation answers in (`not_acceptable`). */
             406: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3070,6 +3383,7 @@ export interface operations {
             /** @description The request body is too large (`request_too_large`). */
             413: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3079,6 +3393,7 @@ export interface operations {
             /** @description Unsupported request Content-Type. */
             415: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3088,6 +3403,7 @@ export interface operations {
             /** @description Too many requests (`throttled`): see Retry-After, RateLimit and RateLimit-Policy. */
             429: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3097,6 +3413,7 @@ export interface operations {
             /** @description A service the API needs is down; try again after Retry-After. */
             503: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3108,7 +3425,13 @@ export interface operations {
     uploads_create: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The language of the human text in the answer: a problem's `title` and `detail`, per-field `errors`, a job's messages. Speaks en, zh-hans (`zh-Hans`, `zh-CN`, `zh-SG` and `zh` give Simplified Chinese); anything else, or no header, gives English. Machine fields (`code`, `type`, field names, states) are the same in every language.
+                 * @example zh-Hans,zh;q=0.9,en;q=0.5
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3122,6 +3445,7 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3131,6 +3455,7 @@ export interface operations {
             /** @description RFC 9457 application/problem+json with a stable `code` */
             400: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3140,6 +3465,7 @@ export interface operations {
             /** @description RFC 9457 application/problem+json with a stable `code` */
             401: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3149,6 +3475,7 @@ export interface operations {
             /** @description The Accept header names no format this operation answers in (`not_acceptable`). */
             406: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3158,6 +3485,7 @@ export interface operations {
             /** @description The request body is too large (`request_too_large`). */
             413: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3167,6 +3495,7 @@ export interface operations {
             /** @description Unsupported request Content-Type. */
             415: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3176,6 +3505,7 @@ export interface operations {
             /** @description RFC 9457 application/problem+json with a stable `code` */
             429: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3185,6 +3515,7 @@ export interface operations {
             /** @description A service the API needs is down; try again after Retry-After. */
             503: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3196,7 +3527,13 @@ export interface operations {
     uploads_retrieve: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The language of the human text in the answer: a problem's `title` and `detail`, per-field `errors`, a job's messages. Speaks en, zh-hans (`zh-Hans`, `zh-CN`, `zh-SG` and `zh` give Simplified Chinese); anything else, or no header, gives English. Machine fields (`code`, `type`, field names, states) are the same in every language.
+                 * @example zh-Hans,zh;q=0.9,en;q=0.5
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path: {
                 upload_id: string;
             };
@@ -3206,6 +3543,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3215,6 +3553,7 @@ export interface operations {
             /** @description RFC 9457 application/problem+json with a stable `code` */
             401: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3224,6 +3563,7 @@ export interface operations {
             /** @description RFC 9457 application/problem+json with a stable `code` */
             404: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3233,6 +3573,7 @@ export interface operations {
             /** @description The Accept header names no format this operation answers in (`not_acceptable`). */
             406: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3242,6 +3583,7 @@ export interface operations {
             /** @description Too many requests (`throttled`): see Retry-After, RateLimit and RateLimit-Policy. */
             429: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3251,6 +3593,7 @@ export interface operations {
             /** @description A service the API needs is down; try again after Retry-After. */
             503: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3262,7 +3605,13 @@ export interface operations {
     uploads_complete: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The language of the human text in the answer: a problem's `title` and `detail`, per-field `errors`, a job's messages. Speaks en, zh-hans (`zh-Hans`, `zh-CN`, `zh-SG` and `zh` give Simplified Chinese); anything else, or no header, gives English. Machine fields (`code`, `type`, field names, states) are the same in every language.
+                 * @example zh-Hans,zh;q=0.9,en;q=0.5
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
             path: {
                 upload_id: string;
             };
@@ -3272,6 +3621,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3281,6 +3631,7 @@ export interface operations {
             /** @description RFC 9457 application/problem+json with a stable `code` */
             400: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3290,6 +3641,7 @@ export interface operations {
             /** @description RFC 9457 application/problem+json with a stable `code` */
             401: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3299,6 +3651,7 @@ export interface operations {
             /** @description RFC 9457 application/problem+json with a stable `code` */
             404: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3308,6 +3661,7 @@ export interface operations {
             /** @description The Accept header names no format this operation answers in (`not_acceptable`). */
             406: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3317,6 +3671,7 @@ export interface operations {
             /** @description RFC 9457 application/problem+json with a stable `code` */
             409: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3326,6 +3681,7 @@ export interface operations {
             /** @description RFC 9457 application/problem+json with a stable `code` */
             415: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3335,6 +3691,7 @@ export interface operations {
             /** @description RFC 9457 application/problem+json with a stable `code` */
             422: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3344,6 +3701,7 @@ export interface operations {
             /** @description Too many requests (`throttled`): see Retry-After, RateLimit and RateLimit-Policy. */
             429: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3353,6 +3711,7 @@ export interface operations {
             /** @description A service the API needs is down; try again after Retry-After. */
             503: {
                 headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -1,8 +1,9 @@
 """Checking real API responses against the OpenAPI document the server generates (jsonschema).
 
 OpenAPI 3.0's `nullable` becomes JSON Schema's `null` type; `$ref`s resolve inside the document.
-A response passes when its status is documented on the operation, its Content-Type is one the
-operation documents for that status, and its body is valid against that schema (formats checked).
+A response passes when its status is documented on the operation, it carries the headers documented
+as required (Content-Language) with valid values, its Content-Type is one the operation documents for
+that status, and its body is valid against that schema (formats checked).
 """
 
 from __future__ import annotations
@@ -61,6 +62,12 @@ def assert_conforms(response, *, method: str, path: str | None = None, body=None
     assert documented is not None, (
         f"{method} {template} answered {status}, undocumented: {response.content[:300]}"
     )
+    document = json.loads(_document())
+    for name, header in documented.get("headers", {}).items():
+        header = _resolve(document, header)
+        if header.get("required"):
+            assert response.has_header(name), f"{method} {template} {status}: no {name} header"
+            assert_valid(header["schema"], response[name], where=f"{method} {template} {status} {name}")
     content_type = response.get("Content-Type", "").split(";")[0].strip()
     content = documented.get("content")
     if not content:
@@ -74,6 +81,15 @@ def assert_conforms(response, *, method: str, path: str | None = None, body=None
         body = json.loads(response.content)
     assert_valid(schema, body, where=f"{method} {template} {status}")
     return operation["operationId"]
+
+
+def _resolve(document: dict, node: dict) -> dict:
+    """A `$ref` ("#/components/…") to the object it names."""
+    if "$ref" not in node:
+        return node
+    for part in node["$ref"].removeprefix("#/").split("/"):
+        document = document[part]
+    return document
 
 
 def assert_valid(schema: dict, body, *, where: str) -> None:

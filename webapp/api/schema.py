@@ -5,9 +5,12 @@ endpoint is throttled), 401 (a wrong token is refused even where none is needed)
 is down), 400/413/415 where there is a body, 404 where there is a path id or a `page`. Error responses
 declared without content get the Problem schema. Multipart fields that the views check themselves
 (to answer a specific `missing_file`) are marked required, and face_sources is sent as a JSON part.
+Every operation takes `Accept-Language` and every answer says its language in `Content-Language`.
 """
 
 from __future__ import annotations
+
+from django.conf import settings
 
 from . import examples
 from .problems import PROBLEM_CODES, problem_title
@@ -126,4 +129,42 @@ def add_examples(result, generator, request, public):
                         content["examples"] = {code: {"value": value}}
                     elif status[0] == "2" and operation["operationId"] in examples.SUCCESS:
                         content["examples"] = {"ok": {"value": examples.SUCCESS[operation["operationId"]]}}
+    return result
+
+
+def add_language_headers(result, generator, request, public):
+    """`Accept-Language` on every operation (one shared parameter) and `Content-Language` on every
+    answer (one shared header): the language of `title`, `detail` and the other words meant for people
+    (docs/concepts/languages.md). Machine fields (`code`, `type`, field names, states) never change."""
+    languages = [code for code, _name in settings.LANGUAGES]
+    components = result.setdefault("components", {})
+    components.setdefault("parameters", {})["AcceptLanguage"] = {
+        "name": "Accept-Language",
+        "in": "header",
+        "required": False,
+        "description": (
+            "The language of the human text in the answer: a problem's `title` and `detail`, per-field "
+            f"`errors`, a job's messages. Speaks {', '.join(languages)} (`zh-Hans`, `zh-CN`, `zh-SG` and "
+            "`zh` give Simplified Chinese); anything else, or no header, gives English. Machine fields "
+            "(`code`, `type`, field names, states) are the same in every language."
+        ),
+        "schema": {"type": "string", "maxLength": 500},
+        "example": "zh-Hans,zh;q=0.9,en;q=0.5",
+    }
+    components.setdefault("headers", {})["ContentLanguage"] = {
+        "description": "The language the answer's human text is in (chosen from Accept-Language).",
+        "required": True,
+        "schema": {"type": "string", "enum": languages},
+    }
+    parameter = {"$ref": "#/components/parameters/AcceptLanguage"}
+    header = {"$ref": "#/components/headers/ContentLanguage"}
+    for path, operations in result.get("paths", {}).items():
+        if not path.startswith("/api/v1/"):
+            continue
+        for operation in operations.values():
+            if not isinstance(operation, dict) or "responses" not in operation:
+                continue
+            operation.setdefault("parameters", []).append(parameter)
+            for response in operation["responses"].values():
+                response.setdefault("headers", {})["Content-Language"] = header
     return result

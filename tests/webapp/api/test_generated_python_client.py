@@ -58,6 +58,15 @@ def test_submit_long_poll_and_download_with_the_generated_client(
         ),
     )
     assert isinstance(refused, Problem) and refused.code.value == "consent_required"
+    chinese = jobs_create.sync_detailed(
+        client=client,
+        body=JobCreateRequest(
+            source=File(payload=source, file_name="me.png"), target=File(payload=target, file_name="t.jpg")
+        ),
+        accept_language="zh-Hans",
+    )
+    assert chinese.headers["Content-Language"] == "zh-hans"
+    assert chinese.parsed.code.value == "consent_required" and chinese.parsed.title == "需要确认你有权使用上传的人脸"
 
     job = jobs_create.sync(
         client=client,

@@ -71,6 +71,20 @@ def test_every_operation_documents_the_errors_any_client_can_get():
             assert {"400", "413", "415"} <= statuses, (method, path)
 
 
+def test_every_operation_takes_accept_language_and_every_answer_names_its_language():
+    """A client generated from the schema can ask for Chinese problem text and knows the answer says
+    which language it is in (the contract tests check the header on real answers)."""
+    components = generated_schema()["components"]
+    assert components["parameters"]["AcceptLanguage"]["in"] == "header"
+    assert components["headers"]["ContentLanguage"]["schema"]["enum"] == ["en", "zh-hans"]
+    for path, method, operation in api_operations():
+        assert {"$ref": "#/components/parameters/AcceptLanguage"} in operation["parameters"], (method, path)
+        for status, response in operation["responses"].items():
+            assert response["headers"]["Content-Language"] == {"$ref": "#/components/headers/ContentLanguage"}, (
+                method, path, status,
+            )
+
+
 def test_problem_codes_are_a_closed_enum_of_every_code_the_api_sends():
     from rest_framework import exceptions
 

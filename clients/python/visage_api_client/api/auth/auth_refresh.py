@@ -5,12 +5,13 @@ from urllib.parse import quote
 import httpx
 
 from ...client import AuthenticatedClient, Client
-from ...types import Response, UNSET, Unset
+from ...types import Response, UNSET
 from ... import errors
 
 from ...models.problem import Problem
 from ...models.token import Token
 from ...models.token_refresh_request import TokenRefreshRequest
+from ...types import UNSET, Unset
 from typing import cast
 
 
@@ -18,9 +19,13 @@ from typing import cast
 def _get_kwargs(
     *,
     body:    TokenRefreshRequest  |     TokenRefreshRequest  |     TokenRefreshRequest  | Unset = UNSET,
+    accept_language: str | Unset = UNSET,
 
 ) -> dict[str, Any]:
     headers: dict[str, Any] = {}
+    if not isinstance(accept_language, Unset):
+        headers["Accept-Language"] = accept_language
+
 
 
     
@@ -125,6 +130,7 @@ def sync_detailed(
     *,
     client: AuthenticatedClient,
     body:    TokenRefreshRequest  |     TokenRefreshRequest  |     TokenRefreshRequest  | Unset = UNSET,
+    accept_language: str | Unset = UNSET,
 
 ) -> Response[Problem | Token]:
     """ Exchange a refresh token (once) for a new access and refresh token
@@ -133,6 +139,7 @@ def sync_detailed(
     refresh_token_reused): someone else may hold a copy.
 
     Args:
+        accept_language (str | Unset):
         body (TokenRefreshRequest):
         body (TokenRefreshRequest):
         body (TokenRefreshRequest):
@@ -148,6 +155,7 @@ def sync_detailed(
 
     kwargs = _get_kwargs(
         body=body,
+accept_language=accept_language,
 
     )
 
@@ -161,6 +169,7 @@ def sync(
     *,
     client: AuthenticatedClient,
     body:    TokenRefreshRequest  |     TokenRefreshRequest  |     TokenRefreshRequest  | Unset = UNSET,
+    accept_language: str | Unset = UNSET,
 
 ) -> Problem | Token | None:
     """ Exchange a refresh token (once) for a new access and refresh token
@@ -169,6 +178,7 @@ def sync(
     refresh_token_reused): someone else may hold a copy.
 
     Args:
+        accept_language (str | Unset):
         body (TokenRefreshRequest):
         body (TokenRefreshRequest):
         body (TokenRefreshRequest):
@@ -185,6 +195,7 @@ def sync(
     return sync_detailed(
         client=client,
 body=body,
+accept_language=accept_language,
 
     ).parsed
 
@@ -192,6 +203,7 @@ async def asyncio_detailed(
     *,
     client: AuthenticatedClient,
     body:    TokenRefreshRequest  |     TokenRefreshRequest  |     TokenRefreshRequest  | Unset = UNSET,
+    accept_language: str | Unset = UNSET,
 
 ) -> Response[Problem | Token]:
     """ Exchange a refresh token (once) for a new access and refresh token
@@ -200,6 +212,7 @@ async def asyncio_detailed(
     refresh_token_reused): someone else may hold a copy.
 
     Args:
+        accept_language (str | Unset):
         body (TokenRefreshRequest):
         body (TokenRefreshRequest):
         body (TokenRefreshRequest):
@@ -215,6 +228,7 @@ async def asyncio_detailed(
 
     kwargs = _get_kwargs(
         body=body,
+accept_language=accept_language,
 
     )
 
@@ -228,6 +242,7 @@ async def asyncio(
     *,
     client: AuthenticatedClient,
     body:    TokenRefreshRequest  |     TokenRefreshRequest  |     TokenRefreshRequest  | Unset = UNSET,
+    accept_language: str | Unset = UNSET,
 
 ) -> Problem | Token | None:
     """ Exchange a refresh token (once) for a new access and refresh token
@@ -236,6 +251,7 @@ async def asyncio(
     refresh_token_reused): someone else may hold a copy.
 
     Args:
+        accept_language (str | Unset):
         body (TokenRefreshRequest):
         body (TokenRefreshRequest):
         body (TokenRefreshRequest):
@@ -252,5 +268,6 @@ async def asyncio(
     return (await asyncio_detailed(
         client=client,
 body=body,
+accept_language=accept_language,
 
     )).parsed

@@ -11,6 +11,7 @@ from ... import errors
 from ...models.problem import Problem
 from ...models.token import Token
 from ...models.token_create_request import TokenCreateRequest
+from ...types import UNSET, Unset
 from typing import cast
 
 
@@ -18,9 +19,13 @@ from typing import cast
 def _get_kwargs(
     *,
     body: TokenCreateRequest,
+    accept_language: str | Unset = UNSET,
 
 ) -> dict[str, Any]:
     headers: dict[str, Any] = {}
+    if not isinstance(accept_language, Unset):
+        headers["Accept-Language"] = accept_language
+
 
 
     
@@ -117,6 +122,7 @@ def sync_detailed(
     *,
     client: AuthenticatedClient,
     body: TokenCreateRequest,
+    accept_language: str | Unset = UNSET,
 
 ) -> Response[Problem | Token]:
     """ Exchange username and password for an API token
@@ -125,6 +131,7 @@ def sync_detailed(
     `too_many_failed_logins` with Retry-After, without checking the password.
 
     Args:
+        accept_language (str | Unset):
         body (TokenCreateRequest):
 
     Raises:
@@ -138,6 +145,7 @@ def sync_detailed(
 
     kwargs = _get_kwargs(
         body=body,
+accept_language=accept_language,
 
     )
 
@@ -151,6 +159,7 @@ def sync(
     *,
     client: AuthenticatedClient,
     body: TokenCreateRequest,
+    accept_language: str | Unset = UNSET,
 
 ) -> Problem | Token | None:
     """ Exchange username and password for an API token
@@ -159,6 +168,7 @@ def sync(
     `too_many_failed_logins` with Retry-After, without checking the password.
 
     Args:
+        accept_language (str | Unset):
         body (TokenCreateRequest):
 
     Raises:
@@ -173,6 +183,7 @@ def sync(
     return sync_detailed(
         client=client,
 body=body,
+accept_language=accept_language,
 
     ).parsed
 
@@ -180,6 +191,7 @@ async def asyncio_detailed(
     *,
     client: AuthenticatedClient,
     body: TokenCreateRequest,
+    accept_language: str | Unset = UNSET,
 
 ) -> Response[Problem | Token]:
     """ Exchange username and password for an API token
@@ -188,6 +200,7 @@ async def asyncio_detailed(
     `too_many_failed_logins` with Retry-After, without checking the password.
 
     Args:
+        accept_language (str | Unset):
         body (TokenCreateRequest):
 
     Raises:
@@ -201,6 +214,7 @@ async def asyncio_detailed(
 
     kwargs = _get_kwargs(
         body=body,
+accept_language=accept_language,
 
     )
 
@@ -214,6 +228,7 @@ async def asyncio(
     *,
     client: AuthenticatedClient,
     body: TokenCreateRequest,
+    accept_language: str | Unset = UNSET,
 
 ) -> Problem | Token | None:
     """ Exchange username and password for an API token
@@ -222,6 +237,7 @@ async def asyncio(
     `too_many_failed_logins` with Retry-After, without checking the password.
 
     Args:
+        accept_language (str | Unset):
         body (TokenCreateRequest):
 
     Raises:
@@ -236,5 +252,6 @@ async def asyncio(
     return (await asyncio_detailed(
         client=client,
 body=body,
+accept_language=accept_language,
 
     )).parsed

@@ -9,14 +9,21 @@ from ...types import Response, UNSET
 from ... import errors
 
 from ...models.problem import Problem
+from ...types import UNSET, Unset
 from typing import cast
 
 
 
 def _get_kwargs(
-    
+    *,
+    accept_language: str | Unset = UNSET,
+
 ) -> dict[str, Any]:
-    
+    headers: dict[str, Any] = {}
+    if not isinstance(accept_language, Unset):
+        headers["Accept-Language"] = accept_language
+
+
 
     
 
@@ -28,6 +35,7 @@ def _get_kwargs(
     }
 
 
+    _kwargs["headers"] = headers
     return _kwargs
 
 
@@ -83,9 +91,13 @@ def _build_response(*, client: AuthenticatedClient | Client, response: httpx.Res
 def sync_detailed(
     *,
     client: AuthenticatedClient,
+    accept_language: str | Unset = UNSET,
 
 ) -> Response[Any | Problem]:
     """ Revoke the token this request is authenticated with (an access token: sign its device out)
+
+    Args:
+        accept_language (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -97,7 +109,8 @@ def sync_detailed(
 
 
     kwargs = _get_kwargs(
-        
+        accept_language=accept_language,
+
     )
 
     response = client.get_httpx_client().request(
@@ -109,9 +122,13 @@ def sync_detailed(
 def sync(
     *,
     client: AuthenticatedClient,
+    accept_language: str | Unset = UNSET,
 
 ) -> Any | Problem | None:
     """ Revoke the token this request is authenticated with (an access token: sign its device out)
+
+    Args:
+        accept_language (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -124,15 +141,20 @@ def sync(
 
     return sync_detailed(
         client=client,
+accept_language=accept_language,
 
     ).parsed
 
 async def asyncio_detailed(
     *,
     client: AuthenticatedClient,
+    accept_language: str | Unset = UNSET,
 
 ) -> Response[Any | Problem]:
     """ Revoke the token this request is authenticated with (an access token: sign its device out)
+
+    Args:
+        accept_language (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -144,7 +166,8 @@ async def asyncio_detailed(
 
 
     kwargs = _get_kwargs(
-        
+        accept_language=accept_language,
+
     )
 
     response = await client.get_async_httpx_client().request(
@@ -156,9 +179,13 @@ async def asyncio_detailed(
 async def asyncio(
     *,
     client: AuthenticatedClient,
+    accept_language: str | Unset = UNSET,
 
 ) -> Any | Problem | None:
     """ Revoke the token this request is authenticated with (an access token: sign its device out)
+
+    Args:
+        accept_language (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -171,5 +198,6 @@ async def asyncio(
 
     return (await asyncio_detailed(
         client=client,
+accept_language=accept_language,
 
     )).parsed

@@ -11,6 +11,7 @@ from ... import errors
 from ...models.checkout import Checkout
 from ...models.checkout_request_request import CheckoutRequestRequest
 from ...models.problem import Problem
+from ...types import UNSET, Unset
 from typing import cast
 
 
@@ -18,9 +19,13 @@ from typing import cast
 def _get_kwargs(
     *,
     body: CheckoutRequestRequest,
+    accept_language: str | Unset = UNSET,
 
 ) -> dict[str, Any]:
     headers: dict[str, Any] = {}
+    if not isinstance(accept_language, Unset):
+        headers["Accept-Language"] = accept_language
+
 
 
     
@@ -131,11 +136,13 @@ def sync_detailed(
     *,
     client: AuthenticatedClient,
     body: CheckoutRequestRequest,
+    accept_language: str | Unset = UNSET,
 
 ) -> Response[Checkout | Problem]:
     """ Start buying a credit pack (Stripe Checkout, Alipay, WeChat Pay)
 
     Args:
+        accept_language (str | Unset):
         body (CheckoutRequestRequest):
 
     Raises:
@@ -149,6 +156,7 @@ def sync_detailed(
 
     kwargs = _get_kwargs(
         body=body,
+accept_language=accept_language,
 
     )
 
@@ -162,11 +170,13 @@ def sync(
     *,
     client: AuthenticatedClient,
     body: CheckoutRequestRequest,
+    accept_language: str | Unset = UNSET,
 
 ) -> Checkout | Problem | None:
     """ Start buying a credit pack (Stripe Checkout, Alipay, WeChat Pay)
 
     Args:
+        accept_language (str | Unset):
         body (CheckoutRequestRequest):
 
     Raises:
@@ -181,6 +191,7 @@ def sync(
     return sync_detailed(
         client=client,
 body=body,
+accept_language=accept_language,
 
     ).parsed
 
@@ -188,11 +199,13 @@ async def asyncio_detailed(
     *,
     client: AuthenticatedClient,
     body: CheckoutRequestRequest,
+    accept_language: str | Unset = UNSET,
 
 ) -> Response[Checkout | Problem]:
     """ Start buying a credit pack (Stripe Checkout, Alipay, WeChat Pay)
 
     Args:
+        accept_language (str | Unset):
         body (CheckoutRequestRequest):
 
     Raises:
@@ -206,6 +219,7 @@ async def asyncio_detailed(
 
     kwargs = _get_kwargs(
         body=body,
+accept_language=accept_language,
 
     )
 
@@ -219,11 +233,13 @@ async def asyncio(
     *,
     client: AuthenticatedClient,
     body: CheckoutRequestRequest,
+    accept_language: str | Unset = UNSET,
 
 ) -> Checkout | Problem | None:
     """ Start buying a credit pack (Stripe Checkout, Alipay, WeChat Pay)
 
     Args:
+        accept_language (str | Unset):
         body (CheckoutRequestRequest):
 
     Raises:
@@ -238,5 +254,6 @@ async def asyncio(
     return (await asyncio_detailed(
         client=client,
 body=body,
+accept_language=accept_language,
 
     )).parsed

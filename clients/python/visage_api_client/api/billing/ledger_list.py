@@ -5,7 +5,7 @@ from urllib.parse import quote
 import httpx
 
 from ...client import AuthenticatedClient, Client
-from ...types import Response, UNSET, Unset
+from ...types import Response, UNSET
 from ... import errors
 
 from ...models.paginated_ledger_entry_list import PaginatedLedgerEntryList
@@ -18,9 +18,14 @@ from typing import cast
 def _get_kwargs(
     *,
     page: int | Unset = UNSET,
+    accept_language: str | Unset = UNSET,
 
 ) -> dict[str, Any]:
-    
+    headers: dict[str, Any] = {}
+    if not isinstance(accept_language, Unset):
+        headers["Accept-Language"] = accept_language
+
+
 
     
 
@@ -39,6 +44,7 @@ def _get_kwargs(
     }
 
 
+    _kwargs["headers"] = headers
     return _kwargs
 
 
@@ -112,12 +118,14 @@ def sync_detailed(
     *,
     client: AuthenticatedClient,
     page: int | Unset = UNSET,
+    accept_language: str | Unset = UNSET,
 
 ) -> Response[PaginatedLedgerEntryList | Problem]:
     """ The caller's ledger, newest first
 
     Args:
         page (int | Unset):
+        accept_language (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -130,6 +138,7 @@ def sync_detailed(
 
     kwargs = _get_kwargs(
         page=page,
+accept_language=accept_language,
 
     )
 
@@ -143,12 +152,14 @@ def sync(
     *,
     client: AuthenticatedClient,
     page: int | Unset = UNSET,
+    accept_language: str | Unset = UNSET,
 
 ) -> PaginatedLedgerEntryList | Problem | None:
     """ The caller's ledger, newest first
 
     Args:
         page (int | Unset):
+        accept_language (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -162,6 +173,7 @@ def sync(
     return sync_detailed(
         client=client,
 page=page,
+accept_language=accept_language,
 
     ).parsed
 
@@ -169,12 +181,14 @@ async def asyncio_detailed(
     *,
     client: AuthenticatedClient,
     page: int | Unset = UNSET,
+    accept_language: str | Unset = UNSET,
 
 ) -> Response[PaginatedLedgerEntryList | Problem]:
     """ The caller's ledger, newest first
 
     Args:
         page (int | Unset):
+        accept_language (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -187,6 +201,7 @@ async def asyncio_detailed(
 
     kwargs = _get_kwargs(
         page=page,
+accept_language=accept_language,
 
     )
 
@@ -200,12 +215,14 @@ async def asyncio(
     *,
     client: AuthenticatedClient,
     page: int | Unset = UNSET,
+    accept_language: str | Unset = UNSET,
 
 ) -> PaginatedLedgerEntryList | Problem | None:
     """ The caller's ledger, newest first
 
     Args:
         page (int | Unset):
+        accept_language (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -219,5 +236,6 @@ async def asyncio(
     return (await asyncio_detailed(
         client=client,
 page=page,
+accept_language=accept_language,
 
     )).parsed

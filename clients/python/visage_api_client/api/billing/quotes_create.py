@@ -5,12 +5,13 @@ from urllib.parse import quote
 import httpx
 
 from ...client import AuthenticatedClient, Client
-from ...types import Response, UNSET, Unset
+from ...types import Response, UNSET
 from ... import errors
 
 from ...models.problem import Problem
 from ...models.quote import Quote
 from ...models.quote_request_request import QuoteRequestRequest
+from ...types import UNSET, Unset
 from typing import cast
 
 
@@ -18,9 +19,13 @@ from typing import cast
 def _get_kwargs(
     *,
     body:    QuoteRequestRequest  |     QuoteRequestRequest  | Unset = UNSET,
+    accept_language: str | Unset = UNSET,
 
 ) -> dict[str, Any]:
     headers: dict[str, Any] = {}
+    if not isinstance(accept_language, Unset):
+        headers["Accept-Language"] = accept_language
+
 
 
     
@@ -122,6 +127,7 @@ def sync_detailed(
     *,
     client: AuthenticatedClient,
     body:    QuoteRequestRequest  |     QuoteRequestRequest  | Unset = UNSET,
+    accept_language: str | Unset = UNSET,
 
 ) -> Response[Problem | Quote]:
     """ Price a job
@@ -129,6 +135,7 @@ def sync_detailed(
      The price of a job on the caller's plan: the most it will cost (never more).
 
     Args:
+        accept_language (str | Unset):
         body (QuoteRequestRequest):
         body (QuoteRequestRequest):
 
@@ -143,6 +150,7 @@ def sync_detailed(
 
     kwargs = _get_kwargs(
         body=body,
+accept_language=accept_language,
 
     )
 
@@ -156,6 +164,7 @@ def sync(
     *,
     client: AuthenticatedClient,
     body:    QuoteRequestRequest  |     QuoteRequestRequest  | Unset = UNSET,
+    accept_language: str | Unset = UNSET,
 
 ) -> Problem | Quote | None:
     """ Price a job
@@ -163,6 +172,7 @@ def sync(
      The price of a job on the caller's plan: the most it will cost (never more).
 
     Args:
+        accept_language (str | Unset):
         body (QuoteRequestRequest):
         body (QuoteRequestRequest):
 
@@ -178,6 +188,7 @@ def sync(
     return sync_detailed(
         client=client,
 body=body,
+accept_language=accept_language,
 
     ).parsed
 
@@ -185,6 +196,7 @@ async def asyncio_detailed(
     *,
     client: AuthenticatedClient,
     body:    QuoteRequestRequest  |     QuoteRequestRequest  | Unset = UNSET,
+    accept_language: str | Unset = UNSET,
 
 ) -> Response[Problem | Quote]:
     """ Price a job
@@ -192,6 +204,7 @@ async def asyncio_detailed(
      The price of a job on the caller's plan: the most it will cost (never more).
 
     Args:
+        accept_language (str | Unset):
         body (QuoteRequestRequest):
         body (QuoteRequestRequest):
 
@@ -206,6 +219,7 @@ async def asyncio_detailed(
 
     kwargs = _get_kwargs(
         body=body,
+accept_language=accept_language,
 
     )
 
@@ -219,6 +233,7 @@ async def asyncio(
     *,
     client: AuthenticatedClient,
     body:    QuoteRequestRequest  |     QuoteRequestRequest  | Unset = UNSET,
+    accept_language: str | Unset = UNSET,
 
 ) -> Problem | Quote | None:
     """ Price a job
@@ -226,6 +241,7 @@ async def asyncio(
      The price of a job on the caller's plan: the most it will cost (never more).
 
     Args:
+        accept_language (str | Unset):
         body (QuoteRequestRequest):
         body (QuoteRequestRequest):
 
@@ -241,5 +257,6 @@ async def asyncio(
     return (await asyncio_detailed(
         client=client,
 body=body,
+accept_language=accept_language,
 
     )).parsed

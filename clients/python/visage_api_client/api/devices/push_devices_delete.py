@@ -9,15 +9,22 @@ from ...types import Response, UNSET
 from ... import errors
 
 from ...models.problem import Problem
+from ...types import UNSET, Unset
 from typing import cast
 
 
 
 def _get_kwargs(
     device_id: int,
+    *,
+    accept_language: str | Unset = UNSET,
 
 ) -> dict[str, Any]:
-    
+    headers: dict[str, Any] = {}
+    if not isinstance(accept_language, Unset):
+        headers["Accept-Language"] = accept_language
+
+
 
     
 
@@ -29,6 +36,7 @@ def _get_kwargs(
     }
 
 
+    _kwargs["headers"] = headers
     return _kwargs
 
 
@@ -92,12 +100,14 @@ def sync_detailed(
     device_id: int,
     *,
     client: AuthenticatedClient,
+    accept_language: str | Unset = UNSET,
 
 ) -> Response[Any | Problem]:
     """ Remove a push device: no more pushes to it
 
     Args:
         device_id (int):
+        accept_language (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -110,6 +120,7 @@ def sync_detailed(
 
     kwargs = _get_kwargs(
         device_id=device_id,
+accept_language=accept_language,
 
     )
 
@@ -123,12 +134,14 @@ def sync(
     device_id: int,
     *,
     client: AuthenticatedClient,
+    accept_language: str | Unset = UNSET,
 
 ) -> Any | Problem | None:
     """ Remove a push device: no more pushes to it
 
     Args:
         device_id (int):
+        accept_language (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -142,6 +155,7 @@ def sync(
     return sync_detailed(
         device_id=device_id,
 client=client,
+accept_language=accept_language,
 
     ).parsed
 
@@ -149,12 +163,14 @@ async def asyncio_detailed(
     device_id: int,
     *,
     client: AuthenticatedClient,
+    accept_language: str | Unset = UNSET,
 
 ) -> Response[Any | Problem]:
     """ Remove a push device: no more pushes to it
 
     Args:
         device_id (int):
+        accept_language (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -167,6 +183,7 @@ async def asyncio_detailed(
 
     kwargs = _get_kwargs(
         device_id=device_id,
+accept_language=accept_language,
 
     )
 
@@ -180,12 +197,14 @@ async def asyncio(
     device_id: int,
     *,
     client: AuthenticatedClient,
+    accept_language: str | Unset = UNSET,
 
 ) -> Any | Problem | None:
     """ Remove a push device: no more pushes to it
 
     Args:
         device_id (int):
+        accept_language (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -199,5 +218,6 @@ async def asyncio(
     return (await asyncio_detailed(
         device_id=device_id,
 client=client,
+accept_language=accept_language,
 
     )).parsed

@@ -10,14 +10,21 @@ from ... import errors
 
 from ...models.problem import Problem
 from ...models.push_device import PushDevice
+from ...types import UNSET, Unset
 from typing import cast
 
 
 
 def _get_kwargs(
-    
+    *,
+    accept_language: str | Unset = UNSET,
+
 ) -> dict[str, Any]:
-    
+    headers: dict[str, Any] = {}
+    if not isinstance(accept_language, Unset):
+        headers["Accept-Language"] = accept_language
+
+
 
     
 
@@ -29,6 +36,7 @@ def _get_kwargs(
     }
 
 
+    _kwargs["headers"] = headers
     return _kwargs
 
 
@@ -92,9 +100,13 @@ def _build_response(*, client: AuthenticatedClient | Client, response: httpx.Res
 def sync_detailed(
     *,
     client: AuthenticatedClient,
+    accept_language: str | Unset = UNSET,
 
 ) -> Response[Problem | list[PushDevice]]:
     """ Your push devices (app installs that get a push when a job ends)
+
+    Args:
+        accept_language (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -106,7 +118,8 @@ def sync_detailed(
 
 
     kwargs = _get_kwargs(
-        
+        accept_language=accept_language,
+
     )
 
     response = client.get_httpx_client().request(
@@ -118,9 +131,13 @@ def sync_detailed(
 def sync(
     *,
     client: AuthenticatedClient,
+    accept_language: str | Unset = UNSET,
 
 ) -> Problem | list[PushDevice] | None:
     """ Your push devices (app installs that get a push when a job ends)
+
+    Args:
+        accept_language (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -133,15 +150,20 @@ def sync(
 
     return sync_detailed(
         client=client,
+accept_language=accept_language,
 
     ).parsed
 
 async def asyncio_detailed(
     *,
     client: AuthenticatedClient,
+    accept_language: str | Unset = UNSET,
 
 ) -> Response[Problem | list[PushDevice]]:
     """ Your push devices (app installs that get a push when a job ends)
+
+    Args:
+        accept_language (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -153,7 +175,8 @@ async def asyncio_detailed(
 
 
     kwargs = _get_kwargs(
-        
+        accept_language=accept_language,
+
     )
 
     response = await client.get_async_httpx_client().request(
@@ -165,9 +188,13 @@ async def asyncio_detailed(
 async def asyncio(
     *,
     client: AuthenticatedClient,
+    accept_language: str | Unset = UNSET,
 
 ) -> Problem | list[PushDevice] | None:
     """ Your push devices (app installs that get a push when a job ends)
+
+    Args:
+        accept_language (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -180,5 +207,6 @@ async def asyncio(
 
     return (await asyncio_detailed(
         client=client,
+accept_language=accept_language,
 
     )).parsed

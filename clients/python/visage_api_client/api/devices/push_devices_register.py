@@ -5,12 +5,13 @@ from urllib.parse import quote
 import httpx
 
 from ...client import AuthenticatedClient, Client
-from ...types import Response, UNSET, Unset
+from ...types import Response, UNSET
 from ... import errors
 
 from ...models.problem import Problem
 from ...models.push_device import PushDevice
 from ...models.push_device_register_request import PushDeviceRegisterRequest
+from ...types import UNSET, Unset
 from typing import cast
 
 
@@ -18,9 +19,13 @@ from typing import cast
 def _get_kwargs(
     *,
     body:    PushDeviceRegisterRequest  |     PushDeviceRegisterRequest  |     PushDeviceRegisterRequest  | Unset = UNSET,
+    accept_language: str | Unset = UNSET,
 
 ) -> dict[str, Any]:
     headers: dict[str, Any] = {}
+    if not isinstance(accept_language, Unset):
+        headers["Accept-Language"] = accept_language
+
 
 
     
@@ -132,6 +137,7 @@ def sync_detailed(
     *,
     client: AuthenticatedClient,
     body:    PushDeviceRegisterRequest  |     PushDeviceRegisterRequest  |     PushDeviceRegisterRequest  | Unset = UNSET,
+    accept_language: str | Unset = UNSET,
 
 ) -> Response[Problem | PushDevice]:
     """ Register this app install's push token
@@ -142,6 +148,7 @@ def sync_detailed(
     platform rotates the token. A token the platform reports as invalid is removed by the server.
 
     Args:
+        accept_language (str | Unset):
         body (PushDeviceRegisterRequest):
         body (PushDeviceRegisterRequest):
         body (PushDeviceRegisterRequest):
@@ -157,6 +164,7 @@ def sync_detailed(
 
     kwargs = _get_kwargs(
         body=body,
+accept_language=accept_language,
 
     )
 
@@ -170,6 +178,7 @@ def sync(
     *,
     client: AuthenticatedClient,
     body:    PushDeviceRegisterRequest  |     PushDeviceRegisterRequest  |     PushDeviceRegisterRequest  | Unset = UNSET,
+    accept_language: str | Unset = UNSET,
 
 ) -> Problem | PushDevice | None:
     """ Register this app install's push token
@@ -180,6 +189,7 @@ def sync(
     platform rotates the token. A token the platform reports as invalid is removed by the server.
 
     Args:
+        accept_language (str | Unset):
         body (PushDeviceRegisterRequest):
         body (PushDeviceRegisterRequest):
         body (PushDeviceRegisterRequest):
@@ -196,6 +206,7 @@ def sync(
     return sync_detailed(
         client=client,
 body=body,
+accept_language=accept_language,
 
     ).parsed
 
@@ -203,6 +214,7 @@ async def asyncio_detailed(
     *,
     client: AuthenticatedClient,
     body:    PushDeviceRegisterRequest  |     PushDeviceRegisterRequest  |     PushDeviceRegisterRequest  | Unset = UNSET,
+    accept_language: str | Unset = UNSET,
 
 ) -> Response[Problem | PushDevice]:
     """ Register this app install's push token
@@ -213,6 +225,7 @@ async def asyncio_detailed(
     platform rotates the token. A token the platform reports as invalid is removed by the server.
 
     Args:
+        accept_language (str | Unset):
         body (PushDeviceRegisterRequest):
         body (PushDeviceRegisterRequest):
         body (PushDeviceRegisterRequest):
@@ -228,6 +241,7 @@ async def asyncio_detailed(
 
     kwargs = _get_kwargs(
         body=body,
+accept_language=accept_language,
 
     )
 
@@ -241,6 +255,7 @@ async def asyncio(
     *,
     client: AuthenticatedClient,
     body:    PushDeviceRegisterRequest  |     PushDeviceRegisterRequest  |     PushDeviceRegisterRequest  | Unset = UNSET,
+    accept_language: str | Unset = UNSET,
 
 ) -> Problem | PushDevice | None:
     """ Register this app install's push token
@@ -251,6 +266,7 @@ async def asyncio(
     platform rotates the token. A token the platform reports as invalid is removed by the server.
 
     Args:
+        accept_language (str | Unset):
         body (PushDeviceRegisterRequest):
         body (PushDeviceRegisterRequest):
         body (PushDeviceRegisterRequest):
@@ -267,5 +283,6 @@ async def asyncio(
     return (await asyncio_detailed(
         client=client,
 body=body,
+accept_language=accept_language,
 
     )).parsed

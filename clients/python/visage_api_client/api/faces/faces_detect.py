@@ -5,7 +5,7 @@ from urllib.parse import quote
 import httpx
 
 from ...client import AuthenticatedClient, Client
-from ...types import Response, UNSET, Unset
+from ...types import Response, UNSET
 from ... import errors
 
 from ...models.face_detect_request import FaceDetectRequest
@@ -19,9 +19,13 @@ from typing import cast
 def _get_kwargs(
     *,
     body: FaceDetectRequest | Unset = UNSET,
+    accept_language: str | Unset = UNSET,
 
 ) -> dict[str, Any]:
     headers: dict[str, Any] = {}
+    if not isinstance(accept_language, Unset):
+        headers["Accept-Language"] = accept_language
+
 
 
     
@@ -119,11 +123,13 @@ def sync_detailed(
     *,
     client: AuthenticatedClient,
     body: FaceDetectRequest | Unset = UNSET,
+    accept_language: str | Unset = UNSET,
 
 ) -> Response[Faces | Problem]:
     """ Find the faces in a photo (largest first, the order of face_index)
 
     Args:
+        accept_language (str | Unset):
         body (FaceDetectRequest | Unset):
 
     Raises:
@@ -137,6 +143,7 @@ def sync_detailed(
 
     kwargs = _get_kwargs(
         body=body,
+accept_language=accept_language,
 
     )
 
@@ -150,11 +157,13 @@ def sync(
     *,
     client: AuthenticatedClient,
     body: FaceDetectRequest | Unset = UNSET,
+    accept_language: str | Unset = UNSET,
 
 ) -> Faces | Problem | None:
     """ Find the faces in a photo (largest first, the order of face_index)
 
     Args:
+        accept_language (str | Unset):
         body (FaceDetectRequest | Unset):
 
     Raises:
@@ -169,6 +178,7 @@ def sync(
     return sync_detailed(
         client=client,
 body=body,
+accept_language=accept_language,
 
     ).parsed
 
@@ -176,11 +186,13 @@ async def asyncio_detailed(
     *,
     client: AuthenticatedClient,
     body: FaceDetectRequest | Unset = UNSET,
+    accept_language: str | Unset = UNSET,
 
 ) -> Response[Faces | Problem]:
     """ Find the faces in a photo (largest first, the order of face_index)
 
     Args:
+        accept_language (str | Unset):
         body (FaceDetectRequest | Unset):
 
     Raises:
@@ -194,6 +206,7 @@ async def asyncio_detailed(
 
     kwargs = _get_kwargs(
         body=body,
+accept_language=accept_language,
 
     )
 
@@ -207,11 +220,13 @@ async def asyncio(
     *,
     client: AuthenticatedClient,
     body: FaceDetectRequest | Unset = UNSET,
+    accept_language: str | Unset = UNSET,
 
 ) -> Faces | Problem | None:
     """ Find the faces in a photo (largest first, the order of face_index)
 
     Args:
+        accept_language (str | Unset):
         body (FaceDetectRequest | Unset):
 
     Raises:
@@ -226,5 +241,6 @@ async def asyncio(
     return (await asyncio_detailed(
         client=client,
 body=body,
+accept_language=accept_language,
 
     )).parsed

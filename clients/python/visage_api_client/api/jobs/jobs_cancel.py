@@ -10,6 +10,7 @@ from ... import errors
 
 from ...models.job import Job
 from ...models.problem import Problem
+from ...types import UNSET, Unset
 from typing import cast
 from uuid import UUID
 
@@ -17,9 +18,15 @@ from uuid import UUID
 
 def _get_kwargs(
     job_id: UUID,
+    *,
+    accept_language: str | Unset = UNSET,
 
 ) -> dict[str, Any]:
-    
+    headers: dict[str, Any] = {}
+    if not isinstance(accept_language, Unset):
+        headers["Accept-Language"] = accept_language
+
+
 
     
 
@@ -31,6 +38,7 @@ def _get_kwargs(
     }
 
 
+    _kwargs["headers"] = headers
     return _kwargs
 
 
@@ -104,12 +112,14 @@ def sync_detailed(
     job_id: UUID,
     *,
     client: AuthenticatedClient,
+    accept_language: str | Unset = UNSET,
 
 ) -> Response[Job | Problem]:
     """ Cancel a job; held credits are released
 
     Args:
         job_id (UUID):
+        accept_language (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -122,6 +132,7 @@ def sync_detailed(
 
     kwargs = _get_kwargs(
         job_id=job_id,
+accept_language=accept_language,
 
     )
 
@@ -135,12 +146,14 @@ def sync(
     job_id: UUID,
     *,
     client: AuthenticatedClient,
+    accept_language: str | Unset = UNSET,
 
 ) -> Job | Problem | None:
     """ Cancel a job; held credits are released
 
     Args:
         job_id (UUID):
+        accept_language (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -154,6 +167,7 @@ def sync(
     return sync_detailed(
         job_id=job_id,
 client=client,
+accept_language=accept_language,
 
     ).parsed
 
@@ -161,12 +175,14 @@ async def asyncio_detailed(
     job_id: UUID,
     *,
     client: AuthenticatedClient,
+    accept_language: str | Unset = UNSET,
 
 ) -> Response[Job | Problem]:
     """ Cancel a job; held credits are released
 
     Args:
         job_id (UUID):
+        accept_language (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -179,6 +195,7 @@ async def asyncio_detailed(
 
     kwargs = _get_kwargs(
         job_id=job_id,
+accept_language=accept_language,
 
     )
 
@@ -192,12 +209,14 @@ async def asyncio(
     job_id: UUID,
     *,
     client: AuthenticatedClient,
+    accept_language: str | Unset = UNSET,
 
 ) -> Job | Problem | None:
     """ Cancel a job; held credits are released
 
     Args:
         job_id (UUID):
+        accept_language (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -211,5 +230,6 @@ async def asyncio(
     return (await asyncio_detailed(
         job_id=job_id,
 client=client,
+accept_language=accept_language,
 
     )).parsed

@@ -5,7 +5,7 @@ from urllib.parse import quote
 import httpx
 
 from ...client import AuthenticatedClient, Client
-from ...types import Response, UNSET, Unset
+from ...types import Response, UNSET
 from ... import errors
 
 from ...models.job import Job
@@ -22,6 +22,7 @@ def _get_kwargs(
     body: JobCreateRequest | Unset = UNSET,
     idempotency_key: str | Unset = UNSET,
     x_visage_client: JobsCreateXVisageClient | Unset = UNSET,
+    accept_language: str | Unset = UNSET,
 
 ) -> dict[str, Any]:
     headers: dict[str, Any] = {}
@@ -31,6 +32,9 @@ def _get_kwargs(
     if not isinstance(x_visage_client, Unset):
         headers["X-Visage-Client"] = str(x_visage_client)
 
+
+    if not isinstance(accept_language, Unset):
+        headers["Accept-Language"] = accept_language
 
 
 
@@ -145,6 +149,7 @@ def sync_detailed(
     body: JobCreateRequest | Unset = UNSET,
     idempotency_key: str | Unset = UNSET,
     x_visage_client: JobsCreateXVisageClient | Unset = UNSET,
+    accept_language: str | Unset = UNSET,
 
 ) -> Response[Job | Problem]:
     """ Create a face-swap job
@@ -152,6 +157,7 @@ def sync_detailed(
     Args:
         idempotency_key (str | Unset):
         x_visage_client (JobsCreateXVisageClient | Unset):
+        accept_language (str | Unset):
         body (JobCreateRequest | Unset):
 
     Raises:
@@ -167,6 +173,7 @@ def sync_detailed(
         body=body,
 idempotency_key=idempotency_key,
 x_visage_client=x_visage_client,
+accept_language=accept_language,
 
     )
 
@@ -182,6 +189,7 @@ def sync(
     body: JobCreateRequest | Unset = UNSET,
     idempotency_key: str | Unset = UNSET,
     x_visage_client: JobsCreateXVisageClient | Unset = UNSET,
+    accept_language: str | Unset = UNSET,
 
 ) -> Job | Problem | None:
     """ Create a face-swap job
@@ -189,6 +197,7 @@ def sync(
     Args:
         idempotency_key (str | Unset):
         x_visage_client (JobsCreateXVisageClient | Unset):
+        accept_language (str | Unset):
         body (JobCreateRequest | Unset):
 
     Raises:
@@ -205,6 +214,7 @@ def sync(
 body=body,
 idempotency_key=idempotency_key,
 x_visage_client=x_visage_client,
+accept_language=accept_language,
 
     ).parsed
 
@@ -214,6 +224,7 @@ async def asyncio_detailed(
     body: JobCreateRequest | Unset = UNSET,
     idempotency_key: str | Unset = UNSET,
     x_visage_client: JobsCreateXVisageClient | Unset = UNSET,
+    accept_language: str | Unset = UNSET,
 
 ) -> Response[Job | Problem]:
     """ Create a face-swap job
@@ -221,6 +232,7 @@ async def asyncio_detailed(
     Args:
         idempotency_key (str | Unset):
         x_visage_client (JobsCreateXVisageClient | Unset):
+        accept_language (str | Unset):
         body (JobCreateRequest | Unset):
 
     Raises:
@@ -236,6 +248,7 @@ async def asyncio_detailed(
         body=body,
 idempotency_key=idempotency_key,
 x_visage_client=x_visage_client,
+accept_language=accept_language,
 
     )
 
@@ -251,6 +264,7 @@ async def asyncio(
     body: JobCreateRequest | Unset = UNSET,
     idempotency_key: str | Unset = UNSET,
     x_visage_client: JobsCreateXVisageClient | Unset = UNSET,
+    accept_language: str | Unset = UNSET,
 
 ) -> Job | Problem | None:
     """ Create a face-swap job
@@ -258,6 +272,7 @@ async def asyncio(
     Args:
         idempotency_key (str | Unset):
         x_visage_client (JobsCreateXVisageClient | Unset):
+        accept_language (str | Unset):
         body (JobCreateRequest | Unset):
 
     Raises:
@@ -274,5 +289,6 @@ async def asyncio(
 body=body,
 idempotency_key=idempotency_key,
 x_visage_client=x_visage_client,
+accept_language=accept_language,
 
     )).parsed

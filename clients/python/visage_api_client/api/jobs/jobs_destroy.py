@@ -9,6 +9,7 @@ from ...types import Response, UNSET
 from ... import errors
 
 from ...models.problem import Problem
+from ...types import UNSET, Unset
 from typing import cast
 from uuid import UUID
 
@@ -16,9 +17,15 @@ from uuid import UUID
 
 def _get_kwargs(
     job_id: UUID,
+    *,
+    accept_language: str | Unset = UNSET,
 
 ) -> dict[str, Any]:
-    
+    headers: dict[str, Any] = {}
+    if not isinstance(accept_language, Unset):
+        headers["Accept-Language"] = accept_language
+
+
 
     
 
@@ -30,6 +37,7 @@ def _get_kwargs(
     }
 
 
+    _kwargs["headers"] = headers
     return _kwargs
 
 
@@ -93,12 +101,14 @@ def sync_detailed(
     job_id: UUID,
     *,
     client: AuthenticatedClient,
+    accept_language: str | Unset = UNSET,
 
 ) -> Response[Any | Problem]:
     """ Delete a job and purge its stored media (cancels it first if running)
 
     Args:
         job_id (UUID):
+        accept_language (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -111,6 +121,7 @@ def sync_detailed(
 
     kwargs = _get_kwargs(
         job_id=job_id,
+accept_language=accept_language,
 
     )
 
@@ -124,12 +135,14 @@ def sync(
     job_id: UUID,
     *,
     client: AuthenticatedClient,
+    accept_language: str | Unset = UNSET,
 
 ) -> Any | Problem | None:
     """ Delete a job and purge its stored media (cancels it first if running)
 
     Args:
         job_id (UUID):
+        accept_language (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -143,6 +156,7 @@ def sync(
     return sync_detailed(
         job_id=job_id,
 client=client,
+accept_language=accept_language,
 
     ).parsed
 
@@ -150,12 +164,14 @@ async def asyncio_detailed(
     job_id: UUID,
     *,
     client: AuthenticatedClient,
+    accept_language: str | Unset = UNSET,
 
 ) -> Response[Any | Problem]:
     """ Delete a job and purge its stored media (cancels it first if running)
 
     Args:
         job_id (UUID):
+        accept_language (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -168,6 +184,7 @@ async def asyncio_detailed(
 
     kwargs = _get_kwargs(
         job_id=job_id,
+accept_language=accept_language,
 
     )
 
@@ -181,12 +198,14 @@ async def asyncio(
     job_id: UUID,
     *,
     client: AuthenticatedClient,
+    accept_language: str | Unset = UNSET,
 
 ) -> Any | Problem | None:
     """ Delete a job and purge its stored media (cancels it first if running)
 
     Args:
         job_id (UUID):
+        accept_language (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -200,5 +219,6 @@ async def asyncio(
     return (await asyncio_detailed(
         job_id=job_id,
 client=client,
+accept_language=accept_language,
 
     )).parsed

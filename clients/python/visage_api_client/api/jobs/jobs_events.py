@@ -5,7 +5,7 @@ from urllib.parse import quote
 import httpx
 
 from ...client import AuthenticatedClient, Client
-from ...types import Response, UNSET, Unset
+from ...types import Response, UNSET
 from ... import errors
 
 from ...models.job_event import JobEvent
@@ -19,11 +19,15 @@ def _get_kwargs(
     *,
     last_event_id_query: str | Unset = UNSET,
     last_event_id_header: str | Unset = UNSET,
+    accept_language: str | Unset = UNSET,
 
 ) -> dict[str, Any]:
     headers: dict[str, Any] = {}
     if not isinstance(last_event_id_header, Unset):
         headers["Last-Event-ID"] = last_event_id_header
+
+    if not isinstance(accept_language, Unset):
+        headers["Accept-Language"] = accept_language
 
 
 
@@ -105,6 +109,7 @@ def sync_detailed(
     client: AuthenticatedClient,
     last_event_id_query: str | Unset = UNSET,
     last_event_id_header: str | Unset = UNSET,
+    accept_language: str | Unset = UNSET,
 
 ) -> Response[JobEvent | Problem]:
     """ Follow your jobs live (Server-Sent Events)
@@ -112,6 +117,7 @@ def sync_detailed(
     Args:
         last_event_id_query (str | Unset):
         last_event_id_header (str | Unset):
+        accept_language (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -125,6 +131,7 @@ def sync_detailed(
     kwargs = _get_kwargs(
         last_event_id_query=last_event_id_query,
 last_event_id_header=last_event_id_header,
+accept_language=accept_language,
 
     )
 
@@ -139,6 +146,7 @@ def sync(
     client: AuthenticatedClient,
     last_event_id_query: str | Unset = UNSET,
     last_event_id_header: str | Unset = UNSET,
+    accept_language: str | Unset = UNSET,
 
 ) -> JobEvent | Problem | None:
     """ Follow your jobs live (Server-Sent Events)
@@ -146,6 +154,7 @@ def sync(
     Args:
         last_event_id_query (str | Unset):
         last_event_id_header (str | Unset):
+        accept_language (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -160,6 +169,7 @@ def sync(
         client=client,
 last_event_id_query=last_event_id_query,
 last_event_id_header=last_event_id_header,
+accept_language=accept_language,
 
     ).parsed
 
@@ -168,6 +178,7 @@ async def asyncio_detailed(
     client: AuthenticatedClient,
     last_event_id_query: str | Unset = UNSET,
     last_event_id_header: str | Unset = UNSET,
+    accept_language: str | Unset = UNSET,
 
 ) -> Response[JobEvent | Problem]:
     """ Follow your jobs live (Server-Sent Events)
@@ -175,6 +186,7 @@ async def asyncio_detailed(
     Args:
         last_event_id_query (str | Unset):
         last_event_id_header (str | Unset):
+        accept_language (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -188,6 +200,7 @@ async def asyncio_detailed(
     kwargs = _get_kwargs(
         last_event_id_query=last_event_id_query,
 last_event_id_header=last_event_id_header,
+accept_language=accept_language,
 
     )
 
@@ -202,6 +215,7 @@ async def asyncio(
     client: AuthenticatedClient,
     last_event_id_query: str | Unset = UNSET,
     last_event_id_header: str | Unset = UNSET,
+    accept_language: str | Unset = UNSET,
 
 ) -> JobEvent | Problem | None:
     """ Follow your jobs live (Server-Sent Events)
@@ -209,6 +223,7 @@ async def asyncio(
     Args:
         last_event_id_query (str | Unset):
         last_event_id_header (str | Unset):
+        accept_language (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -223,5 +238,6 @@ async def asyncio(
         client=client,
 last_event_id_query=last_event_id_query,
 last_event_id_header=last_event_id_header,
+accept_language=accept_language,
 
     )).parsed

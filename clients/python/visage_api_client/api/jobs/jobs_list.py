@@ -5,7 +5,7 @@ from urllib.parse import quote
 import httpx
 
 from ...client import AuthenticatedClient, Client
-from ...types import Response, UNSET, Unset
+from ...types import Response, UNSET
 from ... import errors
 
 from ...models.job_page import JobPage
@@ -22,9 +22,14 @@ def _get_kwargs(
     page: int | Unset = UNSET,
     q: str | Unset = UNSET,
     state: JobsListState | Unset = UNSET,
+    accept_language: str | Unset = UNSET,
 
 ) -> dict[str, Any]:
-    
+    headers: dict[str, Any] = {}
+    if not isinstance(accept_language, Unset):
+        headers["Accept-Language"] = accept_language
+
+
 
     
 
@@ -53,6 +58,7 @@ def _get_kwargs(
     }
 
 
+    _kwargs["headers"] = headers
     return _kwargs
 
 
@@ -129,6 +135,7 @@ def sync_detailed(
     page: int | Unset = UNSET,
     q: str | Unset = UNSET,
     state: JobsListState | Unset = UNSET,
+    accept_language: str | Unset = UNSET,
 
 ) -> Response[JobPage | Problem]:
     """ List your jobs, newest first
@@ -138,6 +145,7 @@ def sync_detailed(
         page (int | Unset):
         q (str | Unset):
         state (JobsListState | Unset):
+        accept_language (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -153,6 +161,7 @@ def sync_detailed(
 page=page,
 q=q,
 state=state,
+accept_language=accept_language,
 
     )
 
@@ -169,6 +178,7 @@ def sync(
     page: int | Unset = UNSET,
     q: str | Unset = UNSET,
     state: JobsListState | Unset = UNSET,
+    accept_language: str | Unset = UNSET,
 
 ) -> JobPage | Problem | None:
     """ List your jobs, newest first
@@ -178,6 +188,7 @@ def sync(
         page (int | Unset):
         q (str | Unset):
         state (JobsListState | Unset):
+        accept_language (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -194,6 +205,7 @@ favourite=favourite,
 page=page,
 q=q,
 state=state,
+accept_language=accept_language,
 
     ).parsed
 
@@ -204,6 +216,7 @@ async def asyncio_detailed(
     page: int | Unset = UNSET,
     q: str | Unset = UNSET,
     state: JobsListState | Unset = UNSET,
+    accept_language: str | Unset = UNSET,
 
 ) -> Response[JobPage | Problem]:
     """ List your jobs, newest first
@@ -213,6 +226,7 @@ async def asyncio_detailed(
         page (int | Unset):
         q (str | Unset):
         state (JobsListState | Unset):
+        accept_language (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -228,6 +242,7 @@ async def asyncio_detailed(
 page=page,
 q=q,
 state=state,
+accept_language=accept_language,
 
     )
 
@@ -244,6 +259,7 @@ async def asyncio(
     page: int | Unset = UNSET,
     q: str | Unset = UNSET,
     state: JobsListState | Unset = UNSET,
+    accept_language: str | Unset = UNSET,
 
 ) -> JobPage | Problem | None:
     """ List your jobs, newest first
@@ -253,6 +269,7 @@ async def asyncio(
         page (int | Unset):
         q (str | Unset):
         state (JobsListState | Unset):
+        accept_language (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -269,5 +286,6 @@ favourite=favourite,
 page=page,
 q=q,
 state=state,
+accept_language=accept_language,
 
     )).parsed

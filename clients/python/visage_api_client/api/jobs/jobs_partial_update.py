@@ -5,7 +5,7 @@ from urllib.parse import quote
 import httpx
 
 from ...client import AuthenticatedClient, Client
-from ...types import Response, UNSET, Unset
+from ...types import Response, UNSET
 from ... import errors
 
 from ...models.job import Job
@@ -21,9 +21,13 @@ def _get_kwargs(
     job_id: UUID,
     *,
     body: PatchedJobUpdateRequest | Unset = UNSET,
+    accept_language: str | Unset = UNSET,
 
 ) -> dict[str, Any]:
     headers: dict[str, Any] = {}
+    if not isinstance(accept_language, Unset):
+        headers["Accept-Language"] = accept_language
+
 
 
     
@@ -130,12 +134,14 @@ def sync_detailed(
     *,
     client: AuthenticatedClient,
     body: PatchedJobUpdateRequest | Unset = UNSET,
+    accept_language: str | Unset = UNSET,
 
 ) -> Response[Job | Problem]:
     """ Change what you can change about a job: its favourite star
 
     Args:
         job_id (UUID):
+        accept_language (str | Unset):
         body (PatchedJobUpdateRequest | Unset):
 
     Raises:
@@ -150,6 +156,7 @@ def sync_detailed(
     kwargs = _get_kwargs(
         job_id=job_id,
 body=body,
+accept_language=accept_language,
 
     )
 
@@ -164,12 +171,14 @@ def sync(
     *,
     client: AuthenticatedClient,
     body: PatchedJobUpdateRequest | Unset = UNSET,
+    accept_language: str | Unset = UNSET,
 
 ) -> Job | Problem | None:
     """ Change what you can change about a job: its favourite star
 
     Args:
         job_id (UUID):
+        accept_language (str | Unset):
         body (PatchedJobUpdateRequest | Unset):
 
     Raises:
@@ -185,6 +194,7 @@ def sync(
         job_id=job_id,
 client=client,
 body=body,
+accept_language=accept_language,
 
     ).parsed
 
@@ -193,12 +203,14 @@ async def asyncio_detailed(
     *,
     client: AuthenticatedClient,
     body: PatchedJobUpdateRequest | Unset = UNSET,
+    accept_language: str | Unset = UNSET,
 
 ) -> Response[Job | Problem]:
     """ Change what you can change about a job: its favourite star
 
     Args:
         job_id (UUID):
+        accept_language (str | Unset):
         body (PatchedJobUpdateRequest | Unset):
 
     Raises:
@@ -213,6 +225,7 @@ async def asyncio_detailed(
     kwargs = _get_kwargs(
         job_id=job_id,
 body=body,
+accept_language=accept_language,
 
     )
 
@@ -227,12 +240,14 @@ async def asyncio(
     *,
     client: AuthenticatedClient,
     body: PatchedJobUpdateRequest | Unset = UNSET,
+    accept_language: str | Unset = UNSET,
 
 ) -> Job | Problem | None:
     """ Change what you can change about a job: its favourite star
 
     Args:
         job_id (UUID):
+        accept_language (str | Unset):
         body (PatchedJobUpdateRequest | Unset):
 
     Raises:
@@ -248,5 +263,6 @@ async def asyncio(
         job_id=job_id,
 client=client,
 body=body,
+accept_language=accept_language,
 
     )).parsed

@@ -5,7 +5,7 @@ from urllib.parse import quote
 import httpx
 
 from ...client import AuthenticatedClient, Client
-from ...types import Response, UNSET, Unset
+from ...types import Response, UNSET
 from ... import errors
 
 from ...models.job import Job
@@ -23,11 +23,15 @@ def _get_kwargs(
     until: JobsRetrieveUntil | Unset = UNSET,
     wait: float | Unset = UNSET,
     if_none_match: str | Unset = UNSET,
+    accept_language: str | Unset = UNSET,
 
 ) -> dict[str, Any]:
     headers: dict[str, Any] = {}
     if not isinstance(if_none_match, Unset):
         headers["If-None-Match"] = if_none_match
+
+    if not isinstance(accept_language, Unset):
+        headers["Accept-Language"] = accept_language
 
 
 
@@ -135,6 +139,7 @@ def sync_detailed(
     until: JobsRetrieveUntil | Unset = UNSET,
     wait: float | Unset = UNSET,
     if_none_match: str | Unset = UNSET,
+    accept_language: str | Unset = UNSET,
 
 ) -> Response[Any | Job | Problem]:
     """ Get a job (conditional with If-None-Match; long-poll with ?wait=N)
@@ -144,6 +149,7 @@ def sync_detailed(
         until (JobsRetrieveUntil | Unset):
         wait (float | Unset):
         if_none_match (str | Unset):
+        accept_language (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -159,6 +165,7 @@ def sync_detailed(
 until=until,
 wait=wait,
 if_none_match=if_none_match,
+accept_language=accept_language,
 
     )
 
@@ -175,6 +182,7 @@ def sync(
     until: JobsRetrieveUntil | Unset = UNSET,
     wait: float | Unset = UNSET,
     if_none_match: str | Unset = UNSET,
+    accept_language: str | Unset = UNSET,
 
 ) -> Any | Job | Problem | None:
     """ Get a job (conditional with If-None-Match; long-poll with ?wait=N)
@@ -184,6 +192,7 @@ def sync(
         until (JobsRetrieveUntil | Unset):
         wait (float | Unset):
         if_none_match (str | Unset):
+        accept_language (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -200,6 +209,7 @@ client=client,
 until=until,
 wait=wait,
 if_none_match=if_none_match,
+accept_language=accept_language,
 
     ).parsed
 
@@ -210,6 +220,7 @@ async def asyncio_detailed(
     until: JobsRetrieveUntil | Unset = UNSET,
     wait: float | Unset = UNSET,
     if_none_match: str | Unset = UNSET,
+    accept_language: str | Unset = UNSET,
 
 ) -> Response[Any | Job | Problem]:
     """ Get a job (conditional with If-None-Match; long-poll with ?wait=N)
@@ -219,6 +230,7 @@ async def asyncio_detailed(
         until (JobsRetrieveUntil | Unset):
         wait (float | Unset):
         if_none_match (str | Unset):
+        accept_language (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -234,6 +246,7 @@ async def asyncio_detailed(
 until=until,
 wait=wait,
 if_none_match=if_none_match,
+accept_language=accept_language,
 
     )
 
@@ -250,6 +263,7 @@ async def asyncio(
     until: JobsRetrieveUntil | Unset = UNSET,
     wait: float | Unset = UNSET,
     if_none_match: str | Unset = UNSET,
+    accept_language: str | Unset = UNSET,
 
 ) -> Any | Job | Problem | None:
     """ Get a job (conditional with If-None-Match; long-poll with ?wait=N)
@@ -259,6 +273,7 @@ async def asyncio(
         until (JobsRetrieveUntil | Unset):
         wait (float | Unset):
         if_none_match (str | Unset):
+        accept_language (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -275,5 +290,6 @@ client=client,
 until=until,
 wait=wait,
 if_none_match=if_none_match,
+accept_language=accept_language,
 
     )).parsed

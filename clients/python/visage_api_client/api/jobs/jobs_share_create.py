@@ -10,6 +10,7 @@ from ... import errors
 
 from ...models.problem import Problem
 from ...models.share_link import ShareLink
+from ...types import UNSET, Unset
 from typing import cast
 from uuid import UUID
 
@@ -17,9 +18,15 @@ from uuid import UUID
 
 def _get_kwargs(
     job_id: UUID,
+    *,
+    accept_language: str | Unset = UNSET,
 
 ) -> dict[str, Any]:
-    
+    headers: dict[str, Any] = {}
+    if not isinstance(accept_language, Unset):
+        headers["Accept-Language"] = accept_language
+
+
 
     
 
@@ -31,6 +38,7 @@ def _get_kwargs(
     }
 
 
+    _kwargs["headers"] = headers
     return _kwargs
 
 
@@ -118,6 +126,7 @@ def sync_detailed(
     job_id: UUID,
     *,
     client: AuthenticatedClient,
+    accept_language: str | Unset = UNSET,
 
 ) -> Response[Problem | ShareLink]:
     """ Share a result on an unlisted, expiring page (201 new link; 200 the active one again)
@@ -126,6 +135,7 @@ def sync_detailed(
 
     Args:
         job_id (UUID):
+        accept_language (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -138,6 +148,7 @@ def sync_detailed(
 
     kwargs = _get_kwargs(
         job_id=job_id,
+accept_language=accept_language,
 
     )
 
@@ -151,6 +162,7 @@ def sync(
     job_id: UUID,
     *,
     client: AuthenticatedClient,
+    accept_language: str | Unset = UNSET,
 
 ) -> Problem | ShareLink | None:
     """ Share a result on an unlisted, expiring page (201 new link; 200 the active one again)
@@ -159,6 +171,7 @@ def sync(
 
     Args:
         job_id (UUID):
+        accept_language (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -172,6 +185,7 @@ def sync(
     return sync_detailed(
         job_id=job_id,
 client=client,
+accept_language=accept_language,
 
     ).parsed
 
@@ -179,6 +193,7 @@ async def asyncio_detailed(
     job_id: UUID,
     *,
     client: AuthenticatedClient,
+    accept_language: str | Unset = UNSET,
 
 ) -> Response[Problem | ShareLink]:
     """ Share a result on an unlisted, expiring page (201 new link; 200 the active one again)
@@ -187,6 +202,7 @@ async def asyncio_detailed(
 
     Args:
         job_id (UUID):
+        accept_language (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -199,6 +215,7 @@ async def asyncio_detailed(
 
     kwargs = _get_kwargs(
         job_id=job_id,
+accept_language=accept_language,
 
     )
 
@@ -212,6 +229,7 @@ async def asyncio(
     job_id: UUID,
     *,
     client: AuthenticatedClient,
+    accept_language: str | Unset = UNSET,
 
 ) -> Problem | ShareLink | None:
     """ Share a result on an unlisted, expiring page (201 new link; 200 the active one again)
@@ -220,6 +238,7 @@ async def asyncio(
 
     Args:
         job_id (UUID):
+        accept_language (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -233,5 +252,6 @@ async def asyncio(
     return (await asyncio_detailed(
         job_id=job_id,
 client=client,
+accept_language=accept_language,
 
     )).parsed

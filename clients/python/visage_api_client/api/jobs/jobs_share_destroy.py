@@ -9,6 +9,7 @@ from ...types import Response, UNSET
 from ... import errors
 
 from ...models.problem import Problem
+from ...types import UNSET, Unset
 from typing import cast
 from uuid import UUID
 
@@ -16,9 +17,15 @@ from uuid import UUID
 
 def _get_kwargs(
     job_id: UUID,
+    *,
+    accept_language: str | Unset = UNSET,
 
 ) -> dict[str, Any]:
-    
+    headers: dict[str, Any] = {}
+    if not isinstance(accept_language, Unset):
+        headers["Accept-Language"] = accept_language
+
+
 
     
 
@@ -30,6 +37,7 @@ def _get_kwargs(
     }
 
 
+    _kwargs["headers"] = headers
     return _kwargs
 
 
@@ -93,6 +101,7 @@ def sync_detailed(
     job_id: UUID,
     *,
     client: AuthenticatedClient,
+    accept_language: str | Unset = UNSET,
 
 ) -> Response[Any | Problem]:
     """ Stop sharing: every link of the job stops working (allowed even with sharing turned off)
@@ -101,6 +110,7 @@ def sync_detailed(
 
     Args:
         job_id (UUID):
+        accept_language (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -113,6 +123,7 @@ def sync_detailed(
 
     kwargs = _get_kwargs(
         job_id=job_id,
+accept_language=accept_language,
 
     )
 
@@ -126,6 +137,7 @@ def sync(
     job_id: UUID,
     *,
     client: AuthenticatedClient,
+    accept_language: str | Unset = UNSET,
 
 ) -> Any | Problem | None:
     """ Stop sharing: every link of the job stops working (allowed even with sharing turned off)
@@ -134,6 +146,7 @@ def sync(
 
     Args:
         job_id (UUID):
+        accept_language (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -147,6 +160,7 @@ def sync(
     return sync_detailed(
         job_id=job_id,
 client=client,
+accept_language=accept_language,
 
     ).parsed
 
@@ -154,6 +168,7 @@ async def asyncio_detailed(
     job_id: UUID,
     *,
     client: AuthenticatedClient,
+    accept_language: str | Unset = UNSET,
 
 ) -> Response[Any | Problem]:
     """ Stop sharing: every link of the job stops working (allowed even with sharing turned off)
@@ -162,6 +177,7 @@ async def asyncio_detailed(
 
     Args:
         job_id (UUID):
+        accept_language (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -174,6 +190,7 @@ async def asyncio_detailed(
 
     kwargs = _get_kwargs(
         job_id=job_id,
+accept_language=accept_language,
 
     )
 
@@ -187,6 +204,7 @@ async def asyncio(
     job_id: UUID,
     *,
     client: AuthenticatedClient,
+    accept_language: str | Unset = UNSET,
 
 ) -> Any | Problem | None:
     """ Stop sharing: every link of the job stops working (allowed even with sharing turned off)
@@ -195,6 +213,7 @@ async def asyncio(
 
     Args:
         job_id (UUID):
+        accept_language (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -208,5 +227,6 @@ async def asyncio(
     return (await asyncio_detailed(
         job_id=job_id,
 client=client,
+accept_language=accept_language,
 
     )).parsed

@@ -10,6 +10,7 @@ from ... import errors
 
 from ...models.direct_upload import DirectUpload
 from ...models.problem import Problem
+from ...types import UNSET, Unset
 from typing import cast
 from uuid import UUID
 
@@ -17,9 +18,15 @@ from uuid import UUID
 
 def _get_kwargs(
     upload_id: UUID,
+    *,
+    accept_language: str | Unset = UNSET,
 
 ) -> dict[str, Any]:
-    
+    headers: dict[str, Any] = {}
+    if not isinstance(accept_language, Unset):
+        headers["Accept-Language"] = accept_language
+
+
 
     
 
@@ -31,6 +38,7 @@ def _get_kwargs(
     }
 
 
+    _kwargs["headers"] = headers
     return _kwargs
 
 
@@ -125,6 +133,7 @@ def sync_detailed(
     upload_id: UUID,
     *,
     client: AuthenticatedClient,
+    accept_language: str | Unset = UNSET,
 
 ) -> Response[DirectUpload | Problem]:
     """ Finish an upload: S3 joins the parts, the server validates the stored file
@@ -135,6 +144,7 @@ def sync_detailed(
 
     Args:
         upload_id (UUID):
+        accept_language (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -147,6 +157,7 @@ def sync_detailed(
 
     kwargs = _get_kwargs(
         upload_id=upload_id,
+accept_language=accept_language,
 
     )
 
@@ -160,6 +171,7 @@ def sync(
     upload_id: UUID,
     *,
     client: AuthenticatedClient,
+    accept_language: str | Unset = UNSET,
 
 ) -> DirectUpload | Problem | None:
     """ Finish an upload: S3 joins the parts, the server validates the stored file
@@ -170,6 +182,7 @@ def sync(
 
     Args:
         upload_id (UUID):
+        accept_language (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -183,6 +196,7 @@ def sync(
     return sync_detailed(
         upload_id=upload_id,
 client=client,
+accept_language=accept_language,
 
     ).parsed
 
@@ -190,6 +204,7 @@ async def asyncio_detailed(
     upload_id: UUID,
     *,
     client: AuthenticatedClient,
+    accept_language: str | Unset = UNSET,
 
 ) -> Response[DirectUpload | Problem]:
     """ Finish an upload: S3 joins the parts, the server validates the stored file
@@ -200,6 +215,7 @@ async def asyncio_detailed(
 
     Args:
         upload_id (UUID):
+        accept_language (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -212,6 +228,7 @@ async def asyncio_detailed(
 
     kwargs = _get_kwargs(
         upload_id=upload_id,
+accept_language=accept_language,
 
     )
 
@@ -225,6 +242,7 @@ async def asyncio(
     upload_id: UUID,
     *,
     client: AuthenticatedClient,
+    accept_language: str | Unset = UNSET,
 
 ) -> DirectUpload | Problem | None:
     """ Finish an upload: S3 joins the parts, the server validates the stored file
@@ -235,6 +253,7 @@ async def asyncio(
 
     Args:
         upload_id (UUID):
+        accept_language (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -248,5 +267,6 @@ async def asyncio(
     return (await asyncio_detailed(
         upload_id=upload_id,
 client=client,
+accept_language=accept_language,
 
     )).parsed

@@ -10,6 +10,7 @@ from ... import errors
 
 from ...models.direct_upload import DirectUpload
 from ...models.problem import Problem
+from ...types import UNSET, Unset
 from typing import cast
 from uuid import UUID
 
@@ -17,9 +18,15 @@ from uuid import UUID
 
 def _get_kwargs(
     upload_id: UUID,
+    *,
+    accept_language: str | Unset = UNSET,
 
 ) -> dict[str, Any]:
-    
+    headers: dict[str, Any] = {}
+    if not isinstance(accept_language, Unset):
+        headers["Accept-Language"] = accept_language
+
+
 
     
 
@@ -31,6 +38,7 @@ def _get_kwargs(
     }
 
 
+    _kwargs["headers"] = headers
     return _kwargs
 
 
@@ -97,12 +105,14 @@ def sync_detailed(
     upload_id: UUID,
     *,
     client: AuthenticatedClient,
+    accept_language: str | Unset = UNSET,
 
 ) -> Response[DirectUpload | Problem]:
     """ An upload, with the parts S3 already holds (to resume)
 
     Args:
         upload_id (UUID):
+        accept_language (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -115,6 +125,7 @@ def sync_detailed(
 
     kwargs = _get_kwargs(
         upload_id=upload_id,
+accept_language=accept_language,
 
     )
 
@@ -128,12 +139,14 @@ def sync(
     upload_id: UUID,
     *,
     client: AuthenticatedClient,
+    accept_language: str | Unset = UNSET,
 
 ) -> DirectUpload | Problem | None:
     """ An upload, with the parts S3 already holds (to resume)
 
     Args:
         upload_id (UUID):
+        accept_language (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -147,6 +160,7 @@ def sync(
     return sync_detailed(
         upload_id=upload_id,
 client=client,
+accept_language=accept_language,
 
     ).parsed
 
@@ -154,12 +168,14 @@ async def asyncio_detailed(
     upload_id: UUID,
     *,
     client: AuthenticatedClient,
+    accept_language: str | Unset = UNSET,
 
 ) -> Response[DirectUpload | Problem]:
     """ An upload, with the parts S3 already holds (to resume)
 
     Args:
         upload_id (UUID):
+        accept_language (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -172,6 +188,7 @@ async def asyncio_detailed(
 
     kwargs = _get_kwargs(
         upload_id=upload_id,
+accept_language=accept_language,
 
     )
 
@@ -185,12 +202,14 @@ async def asyncio(
     upload_id: UUID,
     *,
     client: AuthenticatedClient,
+    accept_language: str | Unset = UNSET,
 
 ) -> DirectUpload | Problem | None:
     """ An upload, with the parts S3 already holds (to resume)
 
     Args:
         upload_id (UUID):
+        accept_language (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -204,5 +223,6 @@ async def asyncio(
     return (await asyncio_detailed(
         upload_id=upload_id,
 client=client,
+accept_language=accept_language,
 
     )).parsed
