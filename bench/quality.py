@@ -58,10 +58,13 @@ from swap.config import PipelineConfig  # noqa: E402 - after ROOT is on sys.path
 from swap.errors import EngineError  # noqa: E402 - after ROOT is on sys.path
 from swap.face_recognition.dlib_resnet import dlib_distance  # noqa: E402 - after ROOT is on sys.path
 from swap.pipeline import Pipeline  # noqa: E402 - after ROOT is on sys.path
-from swap.swappers.classical import eye_openness_each, mouth_openness  # noqa: E402 - after ROOT is on sys.path
 from swap.types import SwapOptions  # noqa: E402 - after ROOT is on sys.path
 
 FACES = Path(__file__).resolve().parents[2] / "shared" / "faces"
+# The judge's openings (its own 68 points, defined here so an older engine under BENCH_SWAP_ROOT is
+# judged the same): (upper lid/lip points, lower ones, the two corners) -> gap over width.
+JUDGE_MOUTH = ([61, 62, 63], [67, 66, 65], 48, 54)
+JUDGE_EYES = (([37, 38], [41, 40], 36, 39), ([43, 44], [47, 46], 42, 45))
 OUT = Path("var/bench")
 THUMB = 150
 TRANSFORMS = ("clean", "rotated", "lowlight", "grayscale", "occluder", "edge", "jpeg")
@@ -213,14 +216,19 @@ def artefacts(target: np.ndarray, output: np.ndarray, box: np.ndarray) -> dict[s
     }
 
 
+def opening(points: np.ndarray, upper: list[int], lower: list[int], left: int, right: int) -> float:
+    gap = np.linalg.norm(points[upper] - points[lower], axis=1).mean()
+    return float(gap / (np.linalg.norm(points[right] - points[left]) or 1.0))
+
+
 def expression_error(target_face, output_face) -> dict[str, float]:
     """How far the result's mouth and eye openings are from the target's, measured by the judge's
     own 68 points (dlib: independent of the engine's landmarks). Each eye on its own (a wink)."""
     a, b = target_face.landmarks_68, output_face.landmarks_68
     if a is None or b is None:
         return {}
-    eyes = np.abs(np.subtract(eye_openness_each(b), eye_openness_each(a)))
-    return {"mouth_open_err": abs(mouth_openness(b) - mouth_openness(a)), "eye_open_err": float(eyes.max())}
+    eyes = [abs(opening(b, *eye) - opening(a, *eye)) for eye in JUDGE_EYES]
+    return {"mouth_open_err": abs(opening(b, *JUDGE_MOUTH) - opening(a, *JUDGE_MOUTH)), "eye_open_err": max(eyes)}
 
 
 # -- sheet ------------------------------------------------------------------------------------

@@ -46,6 +46,9 @@ from swap.types import Face, SourceIdentity
 JAW = slice(0, 17)
 INNER = slice(17, 68)  # brows, nose, eyes, mouth
 MOUTH_INNER = slice(60, 68)
+# Eyelid gap over eye width under which an eye is shut (a blink, a wink, eyes cast down); open eyes
+# measure 0.20-0.36 on ../shared/faces. A narrower open eye keeps the source's eyeball (identity).
+CLOSED_EYE = 0.15
 
 
 @dataclass
@@ -263,6 +266,29 @@ def eye_openness_each(points_68: np.ndarray) -> tuple[float, float]:
     return values[0], values[1]
 
 
+def unmatched_openings(
+    shape: tuple[int, ...], source_68: np.ndarray, target_68: np.ndarray, cfg: ClassicalSettings
+) -> np.ndarray | None:
+    """0/255 in the source photo: its open mouth (teeth, tongue) where the target's is more closed
+    than the tolerance, and an open eye where the target's is shut (a blink, a wink, downcast), or
+    None. The warp closes the source's lips or lids onto
+    the target's, but the triangles joining them span the opening, so its teeth would be drawn over
+    a closed mouth (a grin where the target has none) and an eyeball over a closed lid; those
+    pixels are left out, and the target's own stay there."""
+    mask = np.zeros(shape[:2], np.uint8)
+    if cfg.keep_target_mouth and mouth_openness(source_68) - mouth_openness(target_68) > cfg.expression_tolerance:
+        cv2.fillPoly(mask, [np.round(source_68[MOUTH_INNER]).astype(np.int32)], 255)
+    if cfg.keep_target_eyes:
+        pairs = zip(eye_openness_each(source_68), eye_openness_each(target_68), strict=True)
+        for (source, target), part in zip(pairs, (slice(36, 42), slice(42, 48)), strict=True):
+            if target < CLOSED_EYE and source - target > cfg.eye_tolerance:
+                cv2.fillPoly(mask, [np.round(source_68[part]).astype(np.int32)], 255)
+    if not mask.any():
+        return None
+    width = float(np.linalg.norm(source_68[16] - source_68[0]))
+    return cv2.dilate(mask, _disk(0.01 * width))
+
+
 def mesh_destination(source_mesh: np.ndarray, target_mesh: np.ndarray, source_shape: float) -> np.ndarray:
     """Where the source's 468 mesh points land: the target's silhouette, lips and eyelids (its head
     pose, mouth opening, lip line and blinks: the expression), and the source's proportions blended
@@ -421,11 +447,15 @@ class ClassicalSwapper:
         # open mouth over closed lips, a blink), that part keeps the target's shape and opening;
         # where they match, the source's own (part of its identity) is used.
         src_68 = primary.landmarks_68
-        keep_mouth = (
+        mouth_differs = (
             cfg.keep_target_mouth
-            and mouth_openness(tgt_68) > 0.06
             and abs(mouth_openness(tgt_68) - mouth_openness(src_68)) > cfg.expression_tolerance
         )
+        # The target's open mouth (teeth, tongue) is kept inside the source's lips.
+        keep_mouth = mouth_differs and mouth_openness(tgt_68) > 0.06
+        # A closed target mouth under the source's open one: the lips take the target's line (the
+        # warp closes them); what the source shows between them is left out (unmatched_openings).
+        keep_lips = mouth_differs and not keep_mouth
         # Each eye on its own: a wink keeps the target's closed eye and may take the source's open one.
         keep_eye = [
             cfg.keep_target_eyes and abs(target - source) > cfg.eye_tolerance
@@ -434,7 +464,7 @@ class ClassicalSwapper:
         for kept, part in zip(keep_eye, (slice(36, 42), slice(42, 48)), strict=True):
             if kept:
                 dst_68[part] = tgt_68[part]
-        if keep_mouth:
+        if keep_mouth or keep_lips:
             dst_68[48:68] = tgt_68[48:68]
         dst_pts = extended_points(dst_68, cfg.forehead)
         face_size = float(np.linalg.norm(dst_pts.max(0) - dst_pts.min(0))) / np.sqrt(2)
@@ -460,6 +490,9 @@ class ClassicalSwapper:
             image, face = photos[index]
             src_pts = extended_points(face.landmarks_68, cfg.forehead)
             not_face = self._source_not_face(image, face, src_pts) if cfg.occlusion else None
+            unmatched = unmatched_openings(image.shape, face.landmarks_68, tgt_68, cfg)
+            if unmatched is not None:
+                not_face = unmatched if not_face is None else not_face | unmatched
             # Supersampling keeps a reduced source from aliasing; an enlarged one has no detail
             # finer than the picture's pixels to keep, and Lanczos would only add ringing.
             upscale = face_size / (float(np.linalg.norm(src_pts.max(0) - src_pts.min(0))) / np.sqrt(2))
