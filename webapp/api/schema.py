@@ -148,7 +148,7 @@ def add_language_headers(result, generator, request, public):
             "`zh` give Simplified Chinese); anything else, or no header, gives English. Machine fields "
             "(`code`, `type`, field names, states) are the same in every language."
         ),
-        "schema": {"type": "string", "maxLength": 500},
+        "schema": {"type": "string"},  # no limit: a header the site cannot read gives English, never a 400
         "example": "zh-Hans,zh;q=0.9,en;q=0.5",
     }
     components.setdefault("headers", {})["ContentLanguage"] = {
