@@ -134,4 +134,4 @@ def test_the_schema_documents_the_new_endpoints():
     assert {"201", "403", "409"} <= set(share["post"]["responses"])
     assert "204" in share["delete"]["responses"]
     assert "patch" in schema["paths"]["/api/v1/jobs/{job_id}"]
-    assert {"q", "favourite"} <= {p["name"] for p in schema["paths"]["/api/v1/jobs"]["get"]["parameters"]}
+    assert {"q", "favourite"} <= {p.get("name") for p in schema["paths"]["/api/v1/jobs"]["get"]["parameters"]}

@@ -61,7 +61,10 @@ def test_examples_are_made_once_by_the_engine_and_shown_to_visitors(no_examples)
     mark[y : y + h, x : x + w] = True
     face = np.zeros_like(changed)
     face[125:195, 180:260] = True  # the cameraman's face in camera.png
-    assert changed[face].mean() > 0.2, changed[face].mean()
+    # The cameraman is in profile: the mesh engine keeps his own far cheek and rim where the warp
+    # would smear a foreshortened strip of the astronaut's (stretch_limit), so about a tenth of the
+    # box changes (0.23 without that limit, with streaks over the cheek).
+    assert changed[face].mean() > 0.05, changed[face].mean()
     assert changed[~face & ~mark].mean() < 0.01, changed[~face & ~mark].mean()
     assert changed[mark].mean() > 0.2  # the visible AI-generated badge is burnt in
     spread = after.astype(int).max(axis=2) - after.astype(int).min(axis=2)
