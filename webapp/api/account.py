@@ -15,6 +15,7 @@ from webapp.accounts import devices, services
 from webapp.accounts.login_limits import LoginLocked, authenticate_limited
 
 from .authentication import BearerTokenAuthentication
+from .fields import TextField
 from .throttles import AuthThrottle, ReadThrottle
 
 PROBLEM = OpenApiResponse(description="RFC 9457 application/problem+json")
@@ -46,10 +47,10 @@ class DeviceListItem(DeviceOutput):
 
 class TokenView(APIView):
     class InputSerializer(serializers.Serializer):
-        username = serializers.CharField()
-        password = serializers.CharField(style={"input_type": "password"})
-        name = serializers.CharField(required=False, default="API token", max_length=100)
-        device_name = serializers.CharField(
+        username = TextField()
+        password = TextField(style={"input_type": "password"})
+        name = TextField(required=False, default="API token", max_length=100)
+        device_name = TextField(
             required=False, max_length=100,
             help_text="For apps: sign this device in. The answer is a short-lived access token and a refresh "
             "token (rotated on every refresh) instead of a long-lived API token.",
@@ -160,7 +161,7 @@ class RefreshView(APIView):
     throttle_classes = [AuthThrottle]
 
     class InputSerializer(serializers.Serializer):
-        refresh_token = serializers.CharField(max_length=200)
+        refresh_token = TextField(max_length=200)
 
         class Meta:
             ref_name = "TokenRefresh"

@@ -16,6 +16,7 @@ from webapp.notifications import push_devices
 from webapp.notifications.models import PushDevice, PushPlatform
 from webapp.notifications.push import enabled_platforms
 
+from .fields import TextField
 from .throttles import ReadThrottle
 
 PROBLEM = OpenApiResponse(description="RFC 9457 application/problem+json with a stable `code`")
@@ -59,17 +60,17 @@ class PushDeviceListView(APIView):
         platform = serializers.ChoiceField(
             choices=PushPlatform.choices, help_text="fcm: a Firebase registration token; apns: an APNs device token"
         )
-        token = serializers.CharField(
+        token = TextField(
             max_length=1024, help_text="The push token the platform gave the app (APNs: the device token in hex)"
         )
-        app_id = serializers.CharField(
+        app_id = TextField(
             max_length=255,
             validators=[RegexValidator(r"^[A-Za-z0-9][A-Za-z0-9._-]*$", "An app id is a bundle id or package name.")],
             help_text="The iOS bundle id (APNs topic) or the Android package name",
         )
-        name = serializers.CharField(max_length=100, required=False, allow_blank=True, default="",
+        name = TextField(max_length=100, required=False, allow_blank=True, default="",
                                      help_text="As the app names the device (\"Ana's iPhone\")")
-        locale = serializers.CharField(
+        locale = TextField(
             max_length=35, required=False, allow_blank=True, default="",
             validators=[RegexValidator(r"^[A-Za-z]{2,3}([_-][A-Za-z0-9]{2,8})*$", "A locale is BCP 47, e.g. pt-BR.")],
             help_text="BCP 47 language of the device's pushes (e.g. de, pt-BR); empty: the site's",

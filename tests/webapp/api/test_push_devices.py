@@ -72,6 +72,8 @@ def test_a_token_registered_by_another_user_moves_to_them(api_a, api_b, user_b):
         ({"app_id": "com.example/../x"}, "app_id"),
         ({"locale": "English please"}, "locale"),
         ({"name": "n" * 101}, "name"),
+        ({"name": 0}, "name"),  # a number is not a string (schemathesis ST201)
+        ({"app_id": 7}, "app_id"),
     ],
 )
 def test_bad_input_is_a_problem_with_field_errors(api_a, fields, field):
