@@ -29,7 +29,7 @@ transform): mean difference of d_src and d_tgt, its 95 % t interval and how many
 worse / better. `--per-swap FILE.csv` writes every swap's figures, one row a swap and mode.
 
     python bench/quality.py [--faces DIR] [--sources N] [--modes fast,standard,hq] [--no-timing]
-        [--transforms clean,jpeg] [--per-swap var/bench/per_swap.csv]
+        [--transforms clean,jpeg] [--per-swap var/bench/per_swap.csv] [--sheet-cases 60 --sheet-px 300]
 
 BENCH_SWAP_ROOT=/path/to/an/older/checkout measures that checkout's engine (the "before"). The
 README's figures are `--sources 6 --all-photos` (315 swaps a mode, about 11 minutes on 2 cores).
@@ -228,20 +228,55 @@ def expression_error(target_face, output_face) -> dict[str, float]:
     if a is None or b is None:
         return {}
     eyes = [abs(opening(b, *eye) - opening(a, *eye)) for eye in JUDGE_EYES]
-    return {"mouth_open_err": abs(opening(b, *JUDGE_MOUTH) - opening(a, *JUDGE_MOUTH)), "eye_open_err": max(eyes)}
+    return {
+        "mouth_open_err": abs(opening(b, *JUDGE_MOUTH) - opening(a, *JUDGE_MOUTH)),
+        "eye_open_err": max(eyes),
+    }
 
 
 # -- sheet ------------------------------------------------------------------------------------
 
 
-def thumb(image: np.ndarray) -> np.ndarray:
+def thumb(image: np.ndarray, side: int = THUMB) -> np.ndarray:
     h, w = image.shape[:2]
-    s = THUMB / max(h, w)
-    small = cv2.resize(image, (max(1, round(w * s)), max(1, round(h * s))), interpolation=cv2.INTER_AREA)
-    canvas = np.full((THUMB, THUMB, 3), 32, np.uint8)
-    y, x = (THUMB - small.shape[0]) // 2, (THUMB - small.shape[1]) // 2
+    s = side / max(h, w)
+    interpolation = cv2.INTER_AREA if s < 1 else cv2.INTER_NEAREST  # enlarged: the pixels as they are
+    small = cv2.resize(image, (max(1, round(w * s)), max(1, round(h * s))), interpolation=interpolation)
+    canvas = np.full((side, side, 3), 32, np.uint8)
+    y, x = (side - small.shape[0]) // 2, (side - small.shape[1]) // 2
     canvas[y : y + small.shape[0], x : x + small.shape[1]] = small
     return canvas
+
+
+def write_sheet_pages(cases: list[tuple[str, list[np.ndarray]]], count: int, stem: str) -> list[Path]:
+    """`count` of the cases, spread evenly over all of them (every source, target and transform),
+    as pages of ten (two columns of five: target | each mode), each crop at the size given (--sheet-px;
+    600 px crops of a 150-300 px face are the 2x look the issue asks for). Labelled source -> target."""
+    if not cases:
+        return []
+    picked = [cases[round(i)] for i in np.linspace(0, len(cases) - 1, min(count, len(cases)))]
+    pages = []
+    for start in range(0, len(picked), 10):
+        rows = []
+        for label, cells in picked[start : start + 10]:
+            row = np.hstack(cells).copy()
+            cv2.putText(row, label, (6, 22), cv2.FONT_HERSHEY_SIMPLEX, 0.6, (0, 0, 0), 3, cv2.LINE_AA)
+            cv2.putText(row, label, (6, 22), cv2.FONT_HERSHEY_SIMPLEX, 0.6, (255, 255, 255), 1, cv2.LINE_AA)
+            rows.append(row)
+        while len(rows) % 2:
+            rows.append(np.zeros_like(rows[0]))
+        half = len(rows) // 2
+        page = np.hstack(
+            [
+                np.vstack(rows[:half]),
+                np.full((half * rows[0].shape[0], 8, 3), 255, np.uint8),
+                np.vstack(rows[half:]),
+            ]
+        )
+        path = OUT / f"{stem}_{start // 10 + 1:02d}.png"
+        cv2.imwrite(str(path), page)
+        pages.append(path)
+    return pages
 
 
 def face_crop(image: np.ndarray, box: np.ndarray, pad: float = 0.35) -> np.ndarray:
@@ -360,7 +395,10 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--faces", type=Path, default=FACES)
     parser.add_argument(
-        "--models-dir", type=Path, default=Path("var/models"), help="the engine's models (var/models-none: dlib)"
+        "--models-dir",
+        type=Path,
+        default=Path("var/models"),
+        help="the engine's models (var/models-none: dlib)",
     )
     parser.add_argument("--landmarker", default="auto", help="the engine's landmarker (e.g. dlib_shape68)")
     parser.add_argument("--sources", type=int, default=2, help="how many people to use as sources")
@@ -368,6 +406,13 @@ def main() -> None:
     parser.add_argument("--transforms", default=",".join(TRANSFORMS))
     parser.add_argument("--no-timing", action="store_true")
     parser.add_argument("--sheet", default="quality_contact_sheet.png")
+    parser.add_argument(
+        "--sheet-cases",
+        type=int,
+        default=0,
+        help="a paged contact sheet of this many cases spread over the whole run (0: the first 40)",
+    )
+    parser.add_argument("--sheet-px", type=int, default=300, help="crop size on the paged sheet")
     parser.add_argument("--multi", action="store_true", help="only the 1-photo vs several-photos figure")
     parser.add_argument("--max-side", type=int, default=800, help="shrink larger photos to this (0 = keep)")
     parser.add_argument("--per-swap", type=Path, help="write every swap's figures to this CSV")
@@ -404,6 +449,7 @@ def main() -> None:
 
     rows: dict[tuple[str, str], list[dict]] = defaultdict(list)
     sheet_rows = []
+    sheet_cases: list[tuple[str, list[np.ndarray]]] = []
     seen: set[tuple[Path, str]] = set()
     for s in sources:
         for t in photos:
@@ -439,16 +485,20 @@ def main() -> None:
                         diff = np.abs(result.image.astype(int) - target).max(axis=2)
                         figures["occluder_kept"] = float((diff[bar > 0] <= 6).mean())
                     rows[(mode, name)].append(figures)
-                if outputs and len(sheet_rows) < 40:
+                if outputs and (len(sheet_rows) < 40 or args.sheet_cases):
                     any_box = next(iter(outputs.values()))[1]
-                    cells = [thumb(face_crop(target, any_box))]
+                    side = args.sheet_px if args.sheet_cases else THUMB
+                    cells = [thumb(face_crop(target, any_box), side)]
                     for mode in modes:
                         cells.append(
-                            thumb(face_crop(outputs[mode][0], any_box))
+                            thumb(face_crop(outputs[mode][0], any_box), side)
                             if mode in outputs
-                            else np.zeros((THUMB, THUMB, 3), np.uint8)
+                            else np.zeros((side, side, 3), np.uint8)
                         )
-                    sheet_rows.append(np.hstack(cells))
+                    if args.sheet_cases:
+                        sheet_cases.append((f"{s.stem} -> {t.stem} [{name}]", cells))
+                    else:
+                        sheet_rows.append(np.hstack(cells))
 
     keys = (
         "d_src",
@@ -486,6 +536,13 @@ def main() -> None:
     if args.per_swap:
         write_per_swap(args.per_swap, rows, keys)
 
+    if sheet_cases:
+        OUT.mkdir(parents=True, exist_ok=True)
+        pages = write_sheet_pages(sheet_cases, args.sheet_cases, Path(args.sheet).stem)
+        print(
+            f"contact sheet, {min(args.sheet_cases, len(sheet_cases))} cases (target | {' | '.join(modes)}): "
+            f"{', '.join(str(p) for p in pages)}"
+        )
     if sheet_rows:
         OUT.mkdir(parents=True, exist_ok=True)
         cv2.imwrite(str(OUT / args.sheet), np.vstack(sheet_rows))

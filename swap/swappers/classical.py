@@ -276,7 +276,10 @@ def unmatched_openings(
     a closed mouth (a grin where the target has none) and an eyeball over a closed lid; those
     pixels are left out, and the target's own stay there."""
     mask = np.zeros(shape[:2], np.uint8)
-    if cfg.keep_target_mouth and mouth_openness(source_68) - mouth_openness(target_68) > cfg.expression_tolerance:
+    if (
+        cfg.keep_target_mouth
+        and mouth_openness(source_68) - mouth_openness(target_68) > cfg.expression_tolerance
+    ):
         cv2.fillPoly(mask, [np.round(source_68[MOUTH_INNER]).astype(np.int32)], 255)
     if cfg.keep_target_eyes:
         pairs = zip(eye_openness_each(source_68), eye_openness_each(target_68), strict=True)
