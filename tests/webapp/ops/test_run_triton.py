@@ -8,6 +8,7 @@ from __future__ import annotations
 import http.server
 import os
 import threading
+import time
 from io import StringIO
 from pathlib import Path
 from types import SimpleNamespace
@@ -21,6 +22,7 @@ from swap.errors import InferenceUnavailable
 from swap.inference import triton_client
 from swap.serve import launcher
 from tests.helpers.triton_models import write_models
+from webapp.jobs import readiness
 from webapp.ops import embedded
 from webapp.ops.management.commands import visage_worker
 from webapp.ops.management.commands.visage_run import Command as RunCommand
@@ -140,9 +142,19 @@ def test_moderation_worker_waits_for_triton_instead_of_crashing(run_env, monkeyp
     monkeypatch.setattr(visage_worker, "time", SimpleNamespace(sleep=sleep))
     worker = visage_worker.Command(stdout=StringIO(), stderr=StringIO())
     try:
-        worker._wait_for_inference(moderation_services.warm_up, lambda: None)
+        name = "moderation-worker-under-test"
+        worker._wait_for_inference(
+            moderation_services.warm_up, lambda: None, [readiness.SCREENING], name, time.time()
+        )
         assert waits == [1.0]
         assert "waiting for Triton" in worker.stderr._out.getvalue()
+        # While it waited the site was told the screening worker is still warming up.
+        connection = readiness._connection()
+        assert name in {
+            key.decode() if isinstance(key, bytes) else key
+            for key in connection.hkeys(readiness._warming_key(readiness.SCREENING))
+        }
+        readiness.clear_warming(readiness.SCREENING, name)
         analyser = identities.get_analyser()
         assert analyser.pipeline.config.runtime.triton_url == live
         assert analyser.pipeline.backends["detector"] == "yoloface_8n"  # served by Triton
