@@ -155,9 +155,12 @@ class TritonProcess:
     def ready(self) -> bool:
         return triton_ready(self.http_url)
 
-    def wait_ready(self, timeout_s: float = 180.0) -> None:
+    def wait_ready(self, timeout_s: float = 180.0, *, stop_requested=lambda: False) -> None:
+        """Until Triton answers ready; returns early once `stop_requested()` (the caller stops it)."""
         deadline = time.monotonic() + timeout_s
         while time.monotonic() < deadline:
+            if stop_requested():
+                return
             if self.process.poll() is not None:
                 raise ServeError(f"Triton exited with {self.process.returncode}; log: {self.log_tail()}")
             if self.ready():
@@ -340,9 +343,13 @@ def _serve(args) -> int:
             device_id=args.device_id,
             bind_address=args.bind_address,
         )
-        if stopping:  # the signal came while start() ran, before `triton` was set
-            triton.process.send_signal(signal.SIGINT)
-        triton.wait_ready()
+        triton.wait_ready(stop_requested=lambda: bool(stopping))
+        if stopping:
+            # A stop during start-up: Triton may take a SIGINT that comes while it loads its models
+            # only once they are loaded, or not at all (it then served on with its parent waiting
+            # for it: seen in a CI run). stop() asks, waits, then kills its process group.
+            triton.stop()
+            return 0
     except ServeError as exc:
         if triton is not None:
             triton.stop()
