@@ -271,10 +271,10 @@ def unmatched_openings(
 ) -> np.ndarray | None:
     """0/255 in the source photo: its open mouth (teeth, tongue) where the target's is more closed
     than the tolerance, and an open eye where the target's is shut (a blink, a wink, downcast), or
-    None. The warp closes the source's lips or lids onto
-    the target's, but the triangles joining them span the opening, so its teeth would be drawn over
-    a closed mouth (a grin where the target has none) and an eyeball over a closed lid; those
-    pixels are left out, and the target's own stay there."""
+    None. The warp closes the source's lips or lids onto the target's, but the triangles joining
+    them span the opening, so its teeth would be drawn over a closed mouth (a grin where the target
+    has none) and an eyeball over a closed lid; those pixels are left out, and the target's own
+    stay there."""
     mask = np.zeros(shape[:2], np.uint8)
     if (
         cfg.keep_target_mouth
@@ -454,11 +454,10 @@ class ClassicalSwapper:
             cfg.keep_target_mouth
             and abs(mouth_openness(tgt_68) - mouth_openness(src_68)) > cfg.expression_tolerance
         )
-        # The target's open mouth (teeth, tongue) is kept inside the source's lips.
+        # The target's open mouth (teeth, tongue) is kept inside the source's lips. A closed target
+        # mouth under the source's open one: the lips take the target's line (the warp closes them)
+        # and what the source shows between them is left out (unmatched_openings).
         keep_mouth = mouth_differs and mouth_openness(tgt_68) > 0.06
-        # A closed target mouth under the source's open one: the lips take the target's line (the
-        # warp closes them); what the source shows between them is left out (unmatched_openings).
-        keep_lips = mouth_differs and not keep_mouth
         # Each eye on its own: a wink keeps the target's closed eye and may take the source's open one.
         keep_eye = [
             cfg.keep_target_eyes and abs(target - source) > cfg.eye_tolerance
@@ -467,7 +466,7 @@ class ClassicalSwapper:
         for kept, part in zip(keep_eye, (slice(36, 42), slice(42, 48)), strict=True):
             if kept:
                 dst_68[part] = tgt_68[part]
-        if keep_mouth or keep_lips:
+        if mouth_differs:
             dst_68[48:68] = tgt_68[48:68]
         dst_pts = extended_points(dst_68, cfg.forehead)
         face_size = float(np.linalg.norm(dst_pts.max(0) - dst_pts.min(0))) / np.sqrt(2)

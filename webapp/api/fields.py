@@ -8,9 +8,8 @@ from rest_framework import serializers
 class TextField(serializers.CharField):
     """A JSON string, nothing else: DRF's CharField turns 0 into "0", so a client sending a number
     where the schema says string got a 2xx instead of the 400 it is owed (schemathesis ST201).
-    Form posts carry only strings, so this changes nothing for them."""
-
-    default_error_messages = {"invalid": "Not a string."}
+    Form posts carry only strings, so this changes nothing for them. The error is CharField's own
+    "Not a valid string." (DRF ships it translated, zh-Hans included)."""
 
     def to_internal_value(self, data):
         if not isinstance(data, str):

@@ -68,8 +68,10 @@ class PushDeviceListView(APIView):
             validators=[RegexValidator(r"^[A-Za-z0-9][A-Za-z0-9._-]*$", "An app id is a bundle id or package name.")],
             help_text="The iOS bundle id (APNs topic) or the Android package name",
         )
-        name = TextField(max_length=100, required=False, allow_blank=True, default="",
-                                     help_text="As the app names the device (\"Ana's iPhone\")")
+        name = TextField(
+            max_length=100, required=False, allow_blank=True, default="",
+            help_text="As the app names the device (\"Ana's iPhone\")",
+        )
         locale = TextField(
             max_length=35, required=False, allow_blank=True, default="",
             validators=[RegexValidator(r"^[A-Za-z]{2,3}([_-][A-Za-z0-9]{2,8})*$", "A locale is BCP 47, e.g. pt-BR.")],
