@@ -23,6 +23,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import uuid
 from decimal import Decimal
 from pathlib import Path
 from socketserver import ThreadingMixIn
@@ -61,7 +62,8 @@ def main() -> int:
     from webapp.accounts import services as account_services
 
     call_command("migrate", verbosity=0)
-    user = get_user_model().objects.create_user("fuzz", password="fuzz-pass-123-xyz")
+    # A user of its own each run: DATABASE_URL may be a database kept between runs (CI's PostgreSQL).
+    user = get_user_model().objects.create_user(f"fuzz-{uuid.uuid4().hex[:12]}", password="fuzz-pass-123-xyz")
     billing_services.account_top_up(user=user, amount=Decimal("1000"), actor=None, reason="fuzz run")
     _, key = account_services.api_token_create(user=user, name="fuzz")
 
