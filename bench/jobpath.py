@@ -44,6 +44,7 @@ from __future__ import annotations
 import argparse
 import io
 import os
+import signal
 import statistics
 import subprocess
 import sys
@@ -142,6 +143,9 @@ class Stack:
             "S3_ENDPOINT": self.servers[1].url.removeprefix("http://"), "S3_ACCESS_KEY": "visage-dev",
             "S3_SECRET_KEY": "visage-dev-secret", "VISAGE_DEMO_PASSWORD": "bench-password",
             "DJANGO_SETTINGS_MODULE": "webapp.settings",
+            # The engine `make install` set up (MediaPipe's detector and mesh in var/models); an empty
+            # models folder under the temporary data dir would measure the dlib fallback instead.
+            "VISAGE_MODELS_DIR": os.environ.get("VISAGE_MODELS_DIR", str(REPO / "var" / "models")),
             # One user submits the whole burst and polls thousands of times: lift the per-user budgets.
             "VISAGE_THROTTLE_CREATE": "100000/min", "VISAGE_THROTTLE_READ": "10000000/min",
         }
@@ -167,6 +171,17 @@ class Stack:
         self.session = requests.Session()
         self.session.mount("http://", requests.adapters.HTTPAdapter(pool_maxsize=64))
         self.requests = 0
+
+    def wait_calibrated(self, timeout_s: float = 600) -> float:
+        """Until the GPU worker has finished measuring its own speed (webapp.jobs.steps.calibrate: it
+        runs between jobs after a start, ~25 s of one core's CPU on this machine): the figures are
+        the steady state's, not a start's. Returns the seconds waited."""
+        started = time.perf_counter()
+        while "worker speed measured" not in (self.data_dir / "visage_run.log").read_text(errors="replace"):
+            if time.perf_counter() - started > timeout_s:
+                raise SystemExit(f"the GPU worker did not finish measuring its speed in {timeout_s:.0f} s")
+            time.sleep(0.5)
+        return time.perf_counter() - started
 
     def manage(self, *args: str) -> None:
         subprocess.run([sys.executable, "manage.py", *args], cwd=REPO, env=self.env, check=True)
@@ -248,25 +263,116 @@ ROLES = (  # first match in a process's command line names its role
 )
 
 
+def stack_processes(stack: Stack) -> list[tuple[str, psutil.Process]]:
+    """(role, process) for every process of the stack: visage_run's tree and the embedded servers."""
+    processes = [psutil.Process(stack.process.pid)]
+    processes += [psutil.Process(server.process.pid) for server in stack.servers]
+    processes += processes[0].children(recursive=True)
+    processes += [p for server in processes[1:3] for p in server.children(recursive=True)]
+    named = []
+    for process in {p.pid: p for p in processes}.values():
+        try:
+            line = " ".join(process.cmdline())
+        except psutil.NoSuchProcess:
+            continue
+        named.append(
+            (next((name for needle, name in ROLES if needle in line), "visage_run supervisor"), process)
+        )
+    return named
+
+
 def cpu_by_role(stack: Stack) -> dict[str, float]:
     """CPU seconds (user + system, of each process and its waited-for children) so far, per role:
     every process of the stack, its embedded servers, and this bench client."""
-    processes = [psutil.Process(stack.process.pid), psutil.Process()]
-    processes += [psutil.Process(server.process.pid) for server in stack.servers]
-    processes += processes[0].children(recursive=True)
-    processes += [p for server in processes[2:4] for p in server.children(recursive=True)]
     totals: dict[str, float] = {}
-    for process in {p.pid: p for p in processes}.values():
+    for role, process in [*stack_processes(stack), ("bench client", psutil.Process())]:
         try:
-            line, times = " ".join(process.cmdline()), process.cpu_times()
+            times = process.cpu_times()
         except psutil.NoSuchProcess:
             continue
-        if process.pid == os.getpid():
-            role = "bench client"
-        else:
-            role = next((name for needle, name in ROLES if needle in line), "visage_run supervisor")
-        totals[role] = totals.get(role, 0.0) + times.user + times.system + times.children_user + times.children_system
+        totals[role] = (
+            totals.get(role, 0.0) + times.user + times.system + times.children_user + times.children_system
+        )
     return totals
+
+
+def start_profiles(stack: Stack, folder: Path) -> list[tuple[str, Path, subprocess.Popen]]:
+    """py-spy (sampling, non-blocking: the sampled process is not paused) on every Python process
+    of the stack until stop_profiles; the servers (Redis, weed) are not Python and are left out."""
+    folder.mkdir(parents=True, exist_ok=True)
+    recorders = []
+    for role, process in stack_processes(stack):
+        if role in ("redis", "S3 (weed)"):
+            continue
+        out = folder / f"{role.replace(' ', '_').replace('(', '').replace(')', '')}-{process.pid}.txt"
+        recorder = subprocess.Popen(
+            [
+                str(Path(sys.executable).parent / "py-spy"),
+                "record",
+                "--nonblocking",
+                "--format",
+                "raw",
+                "--rate",
+                "200",
+                "--pid",
+                str(process.pid),
+                "--output",
+                str(out),
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        recorders.append((role, out, recorder))
+    time.sleep(1)  # attached before the first request
+    return recorders
+
+
+def stop_profiles(recorders: list[tuple[str, Path, subprocess.Popen]], top: int = 25) -> str:
+    """Stop the recorders (SIGINT writes the file) and print, per role, the functions with the most
+    samples in their own frame (self) and anywhere on the stack (total), as shares of that role's samples."""
+    for _, _, recorder in recorders:
+        recorder.send_signal(signal.SIGINT)
+    for _, _, recorder in recorders:
+        recorder.wait(timeout=60)
+    lines = []
+    by_role: dict[str, list[Path]] = {}
+    for role, out, _ in recorders:
+        by_role.setdefault(role, []).append(out)
+    for role, files in by_role.items():
+        own: dict[str, int] = {}
+        anywhere: dict[str, int] = {}
+        samples = 0
+        for path in files:
+            if not path.exists():
+                continue
+            for row in path.read_text().splitlines():
+                stack_text, _, count = row.rpartition(" ")
+                frames = [
+                    f
+                    for f in stack_text.split(";")
+                    if f and not f.startswith("process ") and not f.startswith("thread ")
+                ]
+                if not frames or not count.isdigit():
+                    continue
+                n = int(count)
+                samples += n
+                own[frames[-1]] = own.get(frames[-1], 0) + n
+                for frame in set(frames):
+                    anywhere[frame] = anywhere.get(frame, 0) + n
+        if not samples:
+            continue
+        lines.append(f"profile {role}: {samples} samples ({', '.join(str(f) for f in files)})")
+        lines.append(
+            "  self: "
+            + "; ".join(f"{k} {v / samples:.0%}" for k, v in sorted(own.items(), key=lambda kv: -kv[1])[:top])
+        )
+        lines.append(
+            "  total: "
+            + "; ".join(
+                f"{k} {v / samples:.0%}" for k, v in sorted(anywhere.items(), key=lambda kv: -kv[1])[:top]
+            )
+        )
+    return "\n".join(lines)
 
 
 def cpu_report(before: dict[str, float], after: dict[str, float], jobs: int) -> str:
@@ -307,13 +413,18 @@ def main() -> None:
     parser.add_argument(
         "--blocked-term", default="", help="put one term on the blocked-text list, so OCR runs on every target"
     )
+    parser.add_argument(
+        "--profile", type=Path, default=None,
+        help="record every Python process of the stack with py-spy during the burst: one collapsed-stack file "
+        "per role in this folder, and the top functions per role printed",
+    )
     args = parser.parse_args()
 
     source, targets = make_pair(args.naive + args.single + args.jobs + 2)
     with tempfile.TemporaryDirectory(prefix="visage-jobpath-") as tmp:
         tmp = Path(tmp)
         (tmp / "naive").mkdir()
-        naive_rate = naive(source, targets[: args.naive], tmp / "naive")
+        naive_rate = naive(source, targets[: args.naive], tmp / "naive") if args.naive else float("nan")
         print(f"naive (one `python -m swap run` per job, {args.naive} jobs): {naive_rate:.1f} jobs/min")
 
         stack = Stack(tmp / "stack", args.moderation_workers, args.blocked_term)
@@ -321,6 +432,7 @@ def main() -> None:
             rest = targets[args.naive :]
             for target in rest[:2]:  # warm: the workers load their models on the first job
                 stack.wait(stack.submit(source, target))
+            print(f"waited {stack.wait_calibrated():.0f} s for the GPU worker's speed measurement to end")
             single, cpu_before = [], cpu_by_role(stack)
             for target in rest[2 : 2 + args.single]:
                 job = stack.wait(stack.submit(source, target))
@@ -335,11 +447,14 @@ def main() -> None:
             burst_targets = rest[2 + args.single :][: args.jobs]
             stack.requests = 0
             cpu_before = cpu_by_role(stack)
+            recorders = start_profiles(stack, args.profile) if args.profile else []
             with ThreadPoolExecutor(args.concurrency) as pool:
                 ids = list(pool.map(lambda target: stack.submit(source, target), burst_targets))
             with ThreadPoolExecutor(16) as pool:
                 burst = list(pool.map(stack.wait, ids))
             cpu_after = cpu_by_role(stack)
+            if recorders:
+                print(stop_profiles(recorders))
             states = {s: sum(1 for j in burst if j["state"] == s) for s in {j["state"] for j in burst}}
             done = [j for j in burst if j["state"] == "succeeded"]
             t = timings(done)

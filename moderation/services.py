@@ -201,14 +201,13 @@ def screen_video_output(*, subject_id: uuid.UUID, frames: list[np.ndarray]) -> S
     return screen_frames(subject_id=subject_id, frames=frames, stage=Stage.OUTPUT)
 
 
-def screen_output(*, subject_id: uuid.UUID, data: bytes) -> ScreeningOutcome:
-    """The finished result: NSFW detector (and known-bad hashes). Anything flagged → review."""
+def screen_output(*, subject_id: uuid.UUID, pixels: np.ndarray) -> ScreeningOutcome:
+    """The finished result (BGR, before the visible mark): NSFW detector (and known-bad hashes).
+    Anything flagged → review. Screened as the worker holds it, not encoded and decoded again: the
+    known-bad perceptual hash and the detector see the same picture either way, and the stored
+    bytes differ per label and signature anyway (so their SHA-256 could match no record)."""
     started = time.perf_counter()
-    try:
-        image = _Image("output", _decode(data, "output"), hashes.sha256_hex(data))
-    except InvalidImage as exc:
-        finding = Finding(check="decode", role="output", outcome="review", message=str(exc))
-        return _record(subject_id, Stage.OUTPUT, [], [finding], started)
+    image = _Image("output", pixels, hashes.sha256_hex(np.ascontiguousarray(pixels).tobytes()))
     findings = _known_bad([image])
     if not findings:
         findings = [nsfw.check(image.pixels, role="output")]
@@ -288,7 +287,7 @@ def _run_checks(
     findings = _known_bad(images)
     if findings:
         return findings  # previously rejected content: no model runs at all
-    findings += _nsfw_checks(images)
+    findings += _nsfw_checks(images, photos=not frames)
     if _rejected(findings):
         return findings
     terms = selectors.blocked_terms()
@@ -311,8 +310,14 @@ def _run_checks(
     return findings
 
 
-def _nsfw_checks(images: list[_Image]) -> list[Finding]:
-    return nsfw.check_many([image.pixels for image in images], roles=[image.role for image in images])
+def _nsfw_checks(images: list[_Image], *, photos: bool = False) -> list[Finding]:
+    """`photos`: the images are uploads whose `sha256` is of their bytes: the detector's findings
+    for the same bytes are reused (nsfw.check_many)."""
+    return nsfw.check_many(
+        [image.pixels for image in images],
+        roles=[image.role for image in images],
+        sha256s=[image.sha256 for image in images] if photos else None,
+    )
 
 
 def _ocr_checks(

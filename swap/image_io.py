@@ -16,7 +16,7 @@ import warnings
 
 import cv2
 import numpy as np
-from PIL import Image, ImageFile, ImageOps, UnidentifiedImageError
+from PIL import ExifTags, Image, ImageFile, ImageOps, UnidentifiedImageError
 from pillow_heif import register_heif_opener
 
 from swap.errors import InvalidImage
@@ -117,10 +117,16 @@ def decode_image(
                 if image.mode.startswith("I;16"):
                     image = image.convert("I")  # Pillow reduces 32-bit integers, not 16-bit
                 image = image.reduce(-(-max(image.size) // max_side))
-            image = ImageOps.exif_transpose(image)
+            # In place: no copy of the whole picture when it needs no turning (most do not).
+            turned = ImageOps.exif_transpose(image, in_place=False) if _needs_turning(image) else image
     except (OSError, ValueError, SyntaxError) as exc:
         raise InvalidImage(f"The {which} image is damaged or truncated.", which=which) from exc
-    return _to_bgr_uint8(image)
+    return _to_bgr_uint8(turned)
+
+
+def _needs_turning(image: Image.Image) -> bool:
+    """Whether the EXIF orientation asks for a turn or flip (1, or none, is upright)."""
+    return image.getexif().get(ExifTags.Base.Orientation, 1) not in (0, 1)
 
 
 def _to_bgr_uint8(image: Image.Image) -> np.ndarray:
@@ -140,7 +146,7 @@ def _to_bgr_uint8(image: Image.Image) -> np.ndarray:
         rgba = image.convert("RGBA")
         background = Image.new("RGBA", rgba.size, (255, 255, 255, 255))
         image = Image.alpha_composite(background, rgba)
-    rgb = np.asarray(image.convert("RGB"), dtype=np.uint8)
+    rgb = np.asarray(image if mode == "RGB" else image.convert("RGB"), dtype=np.uint8)
     return np.ascontiguousarray(cv2.cvtColor(rgb, cv2.COLOR_RGB2BGR))
 
 

@@ -12,6 +12,7 @@ from skimage import data as skdata
 
 from moderation import identities, nsfw, services
 from moderation.models import ModerationRecord, ProtectedIdentity, Verdict
+from swap.image_io import decode_image
 from tests.helpers.images import banner, encode
 from tests.moderation.conftest import gpu_queued, gpu_touched
 from tests.webapp.conftest import drain, post_job
@@ -230,5 +231,5 @@ def test_screen_output_flags_for_review(nsfw_models, settings, astronaut_pair):
     import uuid
 
     settings.VISAGE_NSFW_MODEL = str(nsfw_models["reject"])
-    outcome = services.screen_output(subject_id=uuid.uuid4(), data=astronaut_pair[1])
+    outcome = services.screen_output(subject_id=uuid.uuid4(), pixels=decode_image(astronaut_pair[1]))
     assert outcome.decision == "review"  # a result is never rejected outright: a moderator decides

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import uuid
+
 import numpy as np
 import pytest
 
@@ -99,3 +101,26 @@ def test_check_many_keeps_a_finding_per_image(bgr, nsfw_models, settings):
         ("target", "reject", "content_rejected"),
     ]
     assert len(nsfw.get_detector().detect_many([bgr] * (nsfw.MAX_BATCH + 1))) == nsfw.MAX_BATCH + 1
+
+
+def test_a_photo_is_detected_once_per_model_and_its_thresholds_apply_afresh(bgr, nsfw_models, settings, monkeypatch):
+    """The same uploaded bytes (SHA-256) again: the detector is not run for them, their findings
+    come from the remembered detections under today's thresholds; another model file runs anew."""
+    settings.VISAGE_NSFW_MODEL = str(nsfw_models["review"])
+    runs: list[int] = []
+    real = nsfw.NsfwDetector.detect_many
+    monkeypatch.setattr(nsfw.NsfwDetector, "detect_many", lambda self, images: runs.append(len(images)) or real(self, images))
+    photo = uuid.uuid4().hex  # this test's own photo: nothing remembered from another test
+    first = nsfw.check_many([bgr], roles=["source"], sha256s=[photo])
+    again = nsfw.check_many([bgr, bgr[:100]], roles=["source", "target"], sha256s=[photo, None])
+    assert runs == [1, 1]  # the second run had only the target in it
+    assert first[0].outcome == again[0].outcome == "review" and again[0].detail["reused"] is True
+    assert again[0].score == first[0].score and "reused" not in again[1].detail
+
+    settings.VISAGE_NSFW_THRESHOLDS = {"FEMALE_BREAST_EXPOSED": [0.2, 0.4]}  # stricter: now a reject
+    assert nsfw.check_many([bgr], roles=["source"], sha256s=[photo])[0].outcome == "reject"
+    assert runs == [1, 1]
+
+    settings.VISAGE_NSFW_MODEL = str(nsfw_models["clean"])  # a different model file: detected anew
+    assert nsfw.check_many([bgr], roles=["source"], sha256s=[photo])[0].outcome == "pass"
+    assert runs == [1, 1, 1]

@@ -225,7 +225,11 @@ class JobDetailView(ThrottledView):
             arrived = (job.state, job.progress) if job is not None else None
             seen = {"job": job, "etag": etag}
 
-            def on_event(_event):
+            def on_event(event):
+                if until_final and not (event.data.get("terminal") or event.data.get("deleted")):
+                    # Progress and intermediate states, as published: no read, keep waiting (the
+                    # terminal state publishes an event of its own after them).
+                    return None
                 seen["job"] = job = self._load(request, job_id)  # a 404 when it was deleted meanwhile
                 seen["etag"] = etag = events.remember(job)
                 if until_final and job.state not in TERMINAL_STATES:

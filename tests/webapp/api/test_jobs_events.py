@@ -17,6 +17,7 @@ from rest_framework.test import APIClient
 from tests.helpers.problems import assert_problem
 from tests.helpers.sse import chunks, job_events, parse
 from tests.webapp.conftest import post_job
+from webapp.api.jobs import JobDetailView
 from webapp.jobs import events
 from webapp.jobs.choices import JobState
 from webapp.jobs.models import Job
@@ -335,11 +336,15 @@ def test_long_poll_ignores_other_jobs_and_answers_304_after_the_wait(api_a, astr
 
 
 def test_long_poll_until_final_sleeps_through_progress(api_a, astronaut_pair, monkeypatch):
-    """?until=final: a progress change wakes the wait but does not answer it; the final state does."""
+    """?until=final: a progress change wakes the wait but does not answer it, nor reads the job (the
+    event says it is not final); the final state does."""
     job_id = new_job(api_a, astronaut_pair)
     to_running(job_id)
     reads = threading.Semaphore(0)
     real_read = events.read
+    loads = []
+    real_load = JobDetailView._load
+    monkeypatch.setattr(JobDetailView, "_load", staticmethod(lambda request, pk: loads.append(pk) or real_load(request, pk)))
 
     async def read(**kwargs):
         reads.release()  # one release per time the request blocks on its stream
@@ -361,6 +366,7 @@ def test_long_poll_until_final_sleeps_through_progress(api_a, astronaut_pair, mo
     response = api_a.get(f"/api/v1/jobs/{job_id}?wait=30&until=final")
     thread.join()
     assert response.status_code == 200 and response.json()["state"] == "failed"
+    assert len(loads) == 2  # before the wait, and on the final event: none for the progress
 
 
 @pytest.mark.parametrize("query", ["until=final", "wait=5&until=done"])

@@ -38,15 +38,16 @@ def analysis_keys(job_id: str | None = None) -> list[str]:
 
 @pytest.fixture
 def swapped_pixels(monkeypatch) -> dict[str, np.ndarray]:
-    """The swapped image of each job before it is encoded (the first frame the GPU step labels)."""
+    """The swapped image of each job as the GPU step holds it (unmarked, before any encoding): what
+    output screening is given."""
     frames: dict[str, np.ndarray] = {}
-    encode = image_step.encode_labelled
+    screen = image_step.moderation_services.screen_output
 
-    def recording(frame, *, fmt, job_id):
-        frames.setdefault(str(job_id), frame.copy())
-        return encode(frame, fmt=fmt, job_id=job_id)
+    def recording(*, subject_id, pixels):
+        frames.setdefault(str(subject_id), pixels.copy())
+        return screen(subject_id=subject_id, pixels=pixels)
 
-    monkeypatch.setattr(image_step, "encode_labelled", recording)
+    monkeypatch.setattr(image_step.moderation_services, "screen_output", recording)
     return frames
 
 

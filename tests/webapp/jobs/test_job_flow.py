@@ -226,9 +226,9 @@ def test_cancel_while_running_leaves_no_result_and_no_charge(api_a, astronaut_pa
 
     real_screen_output = moderation_services.screen_output
 
-    def cancel_then_screen(*, subject_id, data):
+    def cancel_then_screen(*, subject_id, pixels):
         user_actions.job_cancel(job=Job.objects.get(id=subject_id))
-        return real_screen_output(subject_id=subject_id, data=data)
+        return real_screen_output(subject_id=subject_id, pixels=pixels)
 
     monkeypatch.setattr(moderation_services, "screen_output", cancel_then_screen)
     source, target, _ = astronaut_pair

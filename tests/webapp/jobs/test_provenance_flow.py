@@ -73,6 +73,24 @@ def test_a_photo_result_is_marked_signed_and_was_screened_unmarked(api_a, astron
     assert output.sha256 != hashlib.sha256(stored).hexdigest()  # moderation screened the unmarked image
 
 
+def test_photo_output_moderation_screens_the_same_pixels_with_and_without_the_mark(api_a, astronaut_pair, settings):
+    """Output screening of a photo is given the unmarked result as the worker holds it: the same
+    job with and without the visible mark screens the very same pixels (same SHA-256 of the pixels,
+    same size), and never the stored file (which carries the mark, labels and a signature)."""
+    source, target, _ = astronaut_pair
+    screened = {}
+    for mark in (False, True):
+        settings.MARK_ENABLED = mark
+        job_id = post_job(api_a, source, target).json()["id"]
+        drain()
+        job = _succeeded(job_id)
+        output = ModerationRecord.objects.get(verdict__subject_id=job.id, role="output")
+        stored = storage.get_bytes(settings.S3_RESULTS_BUCKET, job.result_key)
+        assert output.sha256 != hashlib.sha256(stored).hexdigest()
+        screened[mark] = (output.sha256, output.width, output.height)
+    assert screened[True] == screened[False]
+
+
 def test_an_operator_can_turn_the_mark_off(api_a, astronaut_pair, settings):
     settings.MARK_ENABLED = False
     source, target, _ = astronaut_pair

@@ -1,7 +1,8 @@
 """The GPU step of a photo job: fetch the originals, swap, store the labelled result, screen it.
 
 The stored (downloadable) result has the visible AI mark burnt in and C2PA Content Credentials
-embedded; output moderation screens the unmarked pixels.
+embedded; output moderation screens the unmarked pixels as the worker holds them (never an
+encoded copy of its own).
 """
 
 from __future__ import annotations
@@ -80,9 +81,8 @@ def swap_image(job: Job, sources: list, target_bytes: bytes, started: float) -> 
     fmt = "jpeg" if extension == "jpg" else extension
     boxes = [[round(float(v)) for v in face.box] for face in result.faces_used]
     with metrics.timed_stage("encode"):
-        unmarked = encode_labelled(result.image, fmt=fmt, job_id=job.id)
         mark = visible_mark()
-        encoded = unmarked if mark is None else encode_labelled(mark.apply(result.image), fmt=fmt, job_id=job.id)
+        encoded = encode_labelled(result.image if mark is None else mark.apply(result.image), fmt=fmt, job_id=job.id)
         engine = {"swapper": result.swapper, "enhancer": result.enhancer or ""}
         encoded, provenance = sign_result(job, encoded, media_type=media_type, extension=extension, engine=engine)
     with metrics.timed_stage("upload"):
@@ -90,7 +90,7 @@ def swap_image(job: Job, sources: list, target_bytes: bytes, started: float) -> 
                            unmarked=result.image, face_boxes=boxes,
                            claim=result_claim(job, extension=extension, engine=engine))
     with metrics.timed_stage("output_screening"):
-        review = moderation_services.screen_output(subject_id=job.id, data=unmarked)
+        review = moderation_services.screen_output(subject_id=job.id, pixels=result.image)
     height, width = result.image.shape[:2]
     notes = {
         "swapper": result.swapper,
