@@ -12,7 +12,7 @@ urlpatterns = [
     path("me", account.MeView.as_view(), name="api-me"),
     path("jobs", jobs.JobListCreateView.as_view(), name="api-jobs"),
     path("jobs/events", waiting.waiting_view(job_events.JobEventsView), name="api-job-events"),
-    path("jobs/<uuid:job_id>", waiting.waiting_view(jobs.JobDetailView), name="api-job-detail"),
+    path("jobs/<uuid:job_id>", waiting.waiting_view(jobs.JobDetailView, waits_only_with="wait"), name="api-job-detail"),
     path("jobs/<uuid:job_id>/cancel", jobs.JobCancelView.as_view(), name="api-job-cancel"),
     path("jobs/<uuid:job_id>/share", jobs.JobShareView.as_view(), name="api-job-share"),
     path("uploads", uploads.UploadCreateView.as_view(), name="api-uploads"),

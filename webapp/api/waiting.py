@@ -85,8 +85,9 @@ def too_many_waits(request, refusal: wait_slots.TooManyWaits):
     )
 
 
-def waiting_view(view_class) -> Callable:
-    """`view_class.as_view()` as an async view: its waits hold no thread."""
+def waiting_view(view_class, *, waits_only_with: str = "") -> Callable:
+    """`view_class.as_view()` as an async view: its waits hold no thread. `waits_only_with`: the
+    query parameter without which the view answers at once (the long-poll's "wait")."""
     sync_view = view_class.as_view()
 
     async def view(request, *args, **kwargs):
@@ -97,5 +98,9 @@ def waiting_view(view_class) -> Callable:
 
     # What DRF and drf-spectacular read off an as_view() callable (the schema stays the same).
     view.cls, view.initkwargs = sync_view.cls, sync_view.initkwargs
+    if waits_only_with:
+        # A request without this query parameter never waits: the ASGI application runs it as a
+        # sync view (webapp.asgi.SyncChainHandler), without the async middleware chain's hops.
+        view.sync_view, view.waits_only_with = sync_view, waits_only_with
     view.__name__ = view.__qualname__ = view_class.__name__
     return csrf_exempt(view)

@@ -150,3 +150,14 @@ def test_a_worker_that_fails_to_load_stops_saying_it_is_warming(monkeypatch):
         call_command("visage_worker", "--queues", "moderation", "--metrics-port", "0")
     assert seen == [True]  # warming while it loaded
     assert not readiness.role_state(readiness.SCREENING).warming
+
+
+def test_a_worker_that_died_without_unregistering_stops_counting_when_its_key_expires():
+    """RQ's per-queue registry still lists a worker that was killed; its key (TTL-bound) is gone."""
+    queue = django_rq.get_queue("moderation")
+    worker = VisageWorker([queue], connection=queue.connection, name="killed-worker")
+    worker.register_birth()
+    assert readiness.role_state(readiness.SCREENING).ready
+    assert not readiness.role_state(readiness.SWAP).ready  # it takes no GPU queue
+    queue.connection.delete(worker.key)  # its TTL ran out: nobody heard from it
+    assert readiness.role_state(readiness.SCREENING) == readiness.RoleState(ready=False, warming=False, ready_in_s=None)
