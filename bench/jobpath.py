@@ -37,6 +37,23 @@ A second pair of runs: before 116.2, after 217.2 jobs/min. Two moderation worker
 p50 3.9 s): one per two cores stays the default. With one blocked term (--blocked-term forbidden:
 OCR then reads every target): 187.0 jobs/min with OCR on all cores (its sessions spin: 297 ms
 moderation CPU a job), 224.9 jobs/min (single job 0.30 s, 186 ms moderation CPU) with OCR on one thread.
+
+Measured 2026-12-02 on the same 2-core CI machine on a slow day (CPython ~4× slower than a laptop:
+absolute figures are not comparable with the ones above), --single 5 --jobs 40, MediaPipe engine,
+after the GPU worker's own speed measurement ended, alternating (before = d71788c with this script):
+                                      before (2 runs)       after (2 runs)
+  single job p50 submit → succeeded   0.86 / 0.60 s         0.48 / 0.54 s
+  single job CPU                      1290 / 934 ms         726 / 840 ms
+  burst jobs/min                      90.6 / 111.7          130.2 / 125.4
+  burst p50 / p99                     14.6/22.9, 11.4/18.3  10.0/15.4, 10.2/16.4 s
+  burst CPU per job                   1222 / 985 ms         807 / 852 ms (GPU-step worker 337-356,
+                                                            moderation 236-247, web 154-162, S3 60-66)
+  status GET c=16 plain / 304         111-128 / 123-148     164-180 / 181-188 req/s
+(the first "before" run was on a noisier minute; the second pair is the fairer one: -13 % CPU a job,
++12 % jobs/min.) What changed: output screening on the worker's pixels, NSFW detections remembered
+per photo SHA-256 (the bench's source repeats, as a user's selfie does), ?until=final reading the job
+only on a final event, the sync middleware chain under ASGI, readiness without Worker.all, decode
+without copies. `--profile DIR` shows where the rest goes (py-spy per role).
 """
 
 from __future__ import annotations
