@@ -176,6 +176,7 @@ def check_many(
         _detections_from_memo(remembered[key]) if key in remembered else None for key in keys
     ]
     todo = [i for i, found in enumerate(detected) if found is None]
+    reused = {i for i in range(len(detected)) if i not in todo}
     elapsed_ms = 0.0
     if todo:
         started = time.perf_counter()
@@ -187,9 +188,8 @@ def check_many(
         )
     findings = []
     for i, (detections, role) in enumerate(zip(detected, roles, strict=True)):
-        reused = i not in todo
-        finding = _finding(detections, role=role, elapsed_ms=0.0 if reused else elapsed_ms)
-        if reused:
+        finding = _finding(detections, role=role, elapsed_ms=0.0 if i in reused else elapsed_ms)
+        if i in reused:
             finding.detail["reused"] = True
         findings.append(finding)
     return findings
@@ -202,7 +202,8 @@ def _detections_to_memo(detections: list[Detection]) -> str:
 def _detections_from_memo(text: str) -> list[Detection] | None:
     """The remembered detections, or None (run the detector) when the entry is not ours."""
     try:
-        return [Detection(label, float(score), (int(x), int(y), int(w), int(h))) for label, score, x, y, w, h in json.loads(text)]
+        rows = json.loads(text)
+        return [Detection(label, float(score), (int(x), int(y), int(w), int(h))) for label, score, x, y, w, h in rows]
     except (TypeError, ValueError):
         return None
 

@@ -117,8 +117,9 @@ def decode_image(
                 if image.mode.startswith("I;16"):
                     image = image.convert("I")  # Pillow reduces 32-bit integers, not 16-bit
                 image = image.reduce(-(-max(image.size) // max_side))
-            # In place: no copy of the whole picture when it needs no turning (most do not).
-            turned = ImageOps.exif_transpose(image, in_place=False) if _needs_turning(image) else image
+            # Only when the EXIF asks for a turn: exif_transpose copies the whole picture even when
+            # it has nothing to do (most photos).
+            turned = ImageOps.exif_transpose(image) if _needs_turning(image) else image
     except (OSError, ValueError, SyntaxError) as exc:
         raise InvalidImage(f"The {which} image is damaged or truncated.", which=which) from exc
     return _to_bgr_uint8(turned)
