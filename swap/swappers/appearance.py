@@ -62,41 +62,59 @@ def transfer_shading(
 
 
 def remove_highlights(
-    warped: np.ndarray, target: np.ndarray, skin: np.ndarray, sigma: float, max_share: float = 0.01
+    warped: np.ndarray, target: np.ndarray, skin: np.ndarray, sigma: float, knee: float = 3.0
 ) -> np.ndarray:
-    """Paint out the source's specular highlights (a shiny nose tip or cheek) from the warped face.
+    """Flatten the source's highlights (a shiny nose tip, the lit rim under it, a cheek's shine)
+    where the target's light makes none.
 
     A highlight is finer than the shading transfer's `sigma`, so `transfer_shading` keeps it as
-    detail and the face gets a bright spot where the target's light makes none. Skin pixels lifted
-    above their surroundings (masked blur over `skin`) more than the target skin's own brightest
-    0.1 % and paler than the skin round them are filled from around them (inpainting); spots larger
-    than `max_share` of the skin are left alone (a lit cheek is shading, not a highlight)."""
+    detail and the face gets a bright spot the target's light does not explain. A skin pixel lifted
+    above its surroundings (their median over `skin`, robust to the spot itself) by more than
+    `knee` times the face's own texture spread (a robust standard deviation of that lift), paler
+    than the skin round it (specular light is the lamp's colour, not the skin's), where the
+    target's skin is not lifted too, is moved towards its surroundings, lightness and colour: none
+    of the way at half that bound, all of it at the bound, its shoulder included, so no edge is
+    left. Pores and wrinkles stay, as does the source's shine where the target's light puts one.
+    (Inpainting spots brighter than the target skin's own brightest 0.1 % missed the source's lit
+    nose rim whenever the target had a shiny cheek elsewhere: a white blob on the nose wing of a
+    turned head; and a mean of the surroundings took a small spot in and left a pale ghost of it.)"""
     sel = skin > 0
     if sel.sum() < 256:
         return warped
-    lab_w = cv2.cvtColor(warped, cv2.COLOR_BGR2LAB).astype(np.float32)
-    light_w = lab_w[..., 0]
-    light_t = cv2.cvtColor(target, cv2.COLOR_BGR2LAB)[..., 0].astype(np.float32)
-    m = sel.astype(np.float32)
-    lift_w = light_w - masked_blur(light_w, m, sigma)
-    lift_t = light_t - masked_blur(light_t, m, sigma)
-    limit = max(float(np.percentile(lift_t[sel], 99.9)), 8.0)
-    # Specular light is the lamp's colour, not the skin's: a highlight is also paler than the skin
-    # round it (a lit ridge, a light freckle-free patch keep their colour and are left alone).
-    chroma = np.linalg.norm(lab_w[..., 1:] - 128.0, axis=2)
-    pale = chroma < 0.8 * masked_blur(chroma, m, sigma)
-    spots = ((lift_w > limit) & pale & sel).astype(np.uint8) * 255
-    count, labels, stats, _ = cv2.connectedComponentsWithStats(spots, connectivity=8)
-    keep = np.zeros_like(spots)
-    for i in range(1, count):
-        if stats[i, cv2.CC_STAT_AREA] <= max_share * sel.sum():
-            keep[labels == i] = 255
-    if not keep.any():
+    lab = cv2.cvtColor(warped, cv2.COLOR_BGR2LAB).astype(np.float32)
+    around, lift, spread = _lift(warped, sel, sigma)
+    _, lift_t, spread_t = _lift(target, sel, sigma)
+    chroma = np.linalg.norm(lab[..., 1:] - 128.0, axis=2)
+    chroma_around = np.linalg.norm(around[..., 1:] - 128.0, axis=2)
+    # 0 at 0.92x the chroma round it, 1 at 0.8x; none where the skin has next to no colour (a
+    # grayscale picture tells no highlight from light skin)
+    pale = np.clip((0.92 - chroma / np.maximum(chroma_around, 1e-3)) / 0.12, 0.0, 1.0) * (chroma_around > 3.0)
+    unlit = np.clip(1.0 - lift_t / (knee * spread_t), 0.0, 1.0)  # 0 where the target shines too
+    share = np.where(sel, pale * unlit * np.clip(lift / (knee * spread) * 2.0 - 1.0, 0.0, 1.0), 0.0)
+    if not share.any():
         return warped
-    # The highlight's soft shoulder too, so no bright ring is left round the filled spot.
-    r = max(2, round(sigma / 5))
-    keep = cv2.dilate(keep, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1)))
-    return cv2.inpaint(warped, keep, 3, cv2.INPAINT_TELEA)
+    r = max(1, round(sigma / 12))
+    disk = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1,) * 2)
+    share = cv2.GaussianBlur(cv2.dilate(share.astype(np.float32), disk), (0, 0), r)
+    out = lab + share[..., None] * (around - lab)
+    return cv2.cvtColor(np.clip(np.rint(out), 0, 255).astype(np.uint8), cv2.COLOR_LAB2BGR)
+
+
+def _lift(image: np.ndarray, sel: np.ndarray, sigma: float) -> tuple[np.ndarray, np.ndarray, float]:
+    """`image`'s Lab median round each pixel (a window of about 2 x `sigma`: robust to a spot
+    smaller than half of it, which a mean would take in and so be brightened by), how far each
+    pixel's lightness rises above that, and the robust spread (standard deviation) of the rise
+    over `sel` (the skin's texture)."""
+    lab = cv2.cvtColor(image, cv2.COLOR_BGR2LAB)
+    # Off the skin (hair, brows, eyes, the rim) the skin's own mean stands in: skin beside dark
+    # hair must not count as lifted.
+    filled = np.where(sel[..., None], lab, masked_blur(lab.astype(np.float32), sel.astype(np.float32), sigma))
+    filled = np.clip(np.rint(filled), 0, 255).astype(np.uint8)
+    k = 2 * max(1, round(sigma)) + 1
+    around = cv2.merge([cv2.medianBlur(np.ascontiguousarray(filled[..., c]), k) for c in range(3)])
+    lift = lab[..., 0].astype(np.float32) - around[..., 0]
+    spread = 1.4826 * float(np.median(np.abs(lift[sel] - np.median(lift[sel]))))
+    return around.astype(np.float32), lift, max(spread, 1.0)
 
 
 def noise_sigma(image: np.ndarray, mask: np.ndarray) -> float:

@@ -87,8 +87,8 @@ class ClassicalSettings:
     # direction) more than this many times the face's typical magnification (`stretched`): the
     # foreshortened far cheek, the mesh's rim on hair. <= 0: off.
     stretch_limit: float = 4.0
-    # Paint out the source's specular highlights before the lighting transfer (remove_highlights):
-    # kept as detail they were a bright round blob on the target's nose or cheek.
+    # Flatten the source's highlights before the lighting transfer (remove_highlights): kept as
+    # detail they were a bright round blob on the target's nose or cheek.
     remove_highlights: bool = True
 
 
@@ -525,11 +525,10 @@ class ClassicalSwapper:
         hull = np.zeros((rh, rw), np.uint8)
         cv2.fillConvexPoly(hull, cv2.convexHull(np.round(local).astype(np.int32)), 255)
         shape_mask = hull & valid
+        stretch = None
         if cfg.stretch_limit > 0:
-            shape_mask &= ~rim_stretch(
-                stretched(warp_local, warp_src_primary, tris, (rw, rh), cfg.stretch_limit),
-                cv2.erode(hull, _disk(cfg.mask_shrink * face_size)),
-            )
+            stretch = stretched(warp_local, warp_src_primary, tris, (rw, rh), cfg.stretch_limit)
+            shape_mask &= ~rim_stretch(stretch, cv2.erode(hull, _disk(cfg.mask_shrink * face_size)))
         if cfg.source_shrink >= 0:
             shape_mask &= self._source_face_mask(photos[used[0][1]], local, tris, (rw, rh), face_size)
         holes = np.zeros((rh, rw), np.uint8)
@@ -539,6 +538,13 @@ class ClassicalSwapper:
             if kept:  # the source shows this eye otherwise opened: its pixels would not match
                 cv2.fillPoly(holes, [np.round(tgt_local[part]).astype(np.int32)], 255)
         holes = cv2.dilate(holes, _disk(0.012 * face_size))
+        if keep_mouth and stretch is not None:
+            # The source's closed lips spread over the target's open mouth: the triangles joining
+            # them draw the source's lip crease stretched round the target's teeth (a dark, dotted
+            # rim). Where they reach past the mouth's inner outline the target's own pixels stay.
+            lips = np.zeros((rh, rw), np.uint8)
+            cv2.fillPoly(lips, [np.round(tgt_local[48:60]).astype(np.int32)], 255)
+            holes |= stretch & lips
         if cfg.occlusion:
             holes |= occlusion_mask(
                 roi,
@@ -555,10 +561,11 @@ class ClassicalSwapper:
         skin = mask & inframe
         sigma = max(2.0, cfg.shading_sigma * face_size)
         if cfg.remove_highlights:
-            # Eyes and mouth excluded: eye whites and teeth stand out as highlights do.
+            # Eyes (with their lids, up to the brows) and mouth excluded: eye whites, a lit lid
+            # under a dark brow and teeth stand out as highlights do.
             features = np.zeros((rh, rw), np.uint8)
-            for part in (slice(36, 42), slice(42, 48), slice(48, 60)):
-                cv2.fillPoly(features, [np.round(local[part]).astype(np.int32)], 255)
+            for part in (np.r_[17:22, 36:42], np.r_[22:27, 42:48], np.r_[48:60]):
+                cv2.fillConvexPoly(features, cv2.convexHull(np.round(local[part]).astype(np.int32)), 255)
             plain_skin = skin & ~cv2.dilate(features, _disk(0.03 * face_size))
             warped = remove_highlights(warped, roi, plain_skin, sigma)
         warped = transfer_shading(warped, roi, skin, sigma)
@@ -577,7 +584,13 @@ class ClassicalSwapper:
         alpha *= mask > 0  # never reach outside the mask
         alpha *= inframe > 0  # nor outside the frame (the padded rim is not the picture)
         with inference_clock.stage("paste"):
-            cloned = poisson(warped, roi, mask, cfg.membrane_limit)
+            # The solve's boundary is the face's outer rim only: inside the holes (a kept mouth or
+            # eye, an occluder) the shaded face stands in for the picture, so nothing there pulls
+            # the face's colour (a blue bar over the mouth tinted the lips and nose blue-purple).
+            # The holes are cut out again by `alpha`.
+            outer = cv2.erode(shape_mask, _disk(shrink))
+            boundary = np.where(holes[..., None] > 0, warped, roi)
+            cloned = poisson(warped, boundary, outer, cfg.membrane_limit)
             if hq and cfg.multiband_levels > 0:
                 # The Poisson solve removes what low-frequency mismatch is left at the rim; the
                 # pyramid then joins the fine bands, each over its own width, keeping their grain.

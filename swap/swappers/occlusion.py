@@ -72,33 +72,42 @@ def occlusion_mask(
     c_norm = float(np.linalg.norm(c_skin))
     too_dark = light < 0.35 * l_skin
     too_bright = light > min(250.0, 1.5 * l_skin + 25.0)
+    off_hue = np.zeros(shape, bool)
     if grayscale or c_norm < 3.0:
         occluded = too_dark | too_bright
     else:
         unit = c_skin / c_norm
         along = (chroma @ unit) / c_norm  # saturation relative to the skin's, along its hue
         across = (chroma[..., 0] * unit[1] - chroma[..., 1] * unit[0]) / c_norm  # off the skin's hue
-        occluded = (np.abs(across) > 0.7) | (along < 0.3) | (along > 2.6) | too_dark | too_bright
+        off_hue = np.abs(across) > 0.7
+        occluded = off_hue | (along < 0.3) | (along > 2.6) | too_dark | too_bright
     face = face_region(shape, points_68 if region_points is None else region_points)
-    # Eye openings, the inner mouth and the brows are never "occluders" (the first two stay the
-    # target's anyway; dark brows are features, not something in front of the face).
+    # Eye openings, the inner mouth and the brows are never occluders by themselves (dark or white
+    # by nature; the eyes stay the target's anyway when they differ; dark brows are features).
     keep = np.zeros(shape, np.uint8)
     for part in EYES:
         _poly(keep, points_68[part])
-    _poly(keep, points_68[60:68])
+    mouth = np.zeros(shape, np.uint8)
+    _poly(mouth, points_68[60:68])
+    mouth = cv2.dilate(mouth, _disk(int(0.02 * face_size)))
     for part in BROWS:
         cv2.polylines(
             keep, [np.round(points_68[part]).astype(np.int32)], False, 255, max(1, int(0.05 * face_size))
         )
-    keep = cv2.dilate(keep, _disk(int(0.02 * face_size)))
+    keep = cv2.dilate(keep, _disk(int(0.02 * face_size))) | mouth
     occluded = (occluded.astype(np.uint8) * 255) & face & ~keep
     occluded = cv2.morphologyEx(occluded, cv2.MORPH_OPEN, _disk(max(1, int(0.01 * face_size))))
     occluded = cv2.morphologyEx(occluded, cv2.MORPH_CLOSE, _disk(max(1, int(0.02 * face_size))))
     # Small specks (pores, stubble, a mole) are skin detail, not an occluder.
     count, labels, stats, _ = cv2.connectedComponentsWithStats(occluded, connectivity=8)
     min_area = 0.006 * cv2.countNonZero(face)
-    out = np.zeros(shape, np.uint8)
-    for i in range(1, count):
-        if stats[i, cv2.CC_STAT_AREA] >= min_area:
-            out[labels == i] = 255
+    big = np.flatnonzero(stats[:, cv2.CC_STAT_AREA] >= min_area)
+    out = np.isin(labels, big[big > 0]).astype(np.uint8) * 255
+    # An occluder across the lips goes on into the mouth where the colour stays off the skin's hue
+    # (a blue bar, a glove): left out there it was painted over, and tinted the face with its colour.
+    inside = (off_hue.astype(np.uint8) * 255) & mouth & face
+    if out.any() and inside.any():
+        count, labels = cv2.connectedComponents(out | inside, connectivity=8)
+        touching = np.unique(labels[out > 0])
+        out = np.isin(labels, touching[touching > 0]).astype(np.uint8) * 255
     return cv2.dilate(out, _disk(int(0.015 * face_size)))
