@@ -104,17 +104,25 @@ def _lift(image: np.ndarray, sel: np.ndarray, sigma: float) -> tuple[np.ndarray,
     """`image`'s Lab median round each pixel (a window of about 2 x `sigma`: robust to a spot
     smaller than half of it, which a mean would take in and so be brightened by), how far each
     pixel's lightness rises above that, and the robust spread (standard deviation) of the rise
-    over `sel` (the skin's texture)."""
+    over `sel` (the skin's texture). The median is smooth at that scale, so it is taken on a copy
+    reduced to about 4 px per `sigma` and enlarged back (a 2 x `sigma` window at full size cost
+    ~60 ms a channel on a 700-px face)."""
+    h, w = sel.shape
     lab = cv2.cvtColor(image, cv2.COLOR_BGR2LAB)
+    f = max(1, int(sigma // 4))
+    size = (max(1, w // f), max(1, h // f))
+    small = cv2.resize(lab, size, interpolation=cv2.INTER_AREA).astype(np.float32)
+    small_sel = cv2.resize(sel.astype(np.float32), size, interpolation=cv2.INTER_AREA) > 0.5
     # Off the skin (hair, brows, eyes, the rim) the skin's own mean stands in: skin beside dark
     # hair must not count as lifted.
-    filled = np.where(sel[..., None], lab, masked_blur(lab.astype(np.float32), sel.astype(np.float32), sigma))
+    filled = np.where(small_sel[..., None], small, masked_blur(small, small_sel.astype(np.float32), sigma / f))
     filled = np.clip(np.rint(filled), 0, 255).astype(np.uint8)
-    k = 2 * max(1, round(sigma)) + 1
+    k = 2 * max(1, round(sigma / f)) + 1
     around = cv2.merge([cv2.medianBlur(np.ascontiguousarray(filled[..., c]), k) for c in range(3)])
+    around = cv2.resize(around, (w, h), interpolation=cv2.INTER_LINEAR).astype(np.float32)
     lift = lab[..., 0].astype(np.float32) - around[..., 0]
     spread = 1.4826 * float(np.median(np.abs(lift[sel] - np.median(lift[sel]))))
-    return around.astype(np.float32), lift, max(spread, 1.0)
+    return around, lift, max(spread, 1.0)
 
 
 def noise_sigma(image: np.ndarray, mask: np.ndarray) -> float:
