@@ -16,6 +16,7 @@ answered 400/403 and its reason kept in `problems`: tests assert there are none.
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import socket
 import threading
@@ -225,7 +226,8 @@ class ApnsStandIn:
         )
         h2_connection.initiate_connection()
         streams: dict[int, tuple[dict, bytearray]] = {}
-        with connection:
+        # close() shuts the connections when a test ends, maybe while an answer is being sent.
+        with connection, contextlib.suppress(OSError):
             connection.sendall(h2_connection.data_to_send())
             while True:
                 try:
