@@ -81,9 +81,10 @@ def remove_highlights(
     sel = skin > 0
     if sel.sum() < 256:
         return warped
-    lab = cv2.cvtColor(warped, cv2.COLOR_BGR2LAB).astype(np.float32)
-    around, lift, spread = _lift(warped, sel, sigma)
-    _, lift_t, spread_t = _lift(target, sel, sigma)
+    lab = cv2.cvtColor(warped, cv2.COLOR_BGR2LAB)
+    around, lift, spread = _lift(lab, sel, sigma)
+    _, lift_t, spread_t = _lift(cv2.cvtColor(target, cv2.COLOR_BGR2LAB), sel, sigma)
+    lab = lab.astype(np.float32)
     chroma = np.linalg.norm(lab[..., 1:] - 128.0, axis=2)
     chroma_around = np.linalg.norm(around[..., 1:] - 128.0, axis=2)
     # 0 at 0.92x the chroma round it, 1 at 0.8x; none where the skin has next to no colour (a
@@ -100,15 +101,14 @@ def remove_highlights(
     return cv2.cvtColor(np.clip(np.rint(out), 0, 255).astype(np.uint8), cv2.COLOR_LAB2BGR)
 
 
-def _lift(image: np.ndarray, sel: np.ndarray, sigma: float) -> tuple[np.ndarray, np.ndarray, float]:
-    """`image`'s Lab median round each pixel (a window of about 2 x `sigma`: robust to a spot
+def _lift(lab: np.ndarray, sel: np.ndarray, sigma: float) -> tuple[np.ndarray, np.ndarray, float]:
+    """The 8-bit Lab picture's median round each pixel (a window of about 2 x `sigma`: robust to a spot
     smaller than half of it, which a mean would take in and so be brightened by), how far each
     pixel's lightness rises above that, and the robust spread (standard deviation) of the rise
     over `sel` (the skin's texture). The median is smooth at that scale, so it is taken on a copy
     reduced to about 4 px per `sigma` and enlarged back (a 2 x `sigma` window at full size cost
     ~60 ms a channel on a 700-px face)."""
     h, w = sel.shape
-    lab = cv2.cvtColor(image, cv2.COLOR_BGR2LAB)
     f = max(1, int(sigma // 4))
     size = (max(1, w // f), max(1, h // f))
     small = cv2.resize(lab, size, interpolation=cv2.INTER_AREA).astype(np.float32)

@@ -107,7 +107,7 @@ def occlusion_mask(
     # (a blue bar, a glove): left out there it was painted over, and tinted the face with its colour.
     inside = (off_hue.astype(np.uint8) * 255) & mouth & face
     if out.any() and inside.any():
-        count, labels = cv2.connectedComponents(out | inside, connectivity=8)
+        _, labels = cv2.connectedComponents(out | inside, connectivity=8)
         touching = np.unique(labels[out > 0])
         out = np.isin(labels, touching[touching > 0]).astype(np.uint8) * 255
     return cv2.dilate(out, _disk(int(0.015 * face_size)))
