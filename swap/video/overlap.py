@@ -1,9 +1,11 @@
-"""Decode ahead and encode behind in threads, so the swap loop never waits on PyAV.
+"""Decode ahead, swap side by side and encode behind in threads, so no stage waits on another.
 
 FaceFusion users' top complaint about video is a GPU idling while one CPU core decodes and
 encodes. libav decodes and encodes with the GIL released, so one reader thread and one writer
-thread overlap that work with the swap loop (bounded queues keep memory flat). Frame order is
-kept: one producer, one consumer each.
+thread overlap that work with the swap loop (bounded queues keep memory flat). The swaps
+themselves (OpenCV and NumPy, mostly outside the GIL) run on a few threads at once
+(`ordered_map`): one thread's swaps were the clip's bottleneck while the other core idled.
+Frame order is kept everywhere: results are handed on in the order the frames came.
 """
 
 from __future__ import annotations
@@ -11,7 +13,9 @@ from __future__ import annotations
 import queue
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 _DONE = object()
@@ -68,6 +72,29 @@ def read_ahead(items: Iterable[Any], *, depth: int = 8) -> Iterator[Any]:
     finally:
         stop.set()
         thread.join(timeout=5)
+
+
+def ordered_map(function: Callable[[Any], Any], items: Iterable[Any], *, workers: int) -> Iterator[Any]:
+    """`function(item)` for each item on `workers` threads at once, results yielded in the items'
+    order. At most `workers + 1` items are taken ahead of the consumer (memory stays flat). An
+    exception is raised in the consumer at its item's place, after the results before it; a
+    consumer that stops early (break, exception, generator closed) cancels the items not started
+    and waits for the running ones. workers <= 1: plain `map` on the consumer's thread."""
+    if workers <= 1:
+        yield from map(function, items)
+        return
+    pending: deque[Future] = deque()
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="video-swap") as pool:
+        try:
+            for item in items:
+                pending.append(pool.submit(function, item))
+                if len(pending) > workers:
+                    yield pending.popleft().result()
+            while pending:
+                yield pending.popleft().result()
+        finally:
+            for future in pending:
+                future.cancel()
 
 
 class WriteBehind:

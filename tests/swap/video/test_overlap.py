@@ -1,4 +1,5 @@
-"""Read-ahead / write-behind threads of the video loop: order kept, errors surface, early stop is clean."""
+"""Read-ahead / side-by-side / write-behind threads of the video loop: order kept, errors surface,
+early stop is clean."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import time
 
 import pytest
 
-from swap.video.overlap import WriteBehind, read_ahead
+from swap.video.overlap import WriteBehind, ordered_map, read_ahead
 
 
 def test_read_ahead_keeps_order_and_reads_ahead():
@@ -107,3 +108,52 @@ def test_write_behind_surfaces_the_writers_error():
         for i in range(100):
             encoder.submit(i)
         encoder.close()
+
+
+def test_ordered_map_runs_items_side_by_side_and_keeps_their_order():
+    # Both of the first two items must be running at once to pass the barrier (a liveness wait,
+    # not a timing check); later items finish in scrambled order and still come out in order.
+    barrier = threading.Barrier(2, timeout=30)
+    threads = set()
+
+    def work(i):
+        threads.add(threading.current_thread().name)
+        if i < 2:
+            barrier.wait()
+        time.sleep(0.002 * ((7 * i) % 5))
+        return i * i
+
+    assert list(ordered_map(work, range(40), workers=2)) == [i * i for i in range(40)]
+    assert len(threads) == 2
+
+
+def test_ordered_map_raises_at_the_failing_items_place():
+    def work(i):
+        if i == 5:
+            raise ValueError("bad frame 5")
+        return i
+
+    got = []
+    with pytest.raises(ValueError, match="bad frame 5"):
+        for item in ordered_map(work, range(20), workers=3):
+            got.append(item)
+    assert got == [0, 1, 2, 3, 4]
+
+
+def test_ordered_map_stopped_early_takes_only_a_few_items_ahead():
+    taken = []
+
+    def items():
+        for i in range(1000):
+            taken.append(i)
+            yield i
+
+    results = ordered_map(lambda i: i, items(), workers=2)
+    assert [next(results) for _ in range(3)] == [0, 1, 2]
+    results.close()
+    assert len(taken) <= 3 + 3  # what was consumed, and at most workers + 1 ahead
+
+
+def test_ordered_map_with_one_worker_runs_on_the_callers_thread():
+    caller = threading.current_thread()
+    assert list(ordered_map(lambda i: threading.current_thread() is caller, range(3), workers=1)) == [True] * 3

@@ -192,3 +192,25 @@ def test_frames_are_analysed_as_a_photo_target_of_the_same_job(
     monkeypatch.setattr(pipeline, "analyse", lambda frame, **kw: modes.append(kw["mode"]) or analyse(frame, **kw))
     process_clip(pipeline, source, path, tmp_path / "part.mp4", size=(256, 256), options=options, stop=12)
     assert modes and set(modes) == {mode}
+
+
+def test_frames_swapped_side_by_side_equal_those_swapped_one_at_a_time(pipeline, source, clips, tmp_path):
+    path, spec, _ = clips["audio"]
+    keep = range(0, 30, 3)  # the unmarked output frames, as output moderation takes them
+    results = {
+        threads: process_clip(
+            pipeline, source, path, tmp_path / f"part{threads}.mp4", size=(256, 256), keep=keep, swap_threads=threads
+        )
+        for threads in (1, 2)
+    }
+    one, two = results[1], results[2]
+    assert one.frames == two.frames == round(spec.fps * spec.seconds)
+    assert one.swapped_frames == two.swapped_frames > 0
+    assert [index for index, _ in one.kept] == [index for index, _ in two.kept] == list(keep)
+    for (_, a), (_, b) in zip(one.kept, two.kept, strict=True):
+        np.testing.assert_array_equal(a, b)
+    decoded = [list(io.read_frames(tmp_path / f"part{threads}.mp4")) for threads in (1, 2)]
+    assert len(decoded[0]) == len(decoded[1]) == one.frames
+    for a, b in zip(*decoded, strict=True):
+        np.testing.assert_array_equal(a, b)
+    assert two.stage_ms["swap"] > 0 and two.inference_ms > 0
