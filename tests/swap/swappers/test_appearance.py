@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import cv2
 import numpy as np
+import pytest
 
-from swap.swappers.appearance import match_detail, sharpness
+from swap.swappers.appearance import masked_blur, match_detail, sharpness
 
 
 def _texture(seed: int, size: int = 160) -> np.ndarray:
@@ -63,3 +64,22 @@ def test_octaves_finer_than_an_upscaled_source_are_boosted_no_more_than_max_inve
 
     assert boost(0.5) > 1.5  # a reduced source has detail in every octave: matched to the picture
     assert boost(3.0) < 1.25  # an enlarged one has none in these: interpolation texture, barely boosted
+
+
+@pytest.mark.parametrize(("height", "width", "sigma"), [(150, 130, 12.0), (400, 350, 30.0), (701, 603, 60.0)])
+def test_a_wide_masked_blur_on_a_reduced_copy_matches_the_full_size_one(height, width, sigma):
+    # The reduced copy must line up with the picture (an offset of a reduced pixel would shift the
+    # lighting by several full-size pixels) and stay within a fraction of a level of the exact
+    # normalised convolution, inside the mask and just outside it (where the face is filled in).
+    rng = np.random.default_rng(7)
+    base = cv2.resize(rng.uniform(0, 255, (height // 20, width // 20, 3)), (width, height), interpolation=cv2.INTER_CUBIC)
+    values = (base + rng.normal(0, 6, base.shape)).astype(np.float32)
+    mask = np.zeros((height, width), np.uint8)
+    cv2.ellipse(mask, (width // 2, height // 2), (width // 3, height // 3), 0, 0, 360, 255, -1)
+    weight = (mask > 0).astype(np.float32)
+    exact = cv2.GaussianBlur(values * weight[..., None], (0, 0), sigma) / np.maximum(
+        cv2.GaussianBlur(weight, (0, 0), sigma), 1e-4
+    )[..., None]
+    near = cv2.dilate(mask, np.ones((9, 9), np.uint8)) > 0
+    error = np.abs(masked_blur(values, weight, sigma) - exact)[near]
+    assert error.max() < 2.0 and error.mean() < 0.5
