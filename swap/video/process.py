@@ -50,9 +50,10 @@ class ClipResult:
 
 ProgressCallback = Callable[[int], None]
 
-# Frames swapped at once. One swap thread was the clip's bottleneck on 2 cores (16 ms a 720p frame
-# while decode, tracking and encode took ~12 ms of the other core); two bring the end-to-end rate
-# from 44-64 to 55-75 frames/s (bench/video.py, paired runs on a 2-core machine whose speed varied). The pipeline keeps each frame's clocks apart.
+# Frames swapped at once. One swap thread was the clip's bottleneck on 2 cores (its ~14 ms a 720p
+# frame while decode, tracking and encode took ~12 ms of the other core); two bring a 720p clip
+# from 44-64 to 55-75 frames/s end to end (bench/video.py, paired runs; the machine's speed varied
+# between pairs). The pipeline keeps each frame's clocks apart (context variables).
 SWAP_THREADS = 2
 
 
