@@ -1,22 +1,27 @@
 """The ASGI application the web server runs (granian --interface asgi webapp.asgi:application).
 
 Async views (the long-poll and the event stream, webapp.api.waiting) wait on the event loop and
-hold no thread; every other request is Django's sync code as before, within a slot of
-webapp.serving (at most WEB_THREADS at once per process). Lifespan events are acknowledged here:
-Django's handler serves HTTP only.
+hold no thread (Django's ASGI handler); every other request is served as a WSGI server serves it
+(SyncViews, serve_sync), within a slot of webapp.serving (at most WEB_THREADS at once per process).
+Lifespan events are acknowledged here: Django's handler serves HTTP only.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextvars
 import os
+import sys
+import tempfile
 from urllib.parse import parse_qs
 
-from asgiref.sync import iscoroutinefunction, sync_to_async
+from asgiref.sync import iscoroutinefunction
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "webapp.settings")
 
+from django.conf import settings
 from django.core.asgi import get_asgi_application
-from django.core.handlers.asgi import ASGIHandler
+from django.core.handlers.wsgi import WSGIHandler
 from django.db import connections
 from django.urls import Resolver404, get_resolver, resolve
 
@@ -25,16 +30,17 @@ from webapp import serving
 django_application = get_asgi_application()  # the async views: the long-poll, the event stream
 
 
-class SyncChainHandler(ASGIHandler):
-    """Django's ASGI handler with its middleware chain built synchronous, for requests to sync views:
-    the whole chain and the view run in one hop onto the request's thread. Under the async chain
-    Django adapts each synchronous middleware method (process_request, process_response of
-    sessions, locale, CSRF, auth, messages...) with a hop of its own onto that thread and back:
-    about twenty per request. Measured on the 2-core CI machine (bench/jobpath.py's status GETs,
-    wrk c=16): see docs/operations/serving.md."""
+class SyncViews(WSGIHandler):
+    """Requests to sync views (every page and API call but the long-poll and the event stream) are
+    served as a WSGI server serves them: Django's WSGI handler (its middleware chain synchronous;
+    request_started, the view, the response's close and request_finished) in ONE call on a thread
+    of the process's pool (webapp.serving.sync_executor), whose threads outlive requests.
 
-    def load_middleware(self, is_async=False):
-        super().load_middleware(is_async=False)
+    Django's ASGI handler made a thread (an executor) for every request and joined it at the end,
+    and hopped between the event loop and threads for the signals, the chain and the close (with
+    its async chain, one hop per synchronous middleware method): a job's 304 GET took 4.2-4.7 ms of
+    CPU under it with the chain synchronous, 3.2-3.5 ms served this way (2-core machine, wrk c=16).
+    Measured in docs/operations/serving.md."""
 
     def resolve_request(self, request):
         """A waiting view's sync view (webapp.api.waiting.waiting_view) for a request that does not wait."""
@@ -42,18 +48,16 @@ class SyncChainHandler(ASGIHandler):
         match.func = getattr(match.func, "sync_view", match.func)
         return match
 
-    async def get_response_async(self, request):
-        return await sync_to_async(self.get_response, thread_sensitive=True)(request)
 
-
-sync_view_application = SyncChainHandler()
+sync_views = SyncViews()
 # Every view imported now, at the server's start, not by its first visitor's request (measured: the
 # URL configuration's imports took 1.3 s of a fresh `make run`'s first request).
 get_resolver().url_patterns  # noqa: B018 - the import is the point
-# Each request's sync code runs on a thread made for that request, and Django keeps a connection
-# per thread: one kept open for reuse (CONN_MAX_AGE) would never be reused, only dropped with its
-# thread. Closed at the end of each request instead; reuse across requests is a pooler's job
-# (PgBouncer in front of PostgreSQL). Workers keep their persistent connections.
+# The waiting views' sync steps run on a thread made for their request (Django's ThreadSensitiveContext),
+# and Django keeps a connection per thread: one kept open for reuse (CONN_MAX_AGE) would never be
+# reused, only dropped with its thread. Closed at the end of each request instead; reuse across
+# requests is a pooler's job (PgBouncer in front of PostgreSQL). Workers keep their persistent
+# connections.
 for alias in connections:
     connections.settings[alias]["CONN_MAX_AGE"] = 0
 
@@ -80,5 +84,96 @@ async def application(scope, receive, send):
     if scope["type"] == "http" and _waits(scope):
         await django_application(scope, receive, send)
         return
+    if scope["type"] != "http":
+        raise ValueError(f"Only HTTP and lifespan are served, not {scope['type']}.")
     async with serving.sync_slots():
-        await sync_view_application(scope, receive, send)
+        await serve_sync(scope, receive, send)
+
+
+async def serve_sync(scope, receive, send) -> None:
+    """A request to a sync view: the body read here, then Django's WSGI handler on a pool thread
+    (one hop); a response with its body in memory is sent from here, a streaming one chunk by
+    chunk from that thread."""
+    with tempfile.SpooledTemporaryFile(max_size=settings.FILE_UPLOAD_MAX_MEMORY_SIZE, mode="w+b") as body:
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return  # gone before it finished asking: nothing to answer
+            body.write(message.get("body", b""))
+            if not message.get("more_body", False):
+                break
+        body.seek(0)
+        loop = asyncio.get_running_loop()
+        # A copy of the request's context: what the chain sets (the log context) ends with it.
+        context = contextvars.copy_context()
+        start, content = await loop.run_in_executor(
+            serving.sync_executor(), context.run, _respond, wsgi_environ(scope, body), send, loop
+        )
+    if content is not None:
+        await send(start)
+        await send({"type": "http.response.body", "body": content})
+
+
+def _respond(environ: dict, send, loop: asyncio.AbstractEventLoop) -> tuple[dict, bytes | None]:
+    """On a pool thread: the response's start message and its whole body; a streaming response is
+    sent from here as it is produced (body None)."""
+    answer: dict = {}
+
+    def start_response(status: str, headers: list[tuple[str, str]], exc_info=None) -> None:
+        answer["type"] = "http.response.start"
+        answer["status"] = int(status.split(" ", 1)[0])
+        answer["headers"] = [(name.lower().encode("latin-1"), value.encode("latin-1")) for name, value in headers]
+
+    response = sync_views(environ, start_response)
+    try:
+        if not getattr(response, "streaming", False):
+            return answer, b"".join(response)
+
+        def sent(message: dict) -> None:
+            asyncio.run_coroutine_threadsafe(send(message), loop).result()
+
+        sent(answer)
+        for chunk in response:
+            if chunk:
+                sent({"type": "http.response.body", "body": chunk, "more_body": True})
+        sent({"type": "http.response.body", "body": b""})
+        return answer, None
+    finally:
+        response.close()  # request_finished: this thread's connection care, as under WSGI
+
+
+def wsgi_environ(scope: dict, body) -> dict:
+    """The WSGI environ of an ASGI HTTP scope (PEP 3333; the headers as a WSGI server gives them:
+    repeated ones joined by commas, cookies by semicolons)."""
+    script_name = scope.get("root_path", "")
+    path = scope["path"]
+    if script_name and path.startswith(script_name):
+        path = path[len(script_name) :]
+    server = scope.get("server") or ("localhost", 80)
+    environ = {
+        "REQUEST_METHOD": scope["method"],
+        "SCRIPT_NAME": script_name.encode("utf-8").decode("latin-1"),
+        "PATH_INFO": path.encode("utf-8").decode("latin-1"),
+        "QUERY_STRING": scope.get("query_string", b"").decode("latin-1"),
+        "SERVER_PROTOCOL": f"HTTP/{scope.get('http_version', '1.1')}",
+        "SERVER_NAME": server[0],
+        "SERVER_PORT": str(server[1] if server[1] is not None else 80),
+        "wsgi.version": (1, 0),
+        "wsgi.url_scheme": scope.get("scheme", "http"),
+        "wsgi.input": body,
+        "wsgi.errors": sys.stderr,
+        "wsgi.multithread": True,
+        "wsgi.multiprocess": True,
+        "wsgi.run_once": False,
+    }
+    if scope.get("client"):
+        environ["REMOTE_ADDR"] = scope["client"][0]
+        environ["REMOTE_PORT"] = str(scope["client"][1])
+    for raw_name, raw_value in scope.get("headers", []):
+        name = raw_name.decode("latin-1").upper().replace("-", "_")
+        key = name if name in ("CONTENT_TYPE", "CONTENT_LENGTH") else f"HTTP_{name}"
+        value = raw_value.decode("latin-1")
+        if key in environ:
+            value = environ[key] + ("; " if key == "HTTP_COOKIE" else ",") + value
+        environ[key] = value
+    return environ

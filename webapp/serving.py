@@ -1,18 +1,22 @@
 """How Django's synchronous code runs under the ASGI server: at most WEB_THREADS requests' worth at once.
 
-Under ASGI, Django runs each request's synchronous parts (sync views, most middleware) on a thread of
-that request's own, made for it; nothing bounds how many run at once, and each opens its own
-database connection. This slot count keeps the bound the WSGI server had (WEB_THREADS threads per
-process): a request for a sync view holds a slot from start to end (webapp.asgi), an async view
-(the waiting endpoints) only around its synchronous steps, never while it waits.
+Requests for sync views (every page and API call but the long-poll and the event stream) run on
+`sync_executor()`, a pool of at most WEB_THREADS long-lived threads per process, as a WSGI server's
+threads are (webapp.asgi.serve_sync); the async views' synchronous steps run on a thread Django
+makes for their request (run_sync). The slot count keeps the bound the WSGI server had: a request
+for a sync view holds a slot from start to end, an async view only around its synchronous steps,
+never while it waits.
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
 import sys
+import threading
 import weakref
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from asgiref.sync import sync_to_async
@@ -27,6 +31,19 @@ def sync_slots() -> asyncio.Semaphore:
     if loop not in _slots:
         _slots[loop] = asyncio.Semaphore(settings.WEB_THREADS)
     return _slots[loop]
+
+
+_executor: tuple[int, ThreadPoolExecutor] | None = None
+_executor_lock = threading.Lock()
+
+
+def sync_executor() -> ThreadPoolExecutor:
+    """This process's pool for sync views' requests (made after the server forks its workers)."""
+    global _executor
+    with _executor_lock:
+        if _executor is None or _executor[0] != os.getpid():
+            _executor = (os.getpid(), ThreadPoolExecutor(settings.WEB_THREADS, thread_name_prefix="web-sync"))
+        return _executor[1]
 
 
 async def run_sync(function: Callable[..., Any], *args, **kwargs) -> Any:

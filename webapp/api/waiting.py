@@ -100,7 +100,7 @@ def waiting_view(view_class, *, waits_only_with: str = "") -> Callable:
     view.cls, view.initkwargs = sync_view.cls, sync_view.initkwargs
     if waits_only_with:
         # A request without this query parameter never waits: the ASGI application runs it as a
-        # sync view (webapp.asgi.SyncChainHandler), without the async middleware chain's hops.
+        # sync view (webapp.asgi.SyncViews), served as a WSGI server would, on a pool thread.
         view.sync_view, view.waits_only_with = sync_view, waits_only_with
     view.__name__ = view.__qualname__ = view_class.__name__
     return csrf_exempt(view)

@@ -1,10 +1,14 @@
-"""The ASGI application runs a request for a sync view (every page and API call but the long-poll
-and the event stream) through a synchronous middleware chain: one hop onto the request's thread
-for the chain and the view, not one per middleware method."""
+"""The ASGI application serves a request for a sync view (every page and API call but the long-poll
+and the event stream) as a WSGI server would: Django's WSGI handler on a long-lived pool thread, in
+one hop from the event loop, not Django's ASGI handler (a thread made per request, a hop per
+synchronous middleware method)."""
 
 from __future__ import annotations
 
 import asyncio
+import io
+import threading
+from pathlib import Path
 
 import httpx
 import pytest
@@ -74,3 +78,45 @@ def test_a_status_get_that_does_not_wait_runs_as_a_sync_view_and_one_that_waits_
     assert waited.status_code == 304  # waited on the event loop, nothing changed
     assert any("process_request" in hop for hop in hops)  # through the async chain, as a wait must
     assert _get("/api/v1/nowhere", bearer).status_code == 404
+
+
+def test_sync_views_run_on_the_process_pool_threads_not_a_thread_made_per_request(monkeypatch):
+    """Django's ASGI handler made a thread (an executor) for every request and joined it at the
+    end; the sync chain runs on webapp.serving's pool instead, whose threads outlive requests."""
+    threads = []
+    real = asgi.SyncViews.get_response
+
+    def recorded(self, request):
+        threads.append(threading.current_thread())
+        return real(self, request)
+
+    monkeypatch.setattr(asgi.SyncViews, "get_response", recorded)
+    for _ in range(4):
+        assert _get("/healthz", {}).status_code in (200, 503)
+    assert len(threads) == 4
+    assert all(thread.name.startswith("web-sync") for thread in threads), [t.name for t in threads]
+    assert all(thread.is_alive() for thread in threads)  # kept for the next requests, not joined
+
+
+def test_a_streamed_response_arrives_whole_and_headers_reach_django_as_a_wsgi_server_gives_them():
+    """A static file (WhiteNoise answers with a streamed file) is sent chunk by chunk from the pool
+    thread; the environ built from the ASGI scope is PEP 3333's."""
+    css = (Path(__file__).resolve().parents[3] / "webapp/static/visage/visage.css").read_bytes()
+    response = _get("/static/visage/visage.css", {})
+    assert response.status_code == 200 and response.content == css
+
+    scope = {
+        "type": "http", "method": "POST", "path": "/app/api/v1/jobs", "root_path": "/app",
+        "query_string": b"a=1&b=%C3%A9", "http_version": "2", "scheme": "https",
+        "server": ("visage.example", 443), "client": ("203.0.113.9", 51000),
+        "headers": [(b"content-type", b"application/json"), (b"content-length", b"2"),
+                    (b"cookie", b"a=1"), (b"cookie", b"b=2"), (b"accept", b"text/html"),
+                    (b"accept", b"application/json"), (b"x-request-id", b"abc")],
+    }
+    environ = asgi.wsgi_environ(scope, io.BytesIO(b"{}"))
+    assert (environ["SCRIPT_NAME"], environ["PATH_INFO"], environ["QUERY_STRING"]) == ("/app", "/api/v1/jobs", "a=1&b=%C3%A9")
+    assert (environ["CONTENT_TYPE"], environ["CONTENT_LENGTH"]) == ("application/json", "2")
+    assert environ["HTTP_COOKIE"] == "a=1; b=2"  # HTTP/2 sends each cookie as its own header
+    assert environ["HTTP_ACCEPT"] == "text/html,application/json" and environ["HTTP_X_REQUEST_ID"] == "abc"
+    assert (environ["wsgi.url_scheme"], environ["SERVER_NAME"], environ["SERVER_PORT"]) == ("https", "visage.example", "443")
+    assert environ["REMOTE_ADDR"] == "203.0.113.9" and environ["wsgi.input"].read() == b"{}"
