@@ -54,6 +54,20 @@ after the GPU worker's own speed measurement ended, alternating (before = d71788
 per photo SHA-256 (the bench's source repeats, as a user's selfie does), ?until=final reading the job
 only on a final event, the sync middleware chain under ASGI, readiness without Worker.all, decode
 without copies. `--profile DIR` shows where the rest goes (py-spy per role).
+
+Measured 2026-12-03 on the same 2-core machine on a fast, quiet day, --naive 0 --single 5 --jobs 40,
+alternating (before = 7355476; after = sync views served as WSGI on a pool of threads under the ASGI
+server, the shading transfer's blurs on a reduced copy):
+                                      before                after
+  single job p50 submit → succeeded   0.21 / 0.22 s         0.22 / 0.23 s
+  single job CPU                      310 / 326 ms          342 / 336 ms
+  burst jobs/min                      250.7 / 291.0         279.2 / 308.5
+  burst CPU per job                   389 / 352 ms          366 / 331 ms (GPU-step worker 133-138,
+                                                            moderation 79-82, web 70-82, S3 37-52)
+  status GET c=16 plain / 304         285-402 / 343-418     572 / 579 req/s
+(the first "after" pair had the reduced blurs only; the status GETs of that pair, 340 / 357, predate
+the web change.) Goals of issue #33 not reached here: CPU per job <= 250 ms, >= 400 jobs/min,
+status GETs >= 1,000 req/s; the single job's p50 (<= 0.3 s) is met.
 """
 
 from __future__ import annotations
