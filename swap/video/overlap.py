@@ -10,6 +10,7 @@ Frame order is kept everywhere: results are handed on in the order the frames ca
 
 from __future__ import annotations
 
+import contextvars
 import queue
 import threading
 import time
@@ -79,7 +80,9 @@ def ordered_map(function: Callable[[Any], Any], items: Iterable[Any], *, workers
     order. At most `workers + 1` items are taken ahead of the consumer (memory stays flat). An
     exception is raised in the consumer at its item's place, after the results before it; a
     consumer that stops early (break, exception, generator closed) cancels the items not started
-    and waits for the running ones. workers <= 1: plain `map` on the consumer's thread."""
+    and waits for the running ones. Each call runs in a copy of the caller's context (its log
+    context, trace span and the like reach the threads). workers <= 1: plain `map` on the
+    consumer's thread."""
     if workers <= 1:
         yield from map(function, items)
         return
@@ -87,7 +90,7 @@ def ordered_map(function: Callable[[Any], Any], items: Iterable[Any], *, workers
     with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="video-swap") as pool:
         try:
             for item in items:
-                pending.append(pool.submit(function, item))
+                pending.append(pool.submit(contextvars.copy_context().run, function, item))
                 if len(pending) > workers:
                     yield pending.popleft().result()
             while pending:

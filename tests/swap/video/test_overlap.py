@@ -3,6 +3,7 @@ early stop is clean."""
 
 from __future__ import annotations
 
+import contextvars
 import threading
 import time
 
@@ -157,3 +158,9 @@ def test_ordered_map_stopped_early_takes_only_a_few_items_ahead():
 def test_ordered_map_with_one_worker_runs_on_the_callers_thread():
     caller = threading.current_thread()
     assert list(ordered_map(lambda i: threading.current_thread() is caller, range(3), workers=1)) == [True] * 3
+
+
+def test_ordered_map_runs_each_call_in_the_callers_context():
+    job = contextvars.ContextVar("job", default=None)
+    job.set("job-42")  # e.g. the worker's log context: lines logged during a swap name their job
+    assert set(ordered_map(lambda i: job.get(), range(6), workers=2)) == {"job-42"}
