@@ -68,9 +68,6 @@ class ClassicalSettings:
     expression_tolerance: float = 0.05
     eye_tolerance: float = 0.12
     sharpen: float = 0.35  # standard: most unsharp amount when the warped face is softer than its picture
-    # Drop this x face size of the source rim (hair, background of turned heads); < 0: off. Off by
-    # default: on the bench it cost identity (100 % -> 98.8 % of pairs) for a small visual gain.
-    source_shrink: float = -1.0
     membrane_limit: float = 20.0  # most the Poisson colour correction may stray from its median
     shading_sigma: float = 0.12  # x face size: below this scale lighting and colour are the target's
     occlusion: bool = True  # keep what covers the target's face
@@ -556,8 +553,6 @@ class ClassicalSwapper:
             stretch = stretched(warp_local, warp_src_primary, tris, (rw, rh), cfg.stretch_limit)
             shape_mask &= ~rim_stretch(stretch, cv2.erode(hull, _disk(cfg.mask_shrink * face_size)))
             warped = soften_eye_corners(warped, stretch, tgt_local, face_size)
-        if cfg.source_shrink >= 0:
-            shape_mask &= self._source_face_mask(photos[used[0][1]], local, tris, (rw, rh), face_size)
         holes = np.zeros((rh, rw), np.uint8)
         if keep_mouth:
             cv2.fillPoly(holes, [np.round(tgt_local[MOUTH_INNER]).astype(np.int32)], 255)
@@ -659,18 +654,6 @@ class ClassicalSwapper:
         result[changed] = np.clip(np.rint(blended[changed]), 0, 255).astype(np.uint8)
         oy, ox = cy1 - y1, cx1 - x1
         out[cy1:cy2, cx1:cx2] = result[oy : oy + (cy2 - cy1), ox : ox + (cx2 - cx1)]
-
-    def _source_face_mask(self, photo, local, tris, size, face_size: float) -> np.ndarray:
-        """Only take source pixels that are face: with a turned source head, the far side of its
-        hull is hair and background, which the warp would otherwise stretch onto the cheek."""
-        image, face = photo
-        src_pts = extended_points(face.landmarks_68, self.settings.forehead)
-        src_size = float(np.linalg.norm(src_pts.max(0) - src_pts.min(0))) / np.sqrt(2)
-        valid = np.zeros(image.shape[:2], np.uint8)
-        cv2.fillConvexPoly(valid, cv2.convexHull(np.round(src_pts).astype(np.int32)), 255)
-        valid = cv2.erode(valid, _disk(self.settings.source_shrink * src_size))
-        map_x, map_y, _ = piecewise_affine_maps(local, src_pts, tris, size)
-        return cv2.remap(valid, map_x, map_y, cv2.INTER_NEAREST, borderValue=0)
 
 
 def face_mask(
