@@ -129,8 +129,11 @@ def _respond(environ: dict, send, loop: asyncio.AbstractEventLoop) -> tuple[dict
         if not getattr(response, "streaming", False):
             return answer, b"".join(response)
 
+        async def send_now(message: dict) -> None:
+            await send(message)  # the server's send may return any awaitable (granian's is no coroutine)
+
         def sent(message: dict) -> None:
-            asyncio.run_coroutine_threadsafe(send(message), loop).result()
+            asyncio.run_coroutine_threadsafe(send_now(message), loop).result()
 
         sent(answer)
         for chunk in response:

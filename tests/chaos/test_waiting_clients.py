@@ -10,6 +10,7 @@ import os
 import signal
 import subprocess
 import sys
+from pathlib import Path
 
 import aiohttp
 import django_rq
@@ -83,6 +84,15 @@ def web(tmp_path):
 @pytest.fixture
 def web_with_two_waits(tmp_path):
     yield from start_web(tmp_path, VISAGE_WAITS_PER_PROCESS="2")
+
+
+def test_the_real_server_streams_a_static_file_whole(web):
+    """A streamed response (WhiteNoise's file) is sent chunk by chunk from the pool thread through
+    granian's own `send` (an awaitable that is no coroutine: ASGI test transports hide that)."""
+    css = (Path(__file__).resolve().parents[2] / "webapp/static/visage/visage.css").read_bytes()
+    response = requests.get(f"{web}/static/visage/visage.css", timeout=30)
+    assert response.status_code == 200 and response.content == css
+    assert response.headers["Content-Type"].startswith("text/css")
 
 
 def blocked_reads() -> int:
