@@ -12,15 +12,16 @@ import pytest
 from swap.video.overlap import WriteBehind, ordered_map, read_ahead
 
 
+def counted(count: int, taken: list[int]):
+    """0 .. count-1, each appended to `taken` as it is handed out."""
+    for i in range(count):
+        taken.append(i)
+        yield i
+
+
 def test_read_ahead_keeps_order_and_reads_ahead():
     produced = []
-
-    def items():
-        for i in range(50):
-            produced.append(i)
-            yield i
-
-    frames = read_ahead(items(), depth=4)
+    frames = read_ahead(counted(50, produced), depth=4)
     assert next(frames) == 0
     deadline = time.monotonic() + 30
     while len(produced) < 2 and time.monotonic() < deadline:  # the producer runs ahead on its own thread
@@ -143,13 +144,7 @@ def test_ordered_map_raises_at_the_failing_items_place():
 
 def test_ordered_map_stopped_early_takes_only_a_few_items_ahead():
     taken = []
-
-    def items():
-        for i in range(1000):
-            taken.append(i)
-            yield i
-
-    results = ordered_map(lambda i: i, items(), workers=2)
+    results = ordered_map(lambda i: i, counted(1000, taken), workers=2)
     assert [next(results) for _ in range(3)] == [0, 1, 2]
     results.close()
     assert len(taken) <= 3 + 3  # what was consumed, and at most workers + 1 ahead
