@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import functools
 import os
 import sys
 import tempfile
@@ -21,8 +22,11 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "webapp.settings")
 
 from django.conf import settings
 from django.core.asgi import get_asgi_application
+from django.core.handlers.asgi import ASGIHandler
 from django.core.handlers.wsgi import WSGIHandler
+from django.core.signals import request_finished
 from django.db import connections
+from django.dispatch import receiver
 from django.urls import Resolver404, get_resolver, resolve
 
 from webapp import serving
@@ -53,32 +57,42 @@ sync_views = SyncViews()
 # Every view imported now, at the server's start, not by its first visitor's request (measured: the
 # URL configuration's imports took 1.3 s of a fresh `make run`'s first request).
 get_resolver().url_patterns  # noqa: B018 - the import is the point
-# The waiting views' sync steps run on a thread made for their request (Django's ThreadSensitiveContext),
-# and Django keeps a connection per thread: one kept open for reuse (CONN_MAX_AGE) would never be
-# reused, only dropped with its thread. Closed at the end of each request instead; reuse across
-# requests is a pooler's job (PgBouncer in front of PostgreSQL). Workers keep their persistent
-# connections.
-for alias in connections:
-    connections.settings[alias]["CONN_MAX_AGE"] = 0
+
+
+@receiver(request_finished, sender=ASGIHandler)
+def close_connections_of_a_waiting_request(**kwargs) -> None:
+    """The waiting views' sync steps run on a thread Django's ASGI handler made for their request
+    (ThreadSensitiveContext), and Django keeps a connection per thread: one left open there would
+    never be reused, only dropped with its thread. Closed when such a request ends. Sync views'
+    requests (SyncViews) keep theirs: the pool's threads outlive requests and reuse their
+    connection (CONN_MAX_AGE), as a WSGI server's threads do."""
+    connections.close_all()
 
 
 def _waits(scope) -> bool:
     """Whether the request goes to an async view and needs it: the event stream always, the job's
     GET only with ?wait= (without it, the same view answers at once: it runs as a sync view)."""
-    try:
-        view = resolve(scope["path"][len(scope.get("root_path", "")) :] or "/").func
-    except Resolver404:
+    waits, only_with = _waiting_view(scope["path"][len(scope.get("root_path", "")) :] or "/")
+    if not waits:
         return False
-    if not iscoroutinefunction(view):
-        return False
-    only_with = getattr(view, "waits_only_with", "")
     return not only_with or only_with in parse_qs(scope.get("query_string", b"").decode("latin-1"), keep_blank_values=True)
 
+
+@functools.lru_cache(maxsize=4096)
+def _waiting_view(path: str) -> tuple[bool, str]:
+    """(whether the path's view is an async one, the query parameter it waits only with): resolved
+    once per path (a client polls the same job's URL), not on the event loop for every request."""
+    try:
+        view = resolve(path).func
+    except Resolver404:
+        return False, ""
+    return iscoroutinefunction(view), getattr(view, "waits_only_with", "")
 
 async def application(scope, receive, send):
     if scope["type"] == "lifespan":
         while (await receive())["type"] != "lifespan.shutdown":
             await send({"type": "lifespan.startup.complete"})
+        serving.shut_down_sync_executor()
         await send({"type": "lifespan.shutdown.complete"})
         return
     if scope["type"] == "http" and _waits(scope):

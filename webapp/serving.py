@@ -21,6 +21,7 @@ from typing import Any
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
+from django.db import connections
 
 _slots: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore] = weakref.WeakKeyDictionary()
 
@@ -44,6 +45,28 @@ def sync_executor() -> ThreadPoolExecutor:
         if _executor is None or _executor[0] != os.getpid():
             _executor = (os.getpid(), ThreadPoolExecutor(settings.WEB_THREADS, thread_name_prefix="web-sync"))
         return _executor[1]
+
+
+def shut_down_sync_executor() -> None:
+    """At the server's shutdown: each of the pool's threads closes its database connections (kept
+    between requests, CONN_MAX_AGE) once its request is done, then the threads exit."""
+    global _executor
+    with _executor_lock:
+        if _executor is not None and _executor[0] == os.getpid():
+            executor = _executor[1]
+            threads = len(executor._threads)
+            if threads:
+                # One call per thread: each waits at the barrier until every thread has taken one.
+                together = threading.Barrier(threads)
+
+                def close_own_connections() -> None:
+                    connections.close_all()
+                    together.wait(timeout=60)
+
+                for call in [executor.submit(close_own_connections) for _ in range(threads)]:
+                    call.result()
+            executor.shutdown(wait=True)
+        _executor = None
 
 
 async def run_sync(function: Callable[..., Any], *args, **kwargs) -> Any:

@@ -105,7 +105,11 @@ TEMPLATES = [
 
 DATABASES = {
     "default": dj_database_url.parse(
-        env_str("DATABASE_URL", f"sqlite:///{DATA_DIR / 'visage.sqlite3'}"), conn_max_age=60
+        env_str("DATABASE_URL", f"sqlite:///{DATA_DIR / 'visage.sqlite3'}"),
+        # Every process keeps its connection (per thread) for up to 60 s and checks it before reuse:
+        # a database restart or failover costs one reconnect, never a request's 500.
+        conn_max_age=60,
+        conn_health_checks=True,
     )
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
@@ -117,7 +121,6 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         transaction_mode="IMMEDIATE",
         init_command="PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
     )
-    DATABASES["default"]["CONN_MAX_AGE"] = 0
 # PostgreSQL through a pooler in transaction mode (PgBouncer; docs/operations/scaling.md): one
 # connection's consecutive transactions may reach different server connections, so no server-side
 # cursors (a ledger export's .iterator() would lose its cursor between fetches), as Django requires.

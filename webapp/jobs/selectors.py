@@ -25,8 +25,10 @@ logger = logging.getLogger(__name__)
 
 
 def job_etag_fields(*, user_id: int, job_id) -> dict | None:
-    """The user's own job's fields its ETag is made of (etags.ETAG_FIELDS), or None."""
-    return Job.objects.filter(id=job_id, owner_id=user_id).values(*etags.ETAG_FIELDS).first()
+    """The user's own job's fields its ETag is made of (etags.ETAG_FIELDS), or None. By primary key,
+    so no ORDER BY (`.first()` would sort by the model's ordering: a tenth of a 304's CPU)."""
+    rows = Job.objects.filter(id=job_id, owner_id=user_id).order_by().values(*etags.ETAG_FIELDS)[:1]
+    return rows[0] if rows else None
 
 
 def jobs_for_user(

@@ -13,12 +13,22 @@ from pathlib import Path
 import httpx
 import pytest
 from asgiref import sync
+from django.db import connection, connections
 
 from tests.webapp.conftest import api_client_for, post_job
-from webapp import asgi
+from webapp import asgi, serving
 from webapp.accounts import services as account_services
+from webapp.api.jobs import JobDetailView
 
 pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def pool_shut_down_after():
+    """The pool's threads keep their database connections: they go with the threads, before the
+    test database is dropped (PostgreSQL refuses while a session is open)."""
+    yield
+    serving.shut_down_sync_executor()
 
 
 def _get(path: str, headers: dict[str, str]) -> httpx.Response:
@@ -120,3 +130,87 @@ def test_a_streamed_response_arrives_whole_and_headers_reach_django_as_a_wsgi_se
     assert environ["HTTP_ACCEPT"] == "text/html,application/json" and environ["HTTP_X_REQUEST_ID"] == "abc"
     assert (environ["wsgi.url_scheme"], environ["SERVER_NAME"], environ["SERVER_PORT"]) == ("https", "visage.example", "443")
     assert environ["REMOTE_ADDR"] == "203.0.113.9" and environ["wsgi.input"].read() == b"{}"
+
+
+# --- database connections: kept by the pool's threads, closed by a waiting request's thread ---------
+
+
+@pytest.fixture
+def new_connections(monkeypatch) -> list[str]:
+    """The name of the thread of each new database connection opened from now on."""
+    opened: list[str] = []
+    wrapper = type(connections["default"])
+    real = wrapper.get_new_connection
+
+    def counted(self, conn_params):
+        opened.append(threading.current_thread().name)
+        return real(self, conn_params)
+
+    monkeypatch.setattr(wrapper, "get_new_connection", counted)
+    return opened
+
+
+def _job_and_bearer(funded_user, astronaut_pair) -> tuple[str, dict[str, str]]:
+    _, key = account_services.api_token_create(user=funded_user, name="asgi")
+    source, target, _ = astronaut_pair
+    return post_job(api_client_for(funded_user), source, target).json()["id"], {"Authorization": f"Bearer {key}"}
+
+
+def test_a_pool_thread_keeps_its_database_connection_from_one_request_to_the_next(
+    funded_user, astronaut_pair, new_connections
+):
+    """As a WSGI server's threads do: a status GET reuses its thread's connection (CONN_MAX_AGE),
+    not one opened and closed per request (that was a third of a 304's time on SQLite)."""
+    job_id, bearer = _job_and_bearer(funded_user, astronaut_pair)
+    threads = []
+    real = asgi.SyncViews.get_response
+
+    def recorded(self, request):
+        threads.append(threading.current_thread().name)
+        return real(self, request)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(asgi.SyncViews, "get_response", recorded)
+        for _ in range(10):
+            assert _get(f"/api/v1/jobs/{job_id}", bearer).status_code == 200
+    assert len(threads) == 10
+    assert len(new_connections) <= len(set(threads)), (new_connections, threads)
+
+
+@pytest.mark.skipif(connections["default"].vendor != "postgresql", reason="a server that can drop a connection")
+def test_a_connection_the_database_dropped_costs_a_reconnect_not_a_failed_request(funded_user, astronaut_pair):
+    """A restart or failover of PostgreSQL drops every kept connection: each is checked before its
+    thread reuses it (CONN_HEALTH_CHECKS), so no request answers 500 for it."""
+    job_id, bearer = _job_and_bearer(funded_user, astronaut_pair)
+    for _ in range(3):
+        assert _get(f"/api/v1/jobs/{job_id}", bearer).status_code == 200
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+            "WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        )
+        assert cursor.fetchall(), "the pool's threads held no connection to drop"
+    for _ in range(6):
+        response = _get(f"/api/v1/jobs/{job_id}", bearer)
+        assert response.status_code == 200, response.text
+
+
+def test_a_waiting_request_leaves_no_database_connection_on_the_thread_made_for_it(
+    funded_user, astronaut_pair, new_connections
+):
+    """A long-poll's sync steps run on a thread Django's ASGI handler makes for the request: the
+    connection it opened there is closed at the request's end, never left behind with the thread."""
+    job_id, bearer = _job_and_bearer(funded_user, astronaut_pair)
+    used = []
+    real = JobDetailView._answer
+
+    def answer(self, request, job_id, **kwargs):
+        used.append(connections["default"])  # the request thread's connection handle
+        return real(self, request, job_id, **kwargs)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(JobDetailView, "_answer", answer)
+        response = _get(f"/api/v1/jobs/{job_id}?wait=0.2", bearer)  # no ETag: a 200 after the wait
+    assert response.status_code == 200 and response.json()["id"] == job_id
+    assert new_connections and not any(name.startswith("web-sync") for name in new_connections)
+    assert len(used) == 1 and used[0].connection is None
