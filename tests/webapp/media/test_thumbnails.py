@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
+import io
+import uuid
+
+import cv2
 import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from PIL import Image
+from skimage import data as skdata
 
+from webapp.media import aigc
 from webapp.media.thumbnails import THUMBNAIL_ASPECT, crop_box, thumbnail_frame
 
 
@@ -41,3 +48,19 @@ def test_face_at_the_edge_of_a_tall_photo_stays_in():
     # A portrait with the face at the very top: a centred crop would cut it off.
     cx1, cy1, cx2, cy2 = crop_box(1000, 3000, [(400, 0, 600, 220)])
     assert cy1 == 0 and cy2 >= 220
+
+
+def test_the_gallery_thumbnail_keeps_its_picture_at_the_quicker_webp_effort():
+    """The thumbnail is WebP at quality 80 with libwebp's effort lowered (aigc.WEBP_METHOD): the
+    picture a person sees stays what the default effort gives (PSNR 35.7 dB on the astronaut, 35.5
+    at effort 2), within a few percent of its size."""
+    frame = thumbnail_frame(cv2.resize(skdata.astronaut()[:, :, ::-1], (1280, 720)), [(520, 120, 760, 400)])
+    encoded = aigc.encode_labelled(frame, fmt="webp", job_id=uuid.uuid4(), quality=80)
+    with Image.open(io.BytesIO(encoded)) as image:
+        assert image.format == "WEBP"
+        shown = np.asarray(image.convert("RGB"))[:, :, ::-1].astype(float)
+    psnr = 10 * np.log10(255**2 / np.mean((shown - frame) ** 2))
+    assert psnr >= 34.5, psnr
+    default_effort = io.BytesIO()
+    Image.fromarray(np.ascontiguousarray(frame[:, :, ::-1])).save(default_effort, format="WEBP", quality=80)
+    assert len(encoded) <= 1.1 * len(default_effort.getvalue()) + 2048  # + the labels' metadata
