@@ -68,6 +68,18 @@ server, the shading transfer's blurs on a reduced copy):
 (the first "after" pair had the reduced blurs only; the status GETs of that pair, 340 / 357, predate
 the web change.) Goals of issue #33 not reached here: CPU per job <= 250 ms, >= 400 jobs/min,
 status GETs >= 1,000 req/s; the single job's p50 (<= 0.3 s) is met.
+
+Measured 2026-12-03 later, same machine on a slower phase, one run each (before = 0d8ea41; after =
+the web's pool threads keep their database connection, the status GET's version read without
+ORDER BY, WebP at libwebp effort 2):
+                                      before                after
+  single job p50 submit → succeeded   0.32 s                0.24 s
+  single job CPU                      458 ms                376 ms (web 80 -> 64, GPU-step 186 -> 152)
+  burst jobs/min                      236.1                 236.1
+  burst CPU per job                   422 ms                421 ms (GPU-step 160 / 166, web 91 / 90)
+  status GET c=16 plain / 304         359 / 460             600 / 726 req/s
+(the burst's web CPU is the uploads and the long-polls: a waiting request's thread still opens and
+closes its own connection.)
 """
 
 from __future__ import annotations
