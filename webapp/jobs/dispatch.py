@@ -11,10 +11,13 @@ they run (webapp/jobs/worker.py).
 from __future__ import annotations
 
 import logging
+import os
+import threading
 import uuid
 from datetime import UTC, datetime, timedelta
 
 import django_rq
+import redis
 from django.conf import settings
 from django.utils import timezone
 from redis.exceptions import RedisError
@@ -78,6 +81,28 @@ def _children_key(job_id: uuid.UUID, attempt: int) -> str:
     return f"visage:children:{job_id}:{attempt}"
 
 
+_connections: dict[tuple[int, str], redis.Redis] = {}
+_connections_lock = threading.Lock()
+
+
+def rq_connection(queue_name: str = "default") -> redis.Redis:
+    """This process's client for an RQ queue's Redis, made once. django_rq.get_connection makes a
+    new client, with a pool of its own, every call: each enqueue and each readiness or liveness
+    read opened (and the garbage collector later closed) a TCP connection, ~6 a job in the web
+    process alone (bench/jobpath.py's burst, py-spy). redis.Redis is thread-safe: each command
+    takes a connection from the shared pool. Per process: a forked child makes its own."""
+    key = (os.getpid(), queue_name)
+    with _connections_lock:
+        if key not in _connections:
+            _connections[key] = django_rq.get_connection(queue_name)
+        return _connections[key]
+
+
+def rq_queue(name: str):
+    """An RQ queue (django_rq's, with its settings) on this process's client."""
+    return django_rq.get_queue(name, connection=rq_connection(name))
+
+
 def _meta(**fields) -> dict:
     """Task meta: the request id (and trace context) that started the job ride along, so the
     worker's logs and spans connect to the request."""
@@ -88,7 +113,7 @@ def _meta(**fields) -> dict:
 
 
 def enqueue_screening(job_id: uuid.UUID) -> None:
-    django_rq.get_queue(settings.MODERATION_QUEUE).enqueue(
+    rq_queue(settings.MODERATION_QUEUE).enqueue(
         _task("screen_job"),
         str(job_id),
         job_id=screening_task_id(job_id),
@@ -102,7 +127,7 @@ def enqueue_screening(job_id: uuid.UUID) -> None:
 
 def enqueue_gpu(job_id: uuid.UUID, queue_name: str, *, attempt: int) -> None:
     """The GPU run of `attempt` (1 for the first run, attempts + 1 for a requeue)."""
-    django_rq.get_queue(gpu_queue(queue_name)).enqueue(
+    rq_queue(gpu_queue(queue_name)).enqueue(
         _task("run_job"),
         str(job_id),
         job_id=run_task_id(job_id, attempt),
@@ -117,7 +142,7 @@ def enqueue_gpu(job_id: uuid.UUID, queue_name: str, *, attempt: int) -> None:
 def enqueue_video_segments(job_id: uuid.UUID, attempt: int, segments: int, queue_name: str) -> None:
     """N segment tasks at the FRONT of the job's GPU queue (any free GPU worker takes the next one,
     so the parent's heartbeat never waits behind other jobs) and a join task depending on all."""
-    queue = django_rq.get_queue(gpu_queue(queue_name))
+    queue = rq_queue(gpu_queue(queue_name))
     common = dict(
         job_timeout=settings.JOB_TIMEOUT_S,
         failure_ttl=FAILURE_TTL_S,
@@ -161,21 +186,21 @@ def children_pending(job_id: uuid.UUID, attempt: int, queue_name: str) -> bool:
     in the queue behind other work, or whose failed segment waits out its retry backoff, looks
     silent. A `deferred` join only waits on the segments, so it does not count.
     """
-    connection = django_rq.get_queue(gpu_queue(queue_name)).connection
+    connection = rq_queue(gpu_queue(queue_name)).connection
     ids = sorted(member.decode() for member in connection.smembers(_children_key(job_id, attempt)))
     return _any_alive(ids, connection)
 
 
 def screening_pending(job_id: uuid.UUID) -> bool:
     """Will the job's screening task run (or is it running) without anyone's help?"""
-    return _any_alive([screening_task_id(job_id)], django_rq.get_connection(settings.MODERATION_QUEUE))
+    return _any_alive([screening_task_id(job_id)], rq_connection(settings.MODERATION_QUEUE))
 
 
 def run_pending(job_id: uuid.UUID, attempts: int, queue_name: str) -> bool:
     """Will a queued job's GPU run happen without anyone's help? Its task is the next attempt's,
     or any earlier attempt's task that RQ retries after a transient fault (RQ keeps a task's id
     across its retries, so the retry of `run-<job>-1` may be the job's third attempt)."""
-    connection = django_rq.get_queue(gpu_queue(queue_name)).connection
+    connection = rq_queue(gpu_queue(queue_name)).connection
     return _any_alive([run_task_id(job_id, n) for n in range(attempts + 1, 0, -1)], connection)
 
 
@@ -210,7 +235,7 @@ def enqueue_webhook(delivery_id: uuid.UUID) -> None:
     """One outbox row's delivery (models.WebhookDelivery). Redis down: logged; the row stays
     undelivered and the sweeper enqueues it again."""
     try:
-        django_rq.get_queue(settings.WEBHOOK_QUEUE).enqueue(
+        rq_queue(settings.WEBHOOK_QUEUE).enqueue(
             _task("deliver_webhook"),
             str(delivery_id),
             job_id=webhook_task_id(delivery_id),
@@ -225,7 +250,7 @@ def enqueue_webhook(delivery_id: uuid.UUID) -> None:
 
 def webhook_pending(delivery_id: uuid.UUID) -> bool:
     """Will this delivery be tried (again) without anyone's help: queued, or a retry scheduled?"""
-    return _any_alive([webhook_task_id(delivery_id)], django_rq.get_connection(settings.WEBHOOK_QUEUE))
+    return _any_alive([webhook_task_id(delivery_id)], rq_connection(settings.WEBHOOK_QUEUE))
 
 
 def push_task_id(delivery_id: uuid.UUID) -> str:
@@ -236,7 +261,7 @@ def enqueue_push(delivery_id: uuid.UUID) -> None:
     """One push outbox row's delivery (models.PushDelivery), on the webhooks' queue. Redis down:
     logged; the row stays undelivered and the sweeper enqueues it again."""
     try:
-        django_rq.get_queue(settings.WEBHOOK_QUEUE).enqueue(
+        rq_queue(settings.WEBHOOK_QUEUE).enqueue(
             _task("deliver_push"),
             str(delivery_id),
             job_id=push_task_id(delivery_id),
@@ -251,14 +276,14 @@ def enqueue_push(delivery_id: uuid.UUID) -> None:
 
 def push_pending(delivery_id: uuid.UUID) -> bool:
     """Will this push be tried (again) without anyone's help: queued, or a retry scheduled?"""
-    return _any_alive([push_task_id(delivery_id)], django_rq.get_connection(settings.WEBHOOK_QUEUE))
+    return _any_alive([push_task_id(delivery_id)], rq_connection(settings.WEBHOOK_QUEUE))
 
 
 def cancel_queued(job_id: uuid.UUID, *, attempts: int) -> None:
     """Best effort: take a canceled job's waiting tasks off their queues. The state check in every
     task guards anyway, so Redis trouble here is logged, never raised to the user."""
     try:
-        connection = django_rq.get_connection("default")
+        connection = rq_connection("default")
         ids = [screening_task_id(job_id), *(run_task_id(job_id, n) for n in range(1, attempts + 2))]
         ids += [member.decode() for member in connection.smembers(_children_key(job_id, attempts))]
         for task in RQJob.fetch_many(ids, connection=connection):

@@ -15,10 +15,10 @@ import logging
 import time
 from dataclasses import dataclass
 
-import django_rq
 from django.conf import settings
 from rq import Queue, worker_registration
 
+from . import dispatch
 from .choices import JobState
 
 logger = logging.getLogger(__name__)
@@ -50,7 +50,7 @@ def roles_of(queue_names: list[str]) -> list[str]:
 
 
 def _connection():
-    return django_rq.get_connection(role_queues(SWAP)[0])
+    return dispatch.rq_connection(role_queues(SWAP)[0])
 
 
 def _warming_key(role: str) -> str:

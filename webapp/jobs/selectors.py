@@ -8,7 +8,6 @@ from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
 
-import django_rq
 from django.conf import settings
 from django.db.models import QuerySet
 from django.utils import timezone
@@ -16,7 +15,7 @@ from rq import Worker
 
 from webapp.media.choices import MediaKind
 
-from . import etags
+from . import dispatch, etags
 from .choices import JobState
 from .models import Job
 from .states import TERMINAL_STATES
@@ -151,7 +150,7 @@ def _estimate_seconds(quote: dict | None) -> float:
 
 def _gpu_worker_count() -> int:
     try:
-        connection = django_rq.get_connection(settings.GPU_QUEUES[0])
+        connection = dispatch.rq_connection(settings.GPU_QUEUES[0])
         return max(
             1,
             sum(

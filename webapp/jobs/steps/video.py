@@ -16,7 +16,6 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-import django_rq
 import numpy as np
 from django.conf import settings
 
@@ -87,7 +86,7 @@ def report_progress(job: Job, done: int, total: int) -> None:
 
 
 def redis_for(job: Job):
-    return django_rq.get_connection(dispatch.gpu_queue(job.queue))
+    return dispatch.rq_connection(dispatch.gpu_queue(job.queue))
 
 
 def plan_key(job: Job, attempt: int, what: str) -> str:
