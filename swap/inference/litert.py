@@ -8,6 +8,7 @@ inference clock bills the calling thread's CPU time exactly.
 
 from __future__ import annotations
 
+import functools
 import importlib.metadata
 import os
 import sys
@@ -47,13 +48,21 @@ class TfliteModel:
     @property
     def runtime_identity(self) -> list[str]:
         """Where it runs, for an analysis signature (results differ across runtime builds)."""
-        return ["litert", importlib.metadata.version("ai-edge-litert"), "cpu"]
+        return ["litert", _litert_version(), "cpu"]
 
     def run(self, tensor: np.ndarray) -> list[np.ndarray]:
         with self._call_lock, inference_clock.measure(self.name, "cpu", 1):
             self._interpreter.set_tensor(self._input["index"], np.ascontiguousarray(tensor, np.float32))
             self._interpreter.invoke()
             return [self._interpreter.get_tensor(i).copy() for i in self._outputs]
+
+
+
+@functools.cache
+def _litert_version() -> str:
+    """Read once: importlib.metadata scans the installed distributions on every call (~1 ms), and
+    every job's analysis signature asks, twice."""
+    return importlib.metadata.version("ai-edge-litert")
 
 
 @contextmanager

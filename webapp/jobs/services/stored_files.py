@@ -15,13 +15,22 @@ from ..models import Job, Upload, result_keys
 
 
 def uploads_purge(job: Job) -> None:
-    """Delete the job's originals and any intermediate parts from S3 (idempotent) and record when."""
+    """Delete the job's originals and any intermediate parts from S3 (idempotent) and record when.
+    Each object once: the originals of a plain submit lie under the job's prefix, and deleting
+    them again by their keys cost two more S3 requests a job; those of a resumable upload lie
+    elsewhere and are deleted by key."""
+    deleted = set()
     for key in storage.list_keys(settings.S3_UPLOADS_BUCKET, prefix=f"{job.owner_id}/{job.id}/"):
         storage.delete(settings.S3_UPLOADS_BUCKET, key)
-    for upload in (job.source, job.target, *job.extra_sources.all()):
-        if upload.deleted_at is None:
+        deleted.add(key)
+    left = [upload for upload in (job.source, job.target, *job.extra_sources.all()) if upload.deleted_at is None]
+    for upload in left:
+        if upload.s3_key not in deleted:
             storage.delete(settings.S3_UPLOADS_BUCKET, upload.s3_key)
-            Upload.objects.filter(id=upload.id, deleted_at__isnull=True).update(deleted_at=timezone.now())
+    if left:
+        Upload.objects.filter(id__in=[upload.id for upload in left], deleted_at__isnull=True).update(
+            deleted_at=timezone.now()
+        )
 
 
 def job_result_delete(job: Job) -> None:
