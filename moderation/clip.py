@@ -13,6 +13,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+import cv2
 import numpy as np
 from PIL import Image
 
@@ -60,7 +61,7 @@ class ClipClassifier:
         """Prompt probabilities per image, in one forward pass over all of them."""
         self.calls += 1
         pixels = self.torch.stack(
-            [self.preprocess(Image.fromarray(np.ascontiguousarray(image[:, :, ::-1]))) for image in images_bgr]
+            [self.preprocess(Image.fromarray(cv2.cvtColor(image, cv2.COLOR_BGR2RGB))) for image in images_bgr]
         )
         with self.torch.inference_mode():
             image = self.model.encode_image(pixels)

@@ -163,3 +163,16 @@ def test_the_aigc_object_is_json_with_the_standards_field_names(gb):
     assert json.loads(json.dumps(value)) == aigc.gb45438_label(JOB)
     with Image.open(io.BytesIO(aigc.encode_labelled(skdata.astronaut(), fmt="png", job_id=JOB))) as image:
         assert aigc.TC260_NS in image.info["XML:com.adobe.xmp"]
+
+
+@pytest.mark.parametrize(("fmt", "media_type"), FORMATS)
+def test_an_encoded_result_keeps_its_colours_the_right_way_round(fmt, media_type):
+    """encode_labelled takes the engine's BGR frame: a blue sky stays blue, a red face red."""
+    frame = np.zeros((64, 96, 3), np.uint8)
+    frame[:, :32] = (255, 0, 0)  # BGR blue
+    frame[:, 32:64] = (0, 0, 255)  # BGR red
+    frame[:, 64:] = (0, 255, 0)  # green
+    with Image.open(io.BytesIO(aigc.encode_labelled(frame, fmt=fmt, job_id=JOB))) as image:
+        rgb = np.asarray(image.convert("RGB")).astype(int)
+    for column, expected in ((16, (0, 0, 255)), (48, (255, 0, 0)), (80, (0, 255, 0))):
+        assert np.abs(rgb[32, column] - expected).max() <= 8, (fmt, column, rgb[32, column])
