@@ -60,7 +60,11 @@ def read_ahead(items: Iterable[Any], *, depth: int = 8) -> Iterator[Any]:
             if close is not None:
                 close()
 
-    thread = threading.Thread(target=produce, name="video-read-ahead", daemon=True)
+    # In a copy of the consumer's context: what the worker bound (its log context, trace span)
+    # reaches the lines logged while producing (decode, tracking).
+    thread = threading.Thread(
+        target=contextvars.copy_context().run, args=(produce,), name="video-read-ahead", daemon=True
+    )
     thread.start()
     try:
         while True:
@@ -112,7 +116,9 @@ class WriteBehind:
         self._buffer: queue.Queue = queue.Queue(maxsize=depth)
         self._error: BaseException | None = None
         self.seconds = 0.0
-        self._thread = threading.Thread(target=self._run, name="video-write-behind", daemon=True)
+        self._thread = threading.Thread(  # in a copy of the caller's context, as read_ahead
+            target=contextvars.copy_context().run, args=(self._run,), name="video-write-behind", daemon=True
+        )
         self._thread.start()
 
     def submit(self, item: Any) -> None:

@@ -159,3 +159,17 @@ def test_ordered_map_runs_each_call_in_the_callers_context():
     job = contextvars.ContextVar("job", default=None)
     job.set("job-42")  # e.g. the worker's log context: lines logged during a swap name their job
     assert set(ordered_map(lambda i: job.get(), range(6), workers=2)) == {"job-42"}
+
+
+def test_read_ahead_and_write_behind_run_in_the_callers_context():
+    """The decode and tracking thread (read_ahead) and the encoder's (WriteBehind) log with the
+    job's context, as the swap threads do."""
+    job = contextvars.ContextVar("job", default=None)
+    job.set("job-42")
+    assert set(read_ahead(job.get() for _ in range(5))) == {"job-42"}
+    seen = []
+    encoder = WriteBehind(lambda item: seen.append(job.get()))
+    for i in range(5):
+        encoder.submit(i)
+    encoder.close()
+    assert seen == ["job-42"] * 5
