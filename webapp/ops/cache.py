@@ -57,12 +57,27 @@ class _ReusedClients(RedisCacheClient):
         return client
 
 
+# The process's cache clients, one per server list and options: Django makes a cache object for
+# every request (its cache handler is per context, and each request runs in a context of its own),
+# and building its client (options, pools, a redis.Redis) each time was ~4 % of a status GET's CPU.
+_clients: dict[str, _ReusedClients] = {}
+
+
 class FailOpenRedisCache(RedisCache):
     _last_warning = 0.0
 
     def __init__(self, server, params):
         super().__init__(server, params)
         self._class = _ReusedClients
+
+    @property
+    def _cache(self) -> _ReusedClients:
+        key = repr((self._servers, sorted(self._options.items())))
+        client = _clients.get(key)
+        if client is None:
+            with _pools_lock:
+                client = _clients.setdefault(key, self._class(self._servers, **self._options))
+        return client
 
     def _down(self, operation: str, exc: Exception):
         now = time.monotonic()
