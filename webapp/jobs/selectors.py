@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import logging
 import uuid
+import weakref
 from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
 
 from django.conf import settings
+from django.db import connections
 from django.db.models import QuerySet
 from django.utils import timezone
 from rq import Worker
@@ -23,11 +25,46 @@ from .states import TERMINAL_STATES
 logger = logging.getLogger(__name__)
 
 
-def job_etag_fields(*, user_id: int, job_id) -> dict | None:
-    """The user's own job's fields its ETag is made of (etags.ETAG_FIELDS), or None. By primary key,
-    so no ORDER BY (`.first()` would sort by the model's ordering: a tenth of a 304's CPU)."""
-    rows = Job.objects.filter(id=job_id, owner_id=user_id).order_by().values(*etags.ETAG_FIELDS)[:1]
-    return rows[0] if rows else None
+def job_etag_fields(*, user_id: int, job_id: uuid.UUID) -> dict | None:
+    """The user's own job's fields its ETag is made of (etags.ETAG_FIELDS), or None: what
+    `Job.objects.filter(id=job_id, owner_id=user_id).values(*ETAG_FIELDS)` gives, values converted
+    by the same converters, but from SQL compiled once per connection (building and compiling that
+    query was two thirds of its time, ~0.23 of 0.34 ms: a tenth of a status GET's CPU)."""
+    connection = connections[Job.objects.db]
+    sql, converters = _etag_select(connection)
+    params = [
+        Job._meta.pk.get_db_prep_value(job_id, connection),
+        Job._meta.get_field("owner").get_db_prep_value(user_id, connection),
+    ]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    row = list(row)
+    for position, (functions, expression) in converters.items():
+        for convert in functions:
+            row[position] = convert(row[position], expression, connection)
+    return dict(zip(etags.ETAG_FIELDS, row, strict=True))
+
+
+# Per connection object (Django keeps one per thread and alias): the converters are methods of
+# that connection's operations, so each thread uses its own.
+_etag_selects: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _etag_select(connection) -> tuple[str, dict]:
+    """The SQL of the version read (its parameters: the job's id, then its owner's) and the
+    converters of its columns, compiled once per connection object."""
+    if connection not in _etag_selects:
+        query = Job.objects.filter(id=uuid.UUID(int=0), owner_id=0).order_by().values(*etags.ETAG_FIELDS)[:1].query
+        compiler = query.get_compiler(connection=connection)
+        sql, params = compiler.as_sql()
+        if len(params) != 2:
+            raise RuntimeError(f"the version read should take the job's id and owner, not {params!r}")
+        columns = [select[0] for select in compiler.select[: compiler.col_count]]
+        _etag_selects[connection] = (sql, compiler.get_converters(columns))
+    return _etag_selects[connection]
 
 
 def jobs_for_user(

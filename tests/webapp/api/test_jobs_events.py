@@ -8,17 +8,21 @@ request's own XREAD to start.
 from __future__ import annotations
 
 import threading
+import uuid
+from decimal import Decimal
 
 import pytest
 from django.db import connection, connections
+from django.db.models.sql.compiler import SQLCompiler
 from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
 from rest_framework.test import APIClient
 
 from tests.helpers.problems import assert_problem
 from tests.helpers.sse import chunks, job_events, parse
 from tests.webapp.conftest import post_job
 from webapp.api.jobs import JobDetailView
-from webapp.jobs import events
+from webapp.jobs import etags, events, selectors
 from webapp.jobs.choices import JobState
 from webapp.jobs.models import Job
 from webapp.jobs.services import lifecycle
@@ -220,6 +224,34 @@ def test_etag_answers_304_with_one_version_query_and_changes_with_every_transiti
     assert changed.status_code == 200 and changed.json()["state"] == "screening"
     assert changed["ETag"] != etag
     assert api_a.get(f"/api/v1/jobs/{job_id}", headers={"If-None-Match": changed["ETag"]}).status_code == 304
+
+
+def test_the_version_read_gives_what_the_orm_gives_and_compiles_no_sql_after_its_first(
+    api_a, api_b, astronaut_pair, monkeypatch
+):
+    """selectors.job_etag_fields runs SQL compiled once: its rows are the ORM's .values() rows, value
+    for value and type for type (the ETag hashes their text), in every state a job passes through,
+    and none for another user's job or a missing one."""
+    def orm(job_id, user_id):
+        return Job.objects.filter(id=job_id, owner_id=user_id).values(*etags.ETAG_FIELDS).first()
+
+    job_id = uuid.UUID(new_job(api_a, astronaut_pair))
+    owner = Job.objects.get(id=job_id).owner_id
+    to_running(job_id)
+    lifecycle.job_progress(job_id, 40)
+    Job.objects.filter(id=job_id).update(cost=Decimal("0.0500"), completed_at=timezone.now(), error_message="x")
+    compiled = []
+    real = SQLCompiler.as_sql
+    monkeypatch.setattr(SQLCompiler, "as_sql", lambda self, *a, **k: compiled.append(1) or real(self, *a, **k))
+    selectors.job_etag_fields(user_id=owner, job_id=job_id)  # compiled here at most once
+    compiled.clear()
+    read = selectors.job_etag_fields(user_id=owner, job_id=job_id)
+    assert compiled == []
+    expected = orm(job_id, owner)
+    assert read == expected and [type(v) for v in read.values()] == [type(v) for v in expected.values()]
+    assert etags.representation(read).etag() == etags.representation(expected).etag()
+    assert selectors.job_etag_fields(user_id=owner + 1000, job_id=job_id) is None
+    assert selectors.job_etag_fields(user_id=owner, job_id=uuid.uuid4()) is None
 
 
 def test_a_plain_get_of_an_unchanged_job_is_served_from_the_cache_and_every_transition_shows(
