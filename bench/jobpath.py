@@ -69,17 +69,23 @@ server, the shading transfer's blurs on a reduced copy):
 the web change.) Goals of issue #33 not reached here: CPU per job <= 250 ms, >= 400 jobs/min,
 status GETs >= 1,000 req/s; the single job's p50 (<= 0.3 s) is met.
 
-Measured 2026-12-03 later, same machine on a slower phase, one run each (before = 0d8ea41; after =
-the web's pool threads keep their database connection, the status GET's version read without
-ORDER BY, WebP at libwebp effort 2):
+Measured 2026-12-03 later (a second session), same machine, quiet, three pairs alternating
+(before = 0d8ea41; after = the web's pool threads keep their database connection, the status
+GET's version read compiled once, one cache client and one RQ Redis client per process, each
+upload object deleted once, WebP at libwebp effort 2, BGR->RGB by cvtColor before encoding,
+a PNG upload checked by its checksums and a JPEG at 1/8 scale):
                                       before                after
-  single job p50 submit → succeeded   0.32 s                0.24 s
-  single job CPU                      458 ms                376 ms (web 80 -> 64, GPU-step 186 -> 152)
-  burst jobs/min                      236.1                 236.1
-  burst CPU per job                   422 ms                421 ms (GPU-step 160 / 166, web 91 / 90)
-  status GET c=16 plain / 304         359 / 460             600 / 726 req/s
-(the burst's web CPU is the uploads and the long-polls: a waiting request's thread still opens and
-closes its own connection.)
+  single job p50 submit → succeeded   0.21 / 0.22 / 0.22 s  0.21 / 0.19 / 0.19 s
+  single job CPU                      324 / 336 / 350 ms    314 / 284 / 278 ms
+  burst jobs/min                      302.6 / 294.7 / 276.5 299.3 / 338.8 / 340.3
+  burst CPU per job                   334 / 342 / 365 ms    342 / 300 / 298 ms (GPU-step worker
+                                                            121-133, moderation 73-81, web 55-67,
+                                                            S3 38-48, Redis 7-8)
+  status GET c=16 plain / 304         537/554, 512/549,     883/1063, 1077/972, 833/1091 req/s
+                                      429/561
+(the first pair's burst is a draw; an earlier pair with part of the changes: 282.4 -> 324.3 jobs/min,
+368 -> 318 ms.) Goals of issue #33 still not reached here: CPU per job <= 250 ms, >= 400 jobs/min;
+status GETs >= 1,000 req/s with ETag: 972-1,091 (met in two of three runs); p50 <= 0.3 s: met.
 """
 
 from __future__ import annotations
