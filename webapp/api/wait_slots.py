@@ -33,7 +33,9 @@ if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[4]) then
   return {0, first[2]}
 end
 redis.call('ZADD', KEYS[1], ARGV[2], ARGV[3])
-redis.call('EXPIRE', KEYS[1], math.ceil(tonumber(ARGV[2]) - tonumber(ARGV[1]) + tonumber(ARGV[5])))
+-- The key lives as long as its longest lease: a short wait taken after a long one must not cut it.
+local ttl = math.ceil(tonumber(ARGV[2]) - tonumber(ARGV[1]) + tonumber(ARGV[5]))
+if redis.call('TTL', KEYS[1]) < ttl then redis.call('EXPIRE', KEYS[1], ttl) end
 return {1}
 """
 

@@ -73,3 +73,15 @@ def test_slots_left_by_a_dead_server_expire(api_a, user_a, astronaut_pair):
         wait_slots.leases_key(user_a.pk), {"dead-1": past, "dead-2": past}
     )
     assert api_a.get(f"/api/v1/jobs/{job_id}?wait=0.1").status_code == 200
+
+
+def test_a_short_wait_taken_after_a_long_one_does_not_cut_the_long_ones_slot(user_a):
+    """The leases share one key: its expiry is the longest lease's (plus the grace), so a 20 s
+    long-poll opened beside a 300 s event stream no longer drops the stream's lease at 50 s (the
+    user could then open one wait more than the cap)."""
+    leases = django_rq.get_connection("default")
+    key = wait_slots.leases_key(user_a.pk)
+    wait_slots.take(user_id=user_a.pk, seconds=300)
+    wait_slots.take(user_id=user_a.pk, seconds=20)
+    assert leases.ttl(key) >= 300 + wait_slots.GRACE_S - 2
+    leases.delete(key)
