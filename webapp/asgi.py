@@ -88,6 +88,7 @@ def _waiting_view(path: str) -> tuple[bool, str]:
         return False, ""
     return iscoroutinefunction(view), getattr(view, "waits_only_with", "")
 
+
 async def application(scope, receive, send):
     if scope["type"] == "lifespan":
         while (await receive())["type"] != "lifespan.shutdown":
