@@ -81,7 +81,7 @@ def _children_key(job_id: uuid.UUID, attempt: int) -> str:
     return f"visage:children:{job_id}:{attempt}"
 
 
-_connections: dict[tuple[int, str], redis.Redis] = {}
+_connections: dict[tuple[int, str, str], redis.Redis] = {}
 _connections_lock = threading.Lock()
 
 
@@ -90,8 +90,9 @@ def rq_connection(queue_name: str = "default") -> redis.Redis:
     new client, with a pool of its own, every call: each enqueue and each readiness or liveness
     read opened (and the garbage collector later closed) a TCP connection, ~6 a job in the web
     process alone (bench/jobpath.py's burst, py-spy). redis.Redis is thread-safe: each command
-    takes a connection from the shared pool. Per process: a forked child makes its own."""
-    key = (os.getpid(), queue_name)
+    takes a connection from the shared pool. Per process (a forked child makes its own) and per the
+    queue's settings (a changed RQ_QUEUES, as in tests, gets a client of its own)."""
+    key = (os.getpid(), queue_name, repr(sorted(settings.RQ_QUEUES[queue_name].items())))
     with _connections_lock:
         if key not in _connections:
             _connections[key] = django_rq.get_connection(queue_name)
