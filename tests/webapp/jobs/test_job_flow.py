@@ -12,6 +12,7 @@ from django.conf import settings
 from PIL import Image
 
 from billing.models import LedgerEntry
+from tests.helpers.problems import assert_problem
 from tests.webapp.conftest import drain, post_job, two_face_target
 from webapp.jobs.models import Job, Upload
 from webapp.media import storage
@@ -341,18 +342,10 @@ def _png_with_a_broken_stream(png: bytes) -> bytes:
     return png[:33] + chunk(b"IDAT", b"\x78\x9c" + b"\xff" * 4096) + chunk(b"IEND", b"")
 
 
-def test_a_photo_damaged_past_the_uploads_check_fails_at_screening_with_its_credits_back(api_a, astronaut_pair):
-    """The upload checks a PNG by its chunks' checksums, not by decoding it: one whose checksums
-    hold over a broken stream is taken, then screening's decode refuses it (invalid_image, saying
-    which photo; no retry) and the hold is released. A cut PNG is refused at upload."""
+def test_a_png_whose_checksums_hold_over_a_broken_stream_is_refused_at_upload(api_a, astronaut_pair):
+    """The upload decodes a PNG in full: checksums alone would let a broken compressed stream through
+    to screening. Both it and a cut PNG get a 400 naming the field, and nothing is held."""
     source, target, _ = astronaut_pair
-    assert post_job(api_a, source[: len(source) // 2], target).json()["code"] == "corrupt_image"
-    response = post_job(api_a, _png_with_a_broken_stream(source), target)
-    assert response.status_code == 201, response.content
-    job_id = response.json()["id"]
-    drain(["moderation"])
-    job = Job.objects.get(id=job_id)
-    assert (job.state, job.error_code) == ("rejected", "invalid_image")
-    assert job.error_message == "The source image is damaged or truncated."
-    assert LedgerEntry.objects.filter(job_id=job_id, kind="release").count() == 1
-    assert not LedgerEntry.objects.filter(job_id=job_id, kind="capture").exists()
+    for damaged in (source[: len(source) // 2], _png_with_a_broken_stream(source)):
+        assert_problem(post_job(api_a, damaged, target), 400, "corrupt_image", field="source")
+    assert not Job.objects.exists() and not LedgerEntry.objects.filter(kind="hold").exists()
