@@ -57,10 +57,9 @@ class TfliteModel:
             return [self._interpreter.get_tensor(i).copy() for i in self._outputs]
 
 
-
 @functools.cache
 def _litert_version() -> str:
-    """Read once: importlib.metadata scans the installed distributions on every call (~1 ms), and
+    """Read once: importlib.metadata scans the installed distributions on every call (~0.4 ms), and
     every job's analysis signature asks, twice."""
     return importlib.metadata.version("ai-edge-litert")
 
