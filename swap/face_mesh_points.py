@@ -32,6 +32,10 @@ MESH_LIPS = np.array(
      78, 95, 88, 178, 87, 14, 317, 402, 318, 324, 308, 191, 80, 81, 82, 13, 312, 311, 310, 415],
     np.int64,
 )  # fmt: skip
+# The inner lip line between the corners (78, 308): each upper lip point above the lower lip's at
+# the same index.
+MESH_UPPER_INNER_LIP = np.array([191, 80, 81, 82, 13, 312, 311, 310, 415], np.int64)
+MESH_LOWER_INNER_LIP = np.array([95, 88, 178, 87, 14, 317, 402, 318, 324], np.int64)
 MESH_RIGHT_EYE = np.array(
     [33, 7, 163, 144, 145, 153, 154, 155, 133, 246, 161, 160, 159, 158, 157, 173], np.int64
 )

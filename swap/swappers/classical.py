@@ -26,7 +26,15 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from swap.face_mesh_points import MESH_FACE_OVAL, MESH_LEFT_EYE, MESH_LIPS, MESH_RIGHT_EYE, MESH_TO_68
+from swap.face_mesh_points import (
+    MESH_FACE_OVAL,
+    MESH_LEFT_EYE,
+    MESH_LIPS,
+    MESH_LOWER_INNER_LIP,
+    MESH_RIGHT_EYE,
+    MESH_TO_68,
+    MESH_UPPER_INNER_LIP,
+)
 from swap.inference import clock as inference_clock
 from swap.swappers.appearance import (
     blockiness_grid,
@@ -49,6 +57,11 @@ MOUTH_INNER = slice(60, 68)
 # Eyelid gap over eye width under which an eye is shut (a blink, a wink, eyes cast down); open eyes
 # measure 0.20-0.36 on ../shared/faces. A narrower open eye keeps the source's eyeball (identity).
 CLOSED_EYE = 0.15
+# Teeth seen between the lips, as a share of the mouth's width squared (teeth_shown): on
+# ../shared/faces grins and speech show 0.0125-0.079, closed or barely parted lips 0-0.0015. Face
+# Mesh can place the inner lips of a closed smile apart (0.15 open on obama_3, whose lips touch),
+# so the openings alone would take a grin's teeth onto closed lips; the teeth tell them apart.
+TEETH_SHOWN = 0.008
 
 
 @dataclass
@@ -269,19 +282,68 @@ def eye_openness_each(points_68: np.ndarray) -> tuple[float, float]:
     return values[0], values[1]
 
 
+def teeth_shown(image: np.ndarray, points_68: np.ndarray) -> float:
+    """How much teeth show between the lips: pixels inside the inner lip line clearly lighter
+    (CIELAB L* 12 above the lips' median) and, unless the picture is grey, less coloured (chroma
+    under 0.8 of the lips') than the lips round them, over the mouth's width squared. Measured against the person's own lips,
+    so skin tone and lighting cancel out; 0 for a mouth too small to tell (under 24 px wide)."""
+    width = float(np.linalg.norm(points_68[54] - points_68[48]))
+    if width < 24:
+        return 0.0
+    h, w = image.shape[:2]
+    x1, y1 = np.maximum(np.floor(points_68[48:60].min(0)).astype(int) - 2, 0)
+    x2, y2 = np.minimum(np.ceil(points_68[48:60].max(0)).astype(int) + 3, [w, h])
+    if x2 - x1 < 4 or y2 - y1 < 4:
+        return 0.0
+    lab = cv2.cvtColor(image[y1:y2, x1:x2], cv2.COLOR_BGR2LAB).astype(np.float32)
+    lightness = lab[..., 0] * (100 / 255)
+    chroma = np.hypot(lab[..., 1] - 128, lab[..., 2] - 128)
+    inner = np.zeros(lab.shape[:2], np.uint8)
+    outer = np.zeros(lab.shape[:2], np.uint8)
+    cv2.fillPoly(inner, [np.round(points_68[MOUTH_INNER] - [x1, y1]).astype(np.int32)], 255)
+    cv2.fillPoly(outer, [np.round(points_68[48:60] - [x1, y1]).astype(np.int32)], 255)
+    lips = (outer > 0) & (inner == 0)
+    if lips.sum() < 8:
+        return 0.0
+    teeth = (inner > 0) & (lightness > np.median(lightness[lips]) + 12)
+    lips_chroma = np.median(chroma[lips])
+    if lips_chroma > 4:  # not a grey picture
+        teeth &= chroma < 0.8 * lips_chroma
+    return float(teeth.sum()) / (width * width)
+
+
+def teeth_differ(shown: float, other: float) -> bool:
+    """One mouth shows teeth (a grin, speech) where the other shows under a fifth as much (closed or
+    barely parted lips): its inside is not the other's expression, whatever the openings say."""
+    return shown >= TEETH_SHOWN and other < shown / 5
+
+
+def closed_lips(points: np.ndarray, upper: list[int], lower: list[int], gap: float = 0.05) -> None:
+    """Move each pair of inner lip points (`upper[i]` above `lower[i]`) in place towards the line
+    where they meet, leaving `gap` of their distance: a sliver, so the triangulation keeps them
+    apart. The lips warped onto them are drawn closed."""
+    middle = (points[upper] + points[lower]) / 2
+    half = (points[upper] - points[lower]) * (gap / 2)
+    points[upper] = middle + half
+    points[lower] = middle - half
+
+
 def unmatched_openings(
-    shape: tuple[int, ...], source_68: np.ndarray, target_68: np.ndarray, cfg: ClassicalSettings
+    shape: tuple[int, ...],
+    source_68: np.ndarray,
+    target_68: np.ndarray,
+    cfg: ClassicalSettings,
+    teeth_unmatched: bool = False,
 ) -> np.ndarray | None:
     """0/255 in the source photo: its open mouth (teeth, tongue) where the target's is more closed
-    than the tolerance, and an open eye where the target's is shut (a blink, a wink, downcast), or
-    None. The warp closes the source's lips or lids onto the target's, but the triangles joining
-    them span the opening, so its teeth would be drawn over a closed mouth (a grin where the target
-    has none) and an eyeball over a closed lid; those pixels are left out, and the target's own
-    stay there."""
+    than the tolerance or shows no teeth where the source's does (`teeth_unmatched`), and an open
+    eye where the target's is shut (a blink, a wink, downcast), or None. The warp closes the
+    source's lips or lids onto the target's, but the triangles joining them span the opening, so
+    its teeth would be drawn over a closed mouth (a grin where the target has none) and an eyeball
+    over a closed lid; those pixels are left out, and the target's own stay there."""
     mask = np.zeros(shape[:2], np.uint8)
-    if (
-        cfg.keep_target_mouth
-        and mouth_openness(source_68) - mouth_openness(target_68) > cfg.expression_tolerance
+    if cfg.keep_target_mouth and (
+        teeth_unmatched or mouth_openness(source_68) - mouth_openness(target_68) > cfg.expression_tolerance
     ):
         cv2.fillPoly(mask, [np.round(source_68[MOUTH_INNER]).astype(np.int32)], 255)
     if cfg.keep_target_eyes:
@@ -464,8 +526,17 @@ class ClassicalSwapper:
         # With Face Mesh points on both sides the warp follows all 468 (the lids, the inner and outer
         # lip lines): the target's expression is carried by the geometry itself.
         dense = target_mesh is not None and all(photos[i][1].landmarks_468 is not None for _, i in used)
+        # Teeth seen on one side only: each mouth's inside stays its own person's, whatever the
+        # openings say (Face Mesh can place the lips of a closed smile apart).
+        tgt_teeth = teeth_shown(out, tgt_68)
+        src_teeth = {i: teeth_shown(photos[i][0], photos[i][1].landmarks_68) for _, i in used}
+        # The source grins onto closed lips: its lips are drawn closed on the target's mouth line
+        # (their inner lines meet), so no teeth and none of the target's own lips show between them.
+        close_lips = cfg.keep_target_mouth and teeth_differ(src_teeth[used[0][1]], tgt_teeth)
         if dense:
             dst_mesh = mesh_destination(primary.landmarks_468, target_mesh, cfg.source_shape)
+            if close_lips:
+                closed_lips(dst_mesh, MESH_UPPER_INNER_LIP, MESH_LOWER_INNER_LIP)
             dst_68 = dst_mesh[MESH_TO_68].copy()
         else:
             dst_68 = destination_points(primary.landmarks_68, tgt_68, cfg.source_shape)
@@ -480,7 +551,9 @@ class ClassicalSwapper:
         # The target's open mouth (teeth, tongue) is kept inside the source's lips. A closed target
         # mouth under the source's open one: the lips take the target's line (the warp closes them)
         # and what the source shows between them is left out (unmatched_openings).
-        keep_mouth = mouth_differs and mouth_openness(tgt_68) > 0.06
+        keep_mouth = cfg.keep_target_mouth and (
+            (mouth_differs and mouth_openness(tgt_68) > 0.06) or teeth_differ(tgt_teeth, src_teeth[used[0][1]])
+        )
         # Each eye on its own: a wink keeps the target's closed eye and may take the source's open one.
         keep_eye = [
             cfg.keep_target_eyes and abs(target - source) > cfg.eye_tolerance
@@ -491,6 +564,8 @@ class ClassicalSwapper:
                 dst_68[part] = tgt_68[part]
         if mouth_differs:
             dst_68[48:68] = tgt_68[48:68]
+        if close_lips:
+            closed_lips(dst_68, [61, 62, 63], [67, 66, 65])
         dst_pts = extended_points(dst_68, cfg.forehead)
         face_size = float(np.linalg.norm(dst_pts.max(0) - dst_pts.min(0))) / np.sqrt(2)
         region = self._region(out, dst_pts, face_size)
@@ -515,7 +590,9 @@ class ClassicalSwapper:
             image, face = photos[index]
             src_pts = extended_points(face.landmarks_68, cfg.forehead)
             not_face = self._source_not_face(image, face, src_pts) if cfg.occlusion else None
-            unmatched = unmatched_openings(image.shape, face.landmarks_68, tgt_68, cfg)
+            unmatched = unmatched_openings(
+                image.shape, face.landmarks_68, tgt_68, cfg, teeth_differ(src_teeth[index], tgt_teeth)
+            )
             if unmatched is not None:
                 not_face = unmatched if not_face is None else not_face | unmatched
             # Supersampling keeps a reduced source from aliasing; an enlarged one has no detail

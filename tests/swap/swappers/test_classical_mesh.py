@@ -7,17 +7,20 @@ import dataclasses
 import cv2
 import numpy as np
 
-from swap.face_mesh_points import MESH_TO_68
+from swap.face_mesh_points import MESH_LOWER_INNER_LIP, MESH_TO_68, MESH_UPPER_INNER_LIP
 from swap.swappers import classical
 from swap.swappers.classical import (
     ClassicalSettings,
     ClassicalSwapper,
+    closed_lips,
     delaunay,
     mouth_openness,
     piecewise_affine_maps,
     rim_stretch,
     soften_eye_corners,
     stretched,
+    teeth_differ,
+    teeth_shown,
 )
 
 LOWER_LIP = [146, 91, 181, 84, 17, 314, 405, 321, 375, 95, 88, 178, 87, 14, 317, 402, 318, 324]
@@ -205,8 +208,6 @@ def test_stretched_eye_corners_are_softened_and_nothing_else(mesh_pipeline, astr
 
 
 OUTER_LIPS = [61, 146, 91, 181, 84, 17, 314, 405, 321, 375, 291, 409, 270, 269, 267, 0, 37, 39, 40, 185]
-UPPER_INNER_LIP = [191, 80, 81, 82, 13, 312, 311, 310, 415]  # pairwise above LOWER_INNER_LIP
-LOWER_INNER_LIP = [95, 88, 178, 87, 14, 317, 402, 318, 324]
 
 
 def shut_mouth(pipeline, image: np.ndarray) -> tuple[np.ndarray, list]:
@@ -219,8 +220,8 @@ def shut_mouth(pipeline, image: np.ndarray) -> tuple[np.ndarray, list]:
     cv2.fillPoly(lips, [np.round(mesh[OUTER_LIPS, :2]).astype(np.int32)], 255)
     colour = np.median(image[lips > 0], axis=0)
     out[lips > 0] = colour
-    mesh[LOWER_INNER_LIP, :2] = mesh[UPPER_INNER_LIP, :2] + [0.0, 0.5]
-    line = np.round(mesh[[61, *UPPER_INNER_LIP, 291], :2]).astype(np.int32)
+    mesh[MESH_LOWER_INNER_LIP, :2] = mesh[MESH_UPPER_INNER_LIP, :2] + [0.0, 0.5]
+    line = np.round(mesh[[61, *MESH_UPPER_INNER_LIP, 291], :2]).astype(np.int32)
     cv2.polylines(out, [line], False, tuple(float(c) * 0.5 for c in colour), 1, cv2.LINE_AA)
     shut = dataclasses.replace(face, landmarks_468=mesh, landmarks_68=mesh[MESH_TO_68, :2].astype(np.float32))
     return out, [shut]
@@ -247,3 +248,52 @@ def test_a_shut_mouth_stays_shut_under_a_source_that_shows_its_teeth(mesh_pipeli
     # The check sees the defect: with the source's opening kept in, its teeth come through.
     monkeypatch.setattr(classical, "unmatched_openings", lambda *args: None)
     assert teeth(ClassicalSwapper().swap(source, target, faces), faces[0]) > 15
+
+
+def test_a_shut_mouth_the_mesh_places_open_stays_shut(mesh_pipeline, astronaut, monkeypatch):
+    """Face Mesh can place a closed smile's inner lips apart (0.15 opening on a real photo of
+    ../shared/faces whose lips touch, as open as the astronaut's grin): by the openings the two
+    expressions matched and the source's teeth were drawn over the closed lips. The teeth each
+    mouth shows tell them apart."""
+    image = cv2.flip(astronaut, 1)
+    target, _ = shut_mouth(mesh_pipeline, image)
+    (face,) = mesh_pipeline.analyse(image, embed=False)  # the grin's mesh, over the shut pixels
+    source = mesh_pipeline.prepare_source([astronaut])
+    assert abs(mouth_openness(face.landmarks_68) - mouth_openness(source.face.landmarks_68)) < 0.05
+    assert teeth_shown(target, face.landmarks_68) < 0.001 < classical.TEETH_SHOWN
+    assert teeth_shown(astronaut, source.face.landmarks_68) > 2 * classical.TEETH_SHOWN
+    assert teeth(ClassicalSwapper().swap(source, target, [face]), face) <= 2
+    # The check sees the defect: judged by the openings alone, the source's teeth come through.
+    monkeypatch.setattr(classical, "teeth_differ", lambda *args: False)
+    assert teeth(ClassicalSwapper().swap(source, target, [face]), face) > 15
+
+
+def test_a_grin_keeps_its_teeth_under_a_source_with_a_shut_mouth(mesh_pipeline, astronaut, monkeypatch):
+    """The reverse: the target grins, the source's lips are closed though its mesh places them
+    apart. The source's closed lips would be stretched over the target's teeth; they stay."""
+    target = cv2.flip(astronaut, 1)
+    (face,) = mesh_pipeline.analyse(target, embed=False)
+    shut, _ = shut_mouth(mesh_pipeline, astronaut)
+    (source_face,) = mesh_pipeline.analyse(astronaut, embed=False)  # the grin's mesh on shut lips
+    source = mesh_pipeline.prepare_source([shut], faces=[[source_face]])
+    assert abs(mouth_openness(face.landmarks_68) - mouth_openness(source_face.landmarks_68)) < 0.05
+    before = teeth(target, face)
+    assert before > 50
+    assert teeth(ClassicalSwapper().swap(source, target, [face]), face) > 0.8 * before
+    monkeypatch.setattr(classical, "teeth_differ", lambda *args: False)
+    assert teeth(ClassicalSwapper().swap(source, target, [face]), face) < 0.5 * before
+
+
+def test_teeth_differ_only_when_one_mouth_shows_far_more():
+    shown = classical.TEETH_SHOWN
+    assert teeth_differ(2 * shown, 0.0)
+    assert teeth_differ(shown, shown / 6)
+    assert not teeth_differ(shown, shown / 4)  # both show teeth: the same expression
+    assert not teeth_differ(shown / 2, 0.0)  # a glint between closed lips is not a grin
+
+
+def test_closed_lips_meet_on_their_middle_line_a_sliver_apart():
+    points = np.array([[0.0, 0.0], [10.0, 2.0], [10.0, 12.0], [0.0, 20.0]], np.float32)
+    closed_lips(points, [1], [2], gap=0.1)
+    assert np.allclose(points[[1, 2]], [[10.0, 6.5], [10.0, 7.5]])
+    assert np.array_equal(points[[0, 3]], [[0.0, 0.0], [0.0, 20.0]])  # nothing else moves
