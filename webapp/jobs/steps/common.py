@@ -160,10 +160,10 @@ def result_claim(job: Job, *, extension: str, engine: dict) -> provenance.Result
     )
 
 
-def sign_result(job: Job, data: bytes, *, media_type: str, extension: str, engine: dict) -> tuple[bytes, dict]:
+def sign_result(data: bytes, *, media_type: str, claim: provenance.ResultClaim) -> tuple[bytes, dict]:
     """The result signed with C2PA Content Credentials, and what reading it back says (for the job
     object). Unsigned (and said so) when an operator disabled provenance."""
-    signed = provenance.sign(data, media_type=media_type, claim=result_claim(job, extension=extension, engine=engine))
+    signed = provenance.sign(data, media_type=media_type, claim=claim)
     if signed is data:
         return data, {"manifest_present": False, "disabled": True}
     return signed, provenance.read(signed, media_type=media_type).summary()

@@ -83,12 +83,14 @@ def swap_image(job: Job, sources: list, target_bytes: bytes, started: float) -> 
     with metrics.timed_stage("encode"):
         mark = visible_mark()
         encoded = encode_labelled(result.image if mark is None else mark.apply(result.image), fmt=fmt, job_id=job.id)
-        engine = {"swapper": result.swapper, "enhancer": result.enhancer or ""}
-        encoded, provenance = sign_result(job, encoded, media_type=media_type, extension=extension, engine=engine)
+        # One claim for the result and its copies (its input hashes cost a query of the uploads).
+        claim = result_claim(
+            job, extension=extension, engine={"swapper": result.swapper, "enhancer": result.enhancer or ""}
+        )
+        encoded, provenance = sign_result(encoded, media_type=media_type, claim=claim)
     with metrics.timed_stage("upload"):
         key = store_result(job, data=encoded, media_type=media_type, extension=extension, before=target,
-                           unmarked=result.image, face_boxes=boxes,
-                           claim=result_claim(job, extension=extension, engine=engine))
+                           unmarked=result.image, face_boxes=boxes, claim=claim)
     with metrics.timed_stage("output_screening"):
         review = moderation_services.screen_output(subject_id=job.id, pixels=result.image)
     height, width = result.image.shape[:2]
