@@ -282,19 +282,19 @@ def eye_openness_each(points_68: np.ndarray) -> tuple[float, float]:
     return values[0], values[1]
 
 
-def teeth_shown(image: np.ndarray, points_68: np.ndarray) -> float:
+def teeth_shown(image: np.ndarray, points_68: np.ndarray) -> float | None:
     """How much teeth show between the lips: pixels inside the inner lip line clearly lighter
     (CIELAB L* 12 above the lips' median) and, unless the picture is grey, less coloured (chroma
     under 0.8 of the lips') than the lips round them, over the mouth's width squared. Measured against the person's own lips,
-    so skin tone and lighting cancel out; 0 for a mouth too small to tell (under 24 px wide)."""
+    so skin tone and lighting cancel out; None for a mouth too small to tell (under 24 px wide)."""
     width = float(np.linalg.norm(points_68[54] - points_68[48]))
     if width < 24:
-        return 0.0
+        return None
     h, w = image.shape[:2]
     x1, y1 = np.maximum(np.floor(points_68[48:60].min(0)).astype(int) - 2, 0)
     x2, y2 = np.minimum(np.ceil(points_68[48:60].max(0)).astype(int) + 3, [w, h])
     if x2 - x1 < 4 or y2 - y1 < 4:
-        return 0.0
+        return None
     lab = cv2.cvtColor(image[y1:y2, x1:x2], cv2.COLOR_BGR2LAB).astype(np.float32)
     lightness = lab[..., 0] * (100 / 255)
     chroma = np.hypot(lab[..., 1] - 128, lab[..., 2] - 128)
@@ -304,7 +304,7 @@ def teeth_shown(image: np.ndarray, points_68: np.ndarray) -> float:
     cv2.fillPoly(outer, [np.round(points_68[48:60] - [x1, y1]).astype(np.int32)], 255)
     lips = (outer > 0) & (inner == 0)
     if lips.sum() < 8:
-        return 0.0
+        return None
     teeth = (inner > 0) & (lightness > np.median(lightness[lips]) + 12)
     lips_chroma = np.median(chroma[lips])
     if lips_chroma > 4:  # not a grey picture
@@ -312,9 +312,12 @@ def teeth_shown(image: np.ndarray, points_68: np.ndarray) -> float:
     return float(teeth.sum()) / (width * width)
 
 
-def teeth_differ(shown: float, other: float) -> bool:
+def teeth_differ(shown: float | None, other: float | None) -> bool:
     """One mouth shows teeth (a grin, speech) where the other shows under a fifth as much (closed or
-    barely parted lips): its inside is not the other's expression, whatever the openings say."""
+    barely parted lips): its inside is not the other's expression, whatever the openings say. False
+    when either mouth is too small to tell (None): a small face's grin must not be closed."""
+    if shown is None or other is None:
+        return False
     return shown >= TEETH_SHOWN and other < shown / 5
 
 

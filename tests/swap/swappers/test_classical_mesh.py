@@ -290,6 +290,15 @@ def test_teeth_differ_only_when_one_mouth_shows_far_more():
     assert teeth_differ(shown, shown / 6)
     assert not teeth_differ(shown, shown / 4)  # both show teeth: the same expression
     assert not teeth_differ(shown / 2, 0.0)  # a glint between closed lips is not a grin
+    # A mouth too small to tell (a small face in a video): nothing is decided on it.
+    assert not teeth_differ(2 * shown, None) and not teeth_differ(None, 0.0)
+
+
+def test_a_mouth_too_small_to_tell_shows_no_teeth_figure(astronaut, mesh_pipeline):
+    (face,) = mesh_pipeline.analyse(astronaut, embed=False)
+    assert teeth_shown(astronaut, face.landmarks_68) > classical.TEETH_SHOWN
+    small = cv2.resize(astronaut, None, fx=0.2, fy=0.2, interpolation=cv2.INTER_AREA)
+    assert teeth_shown(small, face.landmarks_68 * 0.2) is None  # a ~20-px mouth
 
 
 def test_closed_lips_meet_on_their_middle_line_a_sliver_apart():
