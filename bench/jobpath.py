@@ -88,6 +88,20 @@ here, where every source is a 512x512 PNG):
 (the first pair's burst is a draw; an earlier pair with part of the changes: 282.4 -> 324.3 jobs/min,
 368 -> 318 ms.) Goals of issue #33 still not reached here: CPU per job <= 250 ms, >= 400 jobs/min;
 status GETs >= 1,000 req/s with ETag: 972-1,091 (met in two of three runs); p50 <= 0.3 s: met.
+
+Measured 2026-12-03 (a third session) on the same machine on a slow, noisy day (the same code
+measured 566-875 ms CPU a job: compare pairs only), --naive 0 --single 5 --jobs 40, alternating
+before = 63fb1c4 and after. A first "after" (the hashes' thumbnails by a BLAS matrix product)
+cost MORE: burst CPU a job 596 / 720 -> 875 / 821 ms, moderation 148 / 180 -> 253 / 245 ms, the
+GPU step 240 / 285 -> 361 / 341 ms: numpy's OpenBLAS threads spin after each product, on both
+cores. With the thumbnails from an integral image instead (single-threaded, the same pixels):
+                                      before                after
+  single job CPU                      628 / 608 ms          576 / 686 ms
+  burst jobs/min                      161.1 / 148.6         168.7 / 145.9
+  burst CPU per job                   640 / 694 ms          614 / 698 ms (moderation 163 / 177
+                                                            -> 155 / 169)
+  status GET c=16 plain / 304         466/484, 438/513      420/569, 376/476 req/s
+(within this day's noise; the hashes alone: 8.9 -> 2.2 ms CPU per 720p picture, three a job.)
 """
 
 from __future__ import annotations
