@@ -285,8 +285,9 @@ def eye_openness_each(points_68: np.ndarray) -> tuple[float, float]:
 def teeth_shown(image: np.ndarray, points_68: np.ndarray) -> float | None:
     """How much teeth show between the lips: pixels inside the inner lip line clearly lighter
     (CIELAB L* 12 above the lips' median) and, unless the picture is grey, less coloured (chroma
-    under 0.8 of the lips') than the lips round them, over the mouth's width squared. Measured against the person's own lips,
-    so skin tone and lighting cancel out; None for a mouth too small to tell (under 24 px wide)."""
+    under 0.8 of the lips') than the lips round them, over the mouth's width squared. Measured
+    against the person's own lips, so skin tone and lighting cancel out; None for a mouth too
+    small to tell (under 24 px wide)."""
     width = float(np.linalg.norm(points_68[54] - points_68[48]))
     if width < 24:
         return None
@@ -407,7 +408,7 @@ class ClassicalSwapper:
 
     def __init__(self, settings: ClassicalSettings | None = None) -> None:
         self.settings = settings or ClassicalSettings()
-        self._not_face_cache: dict = {}
+        self._source_cache: dict = {}
 
     def swap(
         self,
@@ -532,7 +533,10 @@ class ClassicalSwapper:
         # Teeth seen on one side only: each mouth's inside stays its own person's, whatever the
         # openings say (Face Mesh can place the lips of a closed smile apart).
         tgt_teeth = teeth_shown(out, tgt_68)
-        src_teeth = {i: teeth_shown(photos[i][0], photos[i][1].landmarks_68) for _, i in used}
+        src_teeth = {
+            i: self._for_source("teeth", *photos[i], lambda i=i: teeth_shown(photos[i][0], photos[i][1].landmarks_68))
+            for _, i in used
+        }
         # The source grins onto closed lips: its lips are drawn closed on the target's mouth line
         # (their inner lines meet), so no teeth and none of the target's own lips show between them.
         close_lips = cfg.keep_target_mouth and teeth_differ(src_teeth[used[0][1]], tgt_teeth)
@@ -714,15 +718,25 @@ class ClassicalSwapper:
         """What in the source's face hull is not its skin (hair over the forehead, background past a
         turned cheek, glasses, a hand): the same skin-model estimate as for the target, cached per
         photo so several target faces pay for it once."""
-        key = (id(image), face.box.tobytes())
-        cached = self._not_face_cache.get(key)
-        if cached is None:
-            size = float(np.linalg.norm(src_pts.max(0) - src_pts.min(0))) / np.sqrt(2)
-            cached = occlusion_mask(
+        size = float(np.linalg.norm(src_pts.max(0) - src_pts.min(0))) / np.sqrt(2)
+        return self._for_source(
+            "not_face",
+            image,
+            face,
+            lambda: occlusion_mask(
                 image, face.landmarks_68, size, region_points=src_pts, grayscale=is_grayscale(image)
-            )
-            self._not_face_cache = {key: cached}  # one photo at a time: bounded memory
-        return cached
+            ),
+        )
+
+    def _for_source(self, what: str, image: np.ndarray, face: Face, compute):
+        """`compute()`, a figure of one source photo's face, kept while that photo is the one being
+        swapped in: several target faces and a video's every frame pay for it once. One photo at a
+        time (its figures kept together): bounded memory."""
+        photo = (id(image), face.box.tobytes())
+        if (what, photo) not in self._source_cache:
+            kept = {key: value for key, value in self._source_cache.items() if key[1] == photo}
+            self._source_cache = {**kept, (what, photo): compute()}
+        return self._source_cache[(what, photo)]
 
     @staticmethod
     def _write_back(out, roi, blended, alpha, origin, box) -> None:

@@ -306,3 +306,27 @@ def test_closed_lips_meet_on_their_middle_line_a_sliver_apart():
     closed_lips(points, [1], [2], gap=0.1)
     assert np.allclose(points[[1, 2]], [[10.0, 6.5], [10.0, 7.5]])
     assert np.array_equal(points[[0, 3]], [[0.0, 0.0], [0.0, 20.0]])  # nothing else moves
+
+
+def test_a_source_photos_figures_are_taken_once_for_many_frames(mesh_pipeline, astronaut, monkeypatch):
+    """A video swaps one source photo onto every frame: its teeth figure and what in it is not
+    face are taken once; the target's teeth each frame."""
+    source = mesh_pipeline.prepare_source([astronaut])
+    photo = (source.photos or [(source.image, source.face)])[0][0]
+    target = cv2.flip(astronaut, 1)
+    (face,) = mesh_pipeline.analyse(target, embed=False)
+    calls = []
+    teeth_of, not_face_of = classical.teeth_shown, classical.occlusion_mask
+    monkeypatch.setattr(
+        classical, "teeth_shown", lambda image, points: calls.append(("teeth", image is photo)) or teeth_of(image, points)
+    )
+    monkeypatch.setattr(
+        classical,
+        "occlusion_mask",
+        lambda image, *args, **kwargs: calls.append(("mask", image is photo)) or not_face_of(image, *args, **kwargs),
+    )
+    swapper = ClassicalSwapper()
+    for _ in range(3):
+        swapper.swap(source, target, [face])
+    assert calls.count(("teeth", True)) == 1 and calls.count(("mask", True)) == 1
+    assert calls.count(("teeth", False)) == 3
