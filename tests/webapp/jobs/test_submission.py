@@ -103,3 +103,16 @@ def test_storage_down_is_said_the_same_on_the_upload_page_and_run_again(
     response = site.post(f"/jobs/{first.json()['id']}/run-again", again)
     assert said(response) == refusals.STORAGE_UNAVAILABLE
     assert Job.objects.count() == 1
+
+
+def test_a_one_photo_submission_does_not_read_the_extra_photos_relation(api_a, astronaut_pair):
+    """Setting an empty relation read it first: a query a submission for nothing. (The answer
+    still reads it once, for its count of source photos.)"""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    source, target, _ = astronaut_pair
+    with CaptureQueriesContext(connection) as queries:
+        response = post_job(api_a, source, target)
+    assert response.status_code == 201, response.content
+    assert len([q for q in queries.captured_queries if "extra_sources" in q["sql"]]) == 1

@@ -322,7 +322,9 @@ def _record_job(
         request_hash=fingerprint,
         **_consent_fields(consent),
     )
-    job.extra_sources.set([upload for name, upload in uploads.items() if name.startswith("source-")])
+    extra_sources = [upload for name, upload in uploads.items() if name.startswith("source-")]
+    if extra_sources:  # set() reads the relation first, a query for none
+        job.extra_sources.add(*extra_sources)
     return job
 
 
