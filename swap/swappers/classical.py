@@ -539,7 +539,13 @@ class ClassicalSwapper:
         }
         # The source grins onto closed lips: its lips are drawn closed on the target's mouth line
         # (their inner lines meet), so no teeth and none of the target's own lips show between them.
-        close_lips = cfg.keep_target_mouth and teeth_differ(src_teeth[used[0][1]], tgt_teeth)
+        # Not onto a mouth open wider than the grin without teeth showing (an "O", a dropped jaw):
+        # that opening is the target's, kept below (keep_mouth).
+        close_lips = (
+            cfg.keep_target_mouth
+            and teeth_differ(src_teeth[used[0][1]], tgt_teeth)
+            and mouth_openness(tgt_68) <= mouth_openness(primary.landmarks_68) + cfg.expression_tolerance
+        )
         if dense:
             dst_mesh = mesh_destination(primary.landmarks_468, target_mesh, cfg.source_shape)
             if close_lips:

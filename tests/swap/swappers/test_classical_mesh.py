@@ -330,3 +330,21 @@ def test_a_source_photos_figures_are_taken_once_for_many_frames(mesh_pipeline, a
         swapper.swap(source, target, [face])
     assert calls.count(("teeth", True)) == 1 and calls.count(("mask", True)) == 1
     assert calls.count(("teeth", False)) == 3
+
+
+def test_lips_are_closed_only_over_a_mouth_no_wider_than_the_grin(mesh_pipeline, astronaut, monkeypatch):
+    """A target whose mouth is open wider than the source's grin, without teeth (a dropped jaw, an
+    "O"), keeps its opening; only a mouth the mesh opens as far as the grin, or less, is closed."""
+    closed = []
+    monkeypatch.setattr(classical, "closed_lips", lambda points, *args: closed.append(len(points)))
+    source = mesh_pipeline.prepare_source([astronaut])
+    dropped = open_mouth(mesh_pipeline, cv2.flip(astronaut, 1))
+    (face,) = mesh_pipeline.analyse(dropped, embed=False)
+    assert teeth_differ(teeth_shown(astronaut, source.face.landmarks_68), teeth_shown(dropped, face.landmarks_68))
+    ClassicalSwapper().swap(source, dropped, [face])
+    assert closed == []
+    image = cv2.flip(astronaut, 1)
+    shut, _ = shut_mouth(mesh_pipeline, image)
+    (face,) = mesh_pipeline.analyse(image, embed=False)
+    ClassicalSwapper().swap(source, shut, [face])
+    assert closed == [468, 68]
