@@ -11,7 +11,6 @@ their own pre/post-processing and the same model file runs in the same onnxrunti
 from __future__ import annotations
 
 import importlib.util
-import os
 import sys
 import threading
 import urllib.request
@@ -38,6 +37,7 @@ from tests.helpers.standin_inputs import (
     textured_frame,
 )
 from tests.helpers.triton_models import EMBEDDING, LATENT_V2, both, remote, write_models
+from tests.helpers.triton_venv import triton_venv
 
 pytestmark = pytest.mark.timeout(900)
 
@@ -46,22 +46,9 @@ bench = sys.modules.setdefault("bench_triton", importlib.util.module_from_spec(_
 _spec.loader.exec_module(bench)
 
 
-def _venv() -> Path:
-    venv = Path(os.environ.get("VISAGE_TRITON_VENV", launcher.DEFAULT_VENV))
-    if launcher.venv_ready(venv):
-        return venv
-    if os.environ.get("CI") == "true":
-        launcher.ensure_venv(venv)  # CI installs it (measured ~4 min); a failure fails the run
-        return venv
-    pytest.skip(
-        f"no Triton venv at {venv} (PyTriton needs Debian's /usr/bin/python3 in its own venv): "
-        "create it with `make triton-venv` (about 4 minutes) to run the Triton tests"
-    )
-
-
 @pytest.fixture(scope="module")
 def triton(tmp_path_factory):
-    venv = _venv()
+    venv = triton_venv()
     models_dir = tmp_path_factory.mktemp("models")
     write_models(models_dir)
     work = tmp_path_factory.mktemp("triton")
@@ -253,7 +240,7 @@ def test_swap_serve_command_starts_triton_and_stops_it_on_sigterm(triton, tmp_pa
     http, grpc, metrics = launcher.free_port(), launcher.free_port(), launcher.free_port()
     command = [
         sys.executable, "-m", "swap", "serve", "--models-dir", str(models_dir), "--models", "gfpgan_1.4",
-        "--work-dir", str(tmp_path / "work"), "--venv", str(_venv()),
+        "--work-dir", str(tmp_path / "work"), "--venv", str(triton_venv()),
         "--http-port", str(http), "--grpc-port", str(grpc), "--metrics-port", str(metrics),
     ]  # fmt: skip
     serve = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
@@ -292,7 +279,7 @@ def test_sigterm_while_triton_starts_leaves_nothing_serving(triton, tmp_path):
     http, grpc, metrics = launcher.free_port(), launcher.free_port(), launcher.free_port()
     command = [
         sys.executable, "-m", "swap", "serve", "--models-dir", str(models_dir), "--models", "gfpgan_1.4",
-        "--work-dir", str(work), "--venv", str(_venv()),
+        "--work-dir", str(work), "--venv", str(triton_venv()),
         "--http-port", str(http), "--grpc-port", str(grpc), "--metrics-port", str(metrics),
     ]  # fmt: skip
     serve = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)

@@ -9,7 +9,6 @@ as with the real models.
 
 from __future__ import annotations
 
-import os
 from dataclasses import replace
 from pathlib import Path
 
@@ -26,6 +25,7 @@ from swap.serve import launcher
 from swap.types import SwapOptions
 from tests.helpers.standin_inputs import CPU, textured_frame
 from tests.helpers.triton_models import remote, write_models
+from tests.helpers.triton_venv import triton_venv
 
 pytestmark = pytest.mark.timeout(900)
 
@@ -64,9 +64,7 @@ def add_work(path: Path, channels: int = 32, layers: int = 4) -> None:
 
 @pytest.fixture(scope="module")
 def triton(tmp_path_factory):
-    venv = Path(os.environ.get("VISAGE_TRITON_VENV", launcher.DEFAULT_VENV))
-    if not launcher.venv_ready(venv):
-        pytest.skip(f"no Triton venv at {venv}: create it with `make triton-venv`")
+    venv = triton_venv()
     models_dir = tmp_path_factory.mktemp("models")
     write_models(models_dir)
     add_work(models_dir / "inswapper_128.onnx")

@@ -22,6 +22,7 @@ from swap.errors import InferenceUnavailable
 from swap.inference import triton_client
 from swap.serve import launcher
 from tests.helpers.triton_models import write_models
+from tests.helpers.triton_venv import triton_venv
 from webapp.jobs import readiness
 from webapp.ops import embedded
 from webapp.ops.management.commands import visage_worker
@@ -33,8 +34,7 @@ VENV = Path(os.environ.get("VISAGE_TRITON_VENV", launcher.DEFAULT_VENV))
 
 
 def _needs_venv() -> None:
-    if not launcher.venv_ready(VENV):
-        pytest.skip(f"no Triton venv at {VENV}: create it with `make triton-venv`")
+    assert triton_venv() == VENV
 
 
 @pytest.fixture
