@@ -7,7 +7,9 @@ from __future__ import annotations
 import pytest
 from django.contrib.messages import get_messages
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.db import connection
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 from rest_framework import serializers
 
 from tests.webapp.conftest import api_client_for, post_job
@@ -108,9 +110,6 @@ def test_storage_down_is_said_the_same_on_the_upload_page_and_run_again(
 def test_a_one_photo_submission_does_not_read_the_extra_photos_relation(api_a, astronaut_pair):
     """Setting an empty relation read it first: a query a submission for nothing. (The answer
     still reads it once, for its count of source photos.)"""
-    from django.db import connection
-    from django.test.utils import CaptureQueriesContext
-
     source, target, _ = astronaut_pair
     with CaptureQueriesContext(connection) as queries:
         response = post_job(api_a, source, target)
