@@ -16,6 +16,7 @@ from swap.image_io import decode_image
 from tests.helpers.images import banner, encode
 from tests.moderation.conftest import gpu_queued, gpu_touched
 from tests.webapp.conftest import drain, post_job
+from webapp.jobs.models import Job
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -126,6 +127,12 @@ def test_review_waits_then_moderator_approval_enqueues_exactly_one_gpu_job(
     assert body["state"] == "review" and not body.get("result_url")
     assert Verdict.objects.get(subject_id=job_id, stage="output").decision == "review"
     assert "result" in moderator_client.get("/admin/webapp/job/?queue=review").content.decode()
+    # The held result and the target as processed, each once: a web-size JPEG result is its own "after".
+    desk = moderator_client.get(f"/admin/webapp/job/{job_id}/change/").content.decode()
+    job = Job.objects.get(id=job_id)
+    assert job.after_key == job.result_key
+    assert desk.count("<figure>") == 2 and "output (held)" in desk and "web size" not in desk
+    assert desk.count(f"/{job.result_key}?") == desk.count(f"/{job.before_key}?") > 0  # shown the same ways
     admin_action(moderator_client, "approve_review", job_id)
     assert job_body(api_a, job_id)["state"] == "succeeded"
     assert gpu_touched() == 1  # publishing a held result does not run the GPU again

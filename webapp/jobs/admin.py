@@ -371,12 +371,13 @@ def _desk_images(job: Job) -> list[dict]:
                 "url": storage.presigned_get(settings.S3_RESULTS_BUCKET, job.result_key),
                 "video": job.result_media_type.startswith("video/"),
             })
-            images.append({
-                # A video's middle frame (marked, like every copy of a result).
-                "label": _("output (web size; a video's middle frame)"),
-                "url": storage.presigned_get(settings.S3_RESULTS_BUCKET, job.after_key),
-                "video": False,
-            })
+            if job.after_key != job.result_key:
+                images.append({
+                    # A video's middle frame (marked, like every copy of a result).
+                    "label": _("output (web size; a video's middle frame)"),
+                    "url": storage.presigned_get(settings.S3_RESULTS_BUCKET, job.after_key),
+                    "video": False,
+                })
             images.append({
                 "label": _("target as processed"),
                 "url": storage.presigned_get(settings.S3_RESULTS_BUCKET, job.before_key),
@@ -391,11 +392,11 @@ def _review_images(job: Job) -> list[tuple[str, str]]:
     """(presigned URL, label) for what the moderator must look at."""
     try:
         if job.result_key:  # the output was flagged: show the held result (and what it was made from)
-            return [
-                (storage.presigned_get(settings.S3_RESULTS_BUCKET, job.result_key), _("result")),
-                (storage.presigned_get(settings.S3_RESULTS_BUCKET, job.after_key), _("result (web size)")),
-                (storage.presigned_get(settings.S3_RESULTS_BUCKET, job.before_key), _("target (processed)")),
-            ]
+            shown = [(job.result_key, _("result"))]
+            if job.after_key != job.result_key:  # else the result is its own web-size copy
+                shown.append((job.after_key, _("result (web size)")))
+            shown.append((job.before_key, _("target (processed)")))
+            return [(storage.presigned_get(settings.S3_RESULTS_BUCKET, key), label) for key, label in shown]
         return [
             (storage.presigned_get(settings.S3_UPLOADS_BUCKET, upload.s3_key), upload.role)
             for upload in (job.source, job.target)

@@ -26,7 +26,7 @@ from tests.helpers.images import encode
 from tests.helpers.marks import badge_contrast, corner_contrast
 from tests.webapp.conftest import drain, post_job
 from webapp.jobs import sharing, takedowns
-from webapp.jobs.models import Job, result_keys
+from webapp.jobs.models import Job, after_key_for, result_keys
 from webapp.media import provenance, storage
 from webapp.media.thumbnails import PREVIEW_MAX_SIDE_PX
 
@@ -144,12 +144,15 @@ def _attribute(html: str, tag: str, attribute: str) -> str:
     return html_lib.unescape(value.group(1))
 
 
+@pytest.mark.parametrize("fmt", ["JPEG", "PNG"])
 def test_the_before_after_view_shows_the_marked_result_and_every_download_is_the_full_file(
-    api_a, astronaut_pair, funded_user, settings
+    api_a, astronaut_pair, astronaut_rgb, funded_user, settings, fmt
 ):
+    """A web-size JPEG result is its own "after" (no second copy stored); a PNG result's "after" is
+    a JPEG copy of it, marked like it."""
     settings.SHARE_LINKS_ENABLED = True
-    source, target, _ = astronaut_pair
-    job_id = post_job(api_a, source, target, resolution="original").json()["id"]
+    source, _, _ = astronaut_pair
+    job_id = post_job(api_a, source, encode(np.ascontiguousarray(astronaut_rgb[:, ::-1]), fmt), resolution="original").json()["id"]
     drain()
     job = _succeeded(job_id)
     before = _stored_image(job.before_key)
@@ -157,6 +160,12 @@ def test_the_before_after_view_shows_the_marked_result_and_every_download_is_the
     after = _stored_image(job.after_key)
     assert corner_contrast(after, before) > 40  # … and so is the compare view's "after"
     assert max(after.shape[:2]) == min(PREVIEW_MAX_SIDE_PX, max(before.shape[:2]))
+    copy_stored = storage.exists(settings.S3_RESULTS_BUCKET, after_key_for(job.result_key))
+    if fmt == "JPEG":
+        assert job.after_key == job.result_key and not copy_stored
+    else:
+        assert job.after_key == after_key_for(job.result_key) and copy_stored
+        assert storage.get_bytes(settings.S3_RESULTS_BUCKET, job.after_key)[:3] == b"\xff\xd8\xff"  # a JPEG
 
     site = Client()
     site.force_login(funded_user)
@@ -166,7 +175,7 @@ def test_the_before_after_view_shows_the_marked_result_and_every_download_is_the
         settings.S3_RESULTS_BUCKET, job.after_key
     )
     download = _attribute(page, 'id="download"', "href")
-    assert job.result_key in download and job.after_key not in download
+    assert job.result_key in download and ".after." not in download
 
     body = api_a.get(f"/api/v1/jobs/{job_id}").json()
     assert body["result"]["url"] == body["result_url"] and job.result_key in body["result_url"]
@@ -197,7 +206,8 @@ def test_everything_stored_beside_a_result_goes_with_it(api_a, astronaut_pair, d
     drain()
     job = _succeeded(job_id)
     keys = result_keys(job.result_key)
-    assert all(storage.exists(settings.S3_RESULTS_BUCKET, key) for key in keys)  # result, before, after, thumb
+    stored = [key for key in keys if storage.exists(settings.S3_RESULTS_BUCKET, key)]
+    assert stored == [job.result_key, job.before_key, job.thumbnail_key]  # a web-size JPEG is its own "after"
     delete(api_a, job)
     assert [key for key in keys if storage.exists(settings.S3_RESULTS_BUCKET, key)] == []
 

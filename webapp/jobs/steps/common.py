@@ -35,7 +35,7 @@ from webapp.media.thumbnails import (
 
 from ..choices import JobState
 from ..engine import model_versions
-from ..models import Job, Upload, after_key_for, before_key_for, thumbnail_key_for
+from ..models import Job, Upload, after_key_for, before_key_for, result_is_web_size, thumbnail_key_for
 from ..services import lifecycle
 from ..states import current
 
@@ -183,7 +183,8 @@ def store_result(
     """Store the (already labelled, marked and signed) result and, beside it (same retention, deleted
     together: models.result_keys): the processed target as a JPEG (`before`), and from `unmarked`
     (the result, or a frame of it, before the visible mark) the web-size JPEG of the before/after
-    view and the gallery's thumbnail cropped around `face_boxes`. Returns the result's key.
+    view (none for a result that is one: models.result_is_web_size) and the gallery's thumbnail
+    cropped around `face_boxes`. Returns the result's key.
 
     Both copies a browser gets are marked like the download (the badge burnt in at their own size,
     so a crop keeps it), carry the metadata label, and are signed with `claim` when given: no
@@ -192,10 +193,9 @@ def store_result(
     storage.put_bytes(settings.S3_RESULTS_BUCKET, key, data, media_type)
     jpeg = cv2.imencode(".jpg", before, [cv2.IMWRITE_JPEG_QUALITY, 88])[1].tobytes()
     storage.put_bytes(settings.S3_RESULTS_BUCKET, before_key_for(key), jpeg, "image/jpeg")
-    copies = (
-        (after_key_for(key), preview_frame(unmarked), "jpeg", "image/jpeg", PREVIEW_QUALITY),
-        (thumbnail_key_for(key), thumbnail_frame(unmarked, face_boxes), "webp", THUMBNAIL_MEDIA_TYPE, THUMBNAIL_QUALITY),
-    )
+    copies = [(thumbnail_key_for(key), thumbnail_frame(unmarked, face_boxes), "webp", THUMBNAIL_MEDIA_TYPE, THUMBNAIL_QUALITY)]
+    if not result_is_web_size(media_type, unmarked.shape[1], unmarked.shape[0]):
+        copies.append((after_key_for(key), preview_frame(unmarked), "jpeg", "image/jpeg", PREVIEW_QUALITY))
     mark = visible_mark()
     for copy_key, frame, fmt, copy_type, quality in copies:
         shown = frame if mark is None else mark.apply(frame)
