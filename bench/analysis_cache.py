@@ -43,7 +43,7 @@ def main() -> None:
     from skimage import data as skdata
 
     from billing import services as billing_services
-    from webapp.jobs import dispatch
+    from webapp.jobs import dispatch, face_analysis
     from webapp.jobs.models import Job
     from webapp.jobs.services import intake
     from webapp.jobs.worker import VisageWorker
@@ -77,9 +77,7 @@ def main() -> None:
         screening.work(burst=True)
         screen_ms = rq_ms(settings.MODERATION_QUEUE, dispatch.screening_task_id(job.id))
         if not cached:
-            for key in storage.list_keys(settings.S3_UPLOADS_BUCKET, prefix=f"{user.pk}/{job.id}/"):
-                if ".face-analysis/" in key:
-                    storage.delete(settings.S3_UPLOADS_BUCKET, key)
+            storage.delete(settings.S3_UPLOADS_BUCKET, face_analysis.object_key(job))
         gpu.work(burst=True)
         job = Job.objects.get(id=job.id)
         assert job.state == "succeeded", (job.state, job.error_message)

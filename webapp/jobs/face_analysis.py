@@ -1,15 +1,17 @@
 """The face-analysis cache: analyse each uploaded image once per job, not once per worker.
 
-Screening (moderation queue) analyses the source photo(s) and a photo target and stores each
-analysis as a small object in the uploads bucket; the GPU step loads them instead of detecting,
-aligning and embedding the same faces again. A stored analysis is reused only by a pipeline whose
-analysis signature (backends, model versions and checksums, detection settings, runtime, mode)
-is the one it was made with, on an image of the same pixel size: anything else is a miss and the
-reader computes (and stores) its own.
+Screening (moderation queue) analyses the source photo(s) and a photo target and stores the
+analyses; the GPU step loads them instead of detecting, aligning and embedding the same faces
+again. A stored analysis is reused only by a pipeline whose analysis signature (backends, model
+versions and checksums, detection settings, runtime, mode) is the one it was made with, on an image
+of the same pixel size: anything else is a miss and the reader computes (and stores) its own.
 
-Key: ``<upload s3_key>.face-analysis/<upload sha256>-<width>x<height>-<mode>-<signature digest>.npz``.
-It lives under the job's upload prefix (``<owner>/<job>/``), so every path that deletes a job's
-uploads (services.stored_files.uploads_purge lists that prefix) deletes its face data with them.
+One S3 object a job, ``<owner>/<job id>/face-analysis.npz``: an .npz with an entry per analysed
+image, named ``<role>-<upload sha256>-<width>x<height>-<mode>-<signature digest>``. One object, not
+one per image: screening writes it once and the GPU step reads it once (an object per image cost 8
+S3 requests a job, this 4). It lives under the job's prefix whatever the uploads' keys (a direct
+upload's lies under ``<owner>/direct/``), so every path that deletes a job's uploads
+(services.stored_files.uploads_purge lists that prefix) deletes its face data with them.
 
 The cache never fails a job: an unreadable, missing or unreachable object is a miss, a failed
 write is logged and skipped.
@@ -17,7 +19,9 @@ write is logged and skipped.
 
 from __future__ import annotations
 
+import io
 import logging
+import zipfile
 
 import numpy as np
 from django.conf import settings
@@ -31,39 +35,86 @@ from swap.types import Face
 from webapp.media import storage
 from webapp.telemetry import metrics
 
-from .models import Upload
+from .models import Job, Upload
 
 logger = logging.getLogger(__name__)
 
 MEDIA_TYPE = "application/x-npz"
 
 
-def cache_key(upload: Upload, image: np.ndarray, *, pipeline: Pipeline, mode: str) -> str:
-    """Where the analysis of `image` (the upload's pixels, at the size the job uses) is stored."""
+def object_key(job: Job) -> str:
+    """Where the job's analyses are stored (under the job's uploads prefix)."""
+    return f"{job.owner_id}/{job.id}/face-analysis.npz"
+
+
+def entry_name(upload: Upload, image: np.ndarray, *, pipeline: Pipeline, mode: str) -> str:
+    """The name of the analysis of `image` (the upload's pixels, at the size the job uses)."""
     height, width = image.shape[:2]
     signature = pipeline.analysis_signature(mode)
     digest = face_analysis.signature_digest(signature)
-    return f"{upload.s3_key}.face-analysis/{upload.sha256}-{width}x{height}-{signature['mode']}-{digest}.npz"
+    return f"{upload.role}-{upload.sha256}-{width}x{height}-{signature['mode']}-{digest}"
 
 
-def load(upload: Upload, image: np.ndarray, *, pipeline: Pipeline, mode: str) -> FaceAnalysis | None:
-    """The stored analysis this pipeline would compute for `image` in `mode`, or None (a miss)."""
-    key = cache_key(upload, image, pipeline=pipeline, mode=mode)
+class JobAnalyses:
+    """The stored analyses of one job: read from S3 at the first lookup, written by `save` when
+    something was added."""
+
+    def __init__(self, job: Job) -> None:
+        self.key = object_key(job)
+        self._entries: dict[str, bytes] | None = None
+        self._added = False
+
+    def _stored(self) -> dict[str, bytes]:
+        if self._entries is None:
+            try:
+                self._entries = _entries_from_bytes(storage.get_bytes(settings.S3_UPLOADS_BUCKET, self.key))
+            except storage.ObjectMissing:
+                self._entries = {}
+            except (storage.StorageError, face_analysis.AnalysisUnreadable):
+                logger.warning("face analyses %s could not be read; analysing again", self.key, exc_info=True)
+                self._entries = {}
+        return self._entries
+
+    def load(self, upload: Upload, image: np.ndarray, *, pipeline: Pipeline, mode: str) -> FaceAnalysis | None:
+        """The stored analysis this pipeline would compute for `image` in `mode`, or None (a miss)."""
+        name = entry_name(upload, image, pipeline=pipeline, mode=mode)
+        data = self._stored().get(name)
+        if data is None:
+            return None
+        try:
+            return face_analysis.analysis_from_bytes(data)
+        except face_analysis.AnalysisUnreadable:
+            logger.warning("face analysis %s in %s could not be read; analysing again", name, self.key, exc_info=True)
+            return None
+
+    def add(self, upload: Upload, image: np.ndarray, analysis: FaceAnalysis, *, pipeline: Pipeline, mode: str) -> None:
+        name = entry_name(upload, image, pipeline=pipeline, mode=mode)
+        self._stored()[name] = face_analysis.analysis_to_bytes(analysis)
+        self._added = True
+
+    def save(self) -> None:
+        """Store the analyses (one S3 object) if any was added since the last save."""
+        if not self._added:
+            return
+        try:
+            storage.put_bytes(settings.S3_UPLOADS_BUCKET, self.key, _entries_to_bytes(self._stored()), MEDIA_TYPE)
+        except storage.StorageError:
+            logger.warning("face analyses %s could not be stored", self.key, exc_info=True)
+        self._added = False
+
+
+def _entries_to_bytes(entries: dict[str, bytes]) -> bytes:
+    buffer = io.BytesIO()
+    np.savez(buffer, **{name: np.frombuffer(data, np.uint8) for name, data in entries.items()})
+    return buffer.getvalue()
+
+
+def _entries_from_bytes(data: bytes) -> dict[str, bytes]:
     try:
-        return face_analysis.analysis_from_bytes(storage.get_bytes(settings.S3_UPLOADS_BUCKET, key))
-    except storage.ObjectMissing:
-        return None
-    except (storage.StorageError, face_analysis.AnalysisUnreadable):
-        logger.warning("face analysis %s could not be read; analysing again", key, exc_info=True)
-        return None
-
-
-def store(upload: Upload, image: np.ndarray, analysis: FaceAnalysis, *, pipeline: Pipeline, mode: str) -> None:
-    key = cache_key(upload, image, pipeline=pipeline, mode=mode)
-    try:
-        storage.put_bytes(settings.S3_UPLOADS_BUCKET, key, face_analysis.analysis_to_bytes(analysis), MEDIA_TYPE)
-    except storage.StorageError:
-        logger.warning("face analysis %s could not be stored", key, exc_info=True)
+        with np.load(io.BytesIO(data), allow_pickle=False) as stored:
+            return {name: stored[name].tobytes() for name in stored.files}
+    except (OSError, ValueError, EOFError, KeyError, zipfile.BadZipFile) as exc:
+        raise face_analysis.AnalysisUnreadable(f"not a job's stored face analyses: {exc}") from exc
 
 
 def analyse_for_job(

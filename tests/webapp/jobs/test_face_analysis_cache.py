@@ -1,5 +1,6 @@
-"""Analyse once: screening stores each input's face analysis in the uploads bucket, the GPU
-step reuses it when its own pipeline would compute the same, and nothing of it outlives the uploads.
+"""Analyse once: screening stores each input's face analysis in the uploads bucket (one object a
+job), the GPU step reuses it when its own pipeline would compute the same, and nothing of it
+outlives the uploads.
 
 Real API, real worker, real S3; the engine is the dlib + classical default (an empty models folder),
 for both moderation's pipeline and the GPU worker's.
@@ -7,6 +8,7 @@ for both moderation's pipeline and the GPU worker's.
 
 from __future__ import annotations
 
+import io
 import re
 
 import cv2
@@ -15,8 +17,10 @@ import numpy as np
 import pytest
 from django.conf import settings
 
+from tests.helpers.direct_uploads import upload_whole
 from tests.helpers.images import encode
 from tests.webapp.conftest import drain, post_job
+from webapp.jobs import face_analysis
 from webapp.jobs.engine import get_pipeline
 from webapp.jobs.models import Job
 from webapp.jobs.steps import image as image_step
@@ -25,15 +29,27 @@ from webapp.media import storage
 pytestmark = pytest.mark.django_db(transaction=True)
 
 GPU_QUEUES = list(settings.GPU_QUEUES)
-KEY = re.compile(
-    r"^\d+/(?P<job>[0-9a-f-]{36})/(?P<upload>source|target)\.face-analysis/"
-    r"(?P<sha256>[0-9a-f]{64})-(?P<width>\d+)x(?P<height>\d+)-(?P<mode>standard|largest)-[0-9a-f]{16}\.npz$"
+ENTRY = re.compile(
+    r"^(?P<upload>source|target)-(?P<sha256>[0-9a-f]{64})-(?P<width>\d+)x(?P<height>\d+)"
+    r"-(?P<mode>standard|largest)-[0-9a-f]{16}$"
 )
 
 
-def analysis_keys(job_id: str | None = None) -> list[str]:
-    keys = [key for key in storage.list_keys(settings.S3_UPLOADS_BUCKET) if ".face-analysis/" in key]
-    return [key for key in keys if job_id is None or f"/{job_id}/" in key]
+def stored_entries(job_id: str) -> dict[str, re.Match]:
+    """{role: the name's parts} of each analysis in the job's one stored object ({} when none)."""
+    job = Job.objects.get(id=job_id)
+    try:
+        data = storage.get_bytes(settings.S3_UPLOADS_BUCKET, face_analysis.object_key(job))
+    except storage.ObjectMissing:
+        return {}
+    with np.load(io.BytesIO(data), allow_pickle=False) as stored:
+        names = list(stored.files)
+    return {ENTRY.match(name)["upload"]: ENTRY.match(name) for name in names}
+
+
+def analysis_keys() -> list[str]:
+    """Every face-analysis object in the uploads bucket, whatever job or upload it belongs to."""
+    return [key for key in storage.list_keys(settings.S3_UPLOADS_BUCKET) if "face-analysis" in key]
 
 
 @pytest.fixture
@@ -70,13 +86,16 @@ def screened(api, source: bytes, target: bytes, **fields) -> str:
     return job_id
 
 
-def test_screening_stores_each_inputs_analysis_under_the_uploads_key(api_a, astronaut_pair, astronaut_rgb):
+def test_screening_stores_each_inputs_analysis_in_one_object_under_the_jobs_prefix(
+    api_a, astronaut_pair, astronaut_rgb
+):
     source, _, _ = astronaut_pair
     width, height = 1000, 936
     target = encode(cv2.resize(cv2.flip(astronaut_rgb, 1), (width, height)), "JPEG", quality=90)
     job_id = screened(api_a, source, target, resolution="720p")
     job = Job.objects.select_related("source", "target").get(id=job_id)
-    keys = {KEY.match(key)["upload"]: KEY.match(key) for key in analysis_keys(job_id)}
+    assert analysis_keys() == [f"{job.owner_id}/{job_id}/face-analysis.npz"]
+    keys = stored_entries(job_id)
     assert set(keys) == {"source", "target"}
     assert keys["source"]["sha256"] == job.source.sha256 and keys["target"]["sha256"] == job.target.sha256
     assert (int(keys["source"]["width"]), int(keys["source"]["height"])) == (512, 512)
@@ -90,7 +109,7 @@ def test_a_cache_hit_skips_detection_and_swaps_pixel_identically(
 ):
     source, target, _ = astronaut_pair
     cached = screened(api_a, source, target)
-    assert len(analysis_keys(cached)) == 2
+    assert len(stored_entries(cached)) == 2
     drain(GPU_QUEUES)
     cached_job = Job.objects.get(id=cached)
     assert cached_job.state == "succeeded", cached_job.error_message
@@ -101,8 +120,8 @@ def test_a_cache_hit_skips_detection_and_swaps_pixel_identically(
     assert cached_job.gpu_seconds > 0
 
     computed = screened(api_a, source, target)
-    for key in analysis_keys(computed):  # as if screening had stored nothing
-        storage.delete(settings.S3_UPLOADS_BUCKET, key)
+    # As if screening had stored nothing.
+    storage.delete(settings.S3_UPLOADS_BUCKET, face_analysis.object_key(Job.objects.get(id=computed)))
     drain(GPU_QUEUES)
     computed_job = Job.objects.get(id=computed)
     assert computed_job.state == "succeeded", computed_job.error_message
@@ -118,7 +137,7 @@ def test_a_job_swapping_every_face_analyses_its_target_in_full_and_reuses_it(
 ):
     source, target, _ = astronaut_pair
     job_id = screened(api_a, source, target, faces="many")
-    modes = {KEY.match(key)["upload"]: KEY.match(key)["mode"] for key in analysis_keys(job_id)}
+    modes = {role: entry["mode"] for role, entry in stored_entries(job_id).items()}
     assert modes == {"source": "largest", "target": "standard"}  # every face of the target is needed
     drain(GPU_QUEUES)
     job = Job.objects.get(id=job_id)
@@ -131,24 +150,27 @@ def test_a_changed_analyser_signature_recomputes_instead_of_reusing(
 ):
     source, target, _ = astronaut_pair
     job_id = screened(api_a, source, target)
-    screened_keys = set(analysis_keys(job_id))
+    screened_names = {entry.group(0) for entry in stored_entries(job_id).values()}
     # The GPU worker now runs other dlib models than screening did (an upgrade between the two).
     monkeypatch.setattr(dlib, "__version__", f"{dlib.__version__}-upgraded")
-    seen: set[str] = set()
-    store = image_step.face_analysis.store
+    saved: list[set[str]] = []  # the names in the object each time the GPU step stores it
+    put_bytes = storage.put_bytes
 
-    def recording_store(upload, image, analysis, *, pipeline, mode):
-        seen.add(image_step.face_analysis.cache_key(upload, image, pipeline=pipeline, mode=mode))
-        store(upload, image, analysis, pipeline=pipeline, mode=mode)
+    def recording_put(bucket, key, data, content_type):
+        if key.endswith("/face-analysis.npz"):
+            with np.load(io.BytesIO(data), allow_pickle=False) as stored:
+                saved.append(set(stored.files))
+        put_bytes(bucket, key, data, content_type)
 
-    monkeypatch.setattr(image_step.face_analysis, "store", recording_store)
+    monkeypatch.setattr(storage, "put_bytes", recording_put)
     drain(GPU_QUEUES)
     job = Job.objects.get(id=job_id)
     assert job.state == "succeeded", job.error_message
     assert job.engine_notes["face_analysis"] == "computed"
     assert len(gpu_detections) >= 2
-    # Its own analyses went under new keys (next to, never over, screening's).
-    assert len(seen) == 2 and not seen & screened_keys
+    # Its own analyses were added under new names, next to (never over) screening's.
+    [names] = saved
+    assert screened_names < names and len(names) == 4
 
 
 def test_no_face_data_outlives_the_uploads(api_a, astronaut_pair):
@@ -158,19 +180,19 @@ def test_no_face_data_outlives_the_uploads(api_a, astronaut_pair):
     succeeded = screened(api_a, source, target)
     drain(GPU_QUEUES)
     assert Job.objects.get(id=succeeded).state == "succeeded"
-    assert analysis_keys(succeeded) == []
+    assert analysis_keys() == []
 
     deleted = screened(api_a, source, target)
-    assert len(analysis_keys(deleted)) == 2
+    assert len(stored_entries(deleted)) == 2
     assert api_a.delete(f"/api/v1/jobs/{deleted}").status_code == 204
-    assert analysis_keys(deleted) == []
+    assert analysis_keys() == []
 
     # Rejected at screening (no face in the target): what screening stored goes with the uploads.
     response = post_job(api_a, source, encode(skdata.coffee(), "JPEG"))
     drain(["moderation"])
     rejected = Job.objects.get(id=response.json()["id"])
     assert rejected.state == "rejected"
-    assert analysis_keys(str(rejected.id)) == []
+    assert analysis_keys() == []
     assert storage.list_keys(settings.S3_UPLOADS_BUCKET) == []
 
 
@@ -180,7 +202,7 @@ def test_a_finished_job_deletes_each_stored_upload_once(api_a, astronaut_pair, m
     source, target, _ = astronaut_pair
     job_id = screened(api_a, source, target)
     stored = storage.list_keys(settings.S3_UPLOADS_BUCKET, prefix=f"{Job.objects.get(id=job_id).owner_id}/{job_id}/")
-    assert len(stored) >= 4  # source, target and their analyses
+    assert len(stored) == 3  # source, target and their analyses
     deletes = []
     real = storage.delete
     monkeypatch.setattr(storage, "delete", lambda bucket, key: (deletes.append((bucket, key)), real(bucket, key))[1])
@@ -191,3 +213,22 @@ def test_a_finished_job_deletes_each_stored_upload_once(api_a, astronaut_pair, m
     assert sorted(d for d in deletes if d[0] == settings.S3_UPLOADS_BUCKET) == sorted(uploads)
     assert storage.list_keys(settings.S3_UPLOADS_BUCKET, prefix=f"{job.owner_id}/{job_id}/") == []
     assert job.source.deleted_at is not None and job.target.deleted_at is not None
+
+
+def test_no_face_data_outlives_a_job_made_of_direct_uploads(api_a, astronaut_pair):
+    """A mobile client's uploads lie outside the job's prefix (`<owner>/direct/<id>`): the job's
+    face analyses must still go with them."""
+    source, target, _ = astronaut_pair
+    uploads = [upload_whole(api_a, data, kind="image", content_type=media_type)
+               for data, media_type in ((source, "image/png"), (target, "image/jpeg"))]
+    fields = {"source_upload": uploads[0]["id"], "target_upload": uploads[1]["id"], "consent": "true"}
+    response = api_a.post("/api/v1/jobs", fields, format="multipart")
+    assert response.status_code == 201, response.content
+    job_id = response.json()["id"]
+    drain(["moderation"])
+    assert set(stored_entries(job_id)) == {"source", "target"}
+    drain(GPU_QUEUES)
+    job = Job.objects.get(id=job_id)
+    assert job.state == "succeeded", job.error_message
+    assert job.engine_notes["face_analysis"] == "cached"
+    assert storage.list_keys(settings.S3_UPLOADS_BUCKET) == []  # originals and face data alike

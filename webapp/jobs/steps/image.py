@@ -133,7 +133,7 @@ def swap_image(job: Job, sources: list, target_bytes: bytes, started: float) -> 
 
 
 class _CachedAnalyses:
-    """The job's stored face analyses that this pipeline may reuse (face_analysis.load: same
+    """The job's stored face analyses that this pipeline may reuse (face_analysis.JobAnalyses: same
     signature, same pixel size), and storing the ones it had to compute."""
 
     def __init__(self, job: Job, pipeline: Pipeline, sources: list[np.ndarray], target: np.ndarray) -> None:
@@ -144,11 +144,12 @@ class _CachedAnalyses:
         self.target_mode = target_analysis_mode(
             swap_options_for(job), pipeline.mode_capabilities(), numbered=bool(job.face_sources)
         )
+        self.stored = face_analysis.JobAnalyses(job)
         self.cached_sources: list[FaceAnalysis | None] = [
-            face_analysis.load(upload, image, pipeline=pipeline, mode=SOURCE_ANALYSIS_MODE)
+            self.stored.load(upload, image, pipeline=pipeline, mode=SOURCE_ANALYSIS_MODE)
             for upload, image in zip(self.uploads, sources, strict=True)
         ]
-        self.cached_target = face_analysis.load(job.target, target, pipeline=pipeline, mode=self.target_mode)
+        self.cached_target = self.stored.load(job.target, target, pipeline=pipeline, mode=self.target_mode)
         self.cache_ms = (time.perf_counter() - started) * 1000.0
 
     def source_faces(self) -> list[list[Face] | None]:
@@ -171,10 +172,11 @@ class _CachedAnalyses:
         ):
             if cached is None:
                 analysis = FaceAnalysis(faces=faces, inference_ms=cost_ms)
-                face_analysis.store(upload, image, analysis, pipeline=self.pipeline, mode=SOURCE_ANALYSIS_MODE)
+                self.stored.add(upload, image, analysis, pipeline=self.pipeline, mode=SOURCE_ANALYSIS_MODE)
         if self.cached_target is None:
             analysis = FaceAnalysis(faces=result.target_faces, inference_ms=result.target_analysis_inference_ms)
-            face_analysis.store(self.target_upload, self.target, analysis, pipeline=self.pipeline, mode=self.target_mode)
+            self.stored.add(self.target_upload, self.target, analysis, pipeline=self.pipeline, mode=self.target_mode)
+        self.stored.save()
         self.cache_ms += (time.perf_counter() - started) * 1000.0
         result.timings_ms["analysis_cache"] = self.cache_ms
 

@@ -70,13 +70,16 @@ def _screen(job_id: uuid.UUID) -> None:
             )
             return
     else:
+        analyses = face_analysis.JobAnalyses(job)
         outcome = moderation_services.screen_inputs(
             subject_id=job_id,
             source=source,
             target=target,
             extra_sources=extra_sources,
-            faces_for=_analysed_once(job, [*sources, job.target], target_faces),
+            faces_for=_analysed_once(job, [*sources, job.target], target_faces, analyses),
         )
+        if outcome.decision != "reject":  # stored before the job can reach a GPU worker
+            analyses.save()
     if outcome.decision == "allow" and (missing := _missing_face(job, target_faces)) is not None:
         # A face picked by number that the target does not have: said now, before any GPU time.
         lifecycle.job_fail(job_id, code=missing.code, message=str(missing), from_states=[JobState.SCREENING])
@@ -102,8 +105,8 @@ def _missing_face(job: Job, target_faces: list[int]) -> FaceIndexOutOfRange | No
     return None
 
 
-def _analysed_once(job: Job, uploads: list[Upload], target_faces: list[int]):
-    """Moderation's face checks on analyses that are stored for the GPU step: each
+def _analysed_once(job: Job, uploads: list[Upload], target_faces: list[int], analyses: face_analysis.JobAnalyses):
+    """Moderation's face checks on analyses that are kept for the GPU step (in `analyses`): each
     photo analysed once, the target at the job's resolution, with moderation's own pipeline.
 
     The target is analysed in standard mode whatever the job's mode: fast skips the rotated
@@ -121,7 +124,7 @@ def _analysed_once(job: Job, uploads: list[Upload], target_faces: list[int]):
         is_target = position == len(uploads) - 1
         image = resize_for_resolution(pixels, job.resolution) if is_target else pixels
         mode = target_mode if is_target else SOURCE_ANALYSIS_MODE
-        cached = face_analysis.load(upload, image, pipeline=pipeline, mode=mode)
+        cached = analyses.load(upload, image, pipeline=pipeline, mode=mode)
         if cached is not None and face_analysis.fully_embedded(cached.faces, kind):
             if is_target:
                 target_faces.append(len(cached.faces))
@@ -133,7 +136,7 @@ def _analysed_once(job: Job, uploads: list[Upload], target_faces: list[int]):
             role="target" if is_target else "source",
             target_embeddings=needs_embeddings(options),
         )
-        face_analysis.store(upload, image, analysis, pipeline=pipeline, mode=mode)
+        analyses.add(upload, image, analysis, pipeline=pipeline, mode=mode)
         if is_target:
             target_faces.append(len(analysis.faces))
         return analysis.faces
