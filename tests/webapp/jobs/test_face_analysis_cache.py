@@ -10,19 +10,22 @@ from __future__ import annotations
 
 import io
 import re
+from datetime import timedelta
 
 import cv2
 import dlib
 import numpy as np
 import pytest
 from django.conf import settings
+from django.utils import timezone
 
 from tests.helpers.direct_uploads import upload_whole
 from tests.helpers.images import encode
 from tests.webapp.conftest import drain, post_job
 from webapp.jobs import face_analysis
 from webapp.jobs.engine import get_pipeline
-from webapp.jobs.models import Job
+from webapp.jobs.models import DirectUpload, Job
+from webapp.jobs.services import stored_files
 from webapp.jobs.steps import image as image_step
 from webapp.media import storage
 
@@ -232,3 +235,15 @@ def test_no_face_data_outlives_a_job_made_of_direct_uploads(api_a, astronaut_pai
     assert job.state == "succeeded", job.error_message
     assert job.engine_notes["face_analysis"] == "cached"
     assert storage.list_keys(settings.S3_UPLOADS_BUCKET) == []  # originals and face data alike
+
+
+def test_the_sweep_deletes_face_data_that_older_versions_left_beside_direct_uploads(api_a, astronaut_pair):
+    source, _, _ = astronaut_pair
+    upload = upload_whole(api_a, source, kind="image", content_type="image/png")  # a live upload: kept
+    key = DirectUpload.objects.get(id=upload["id"]).s3_key
+    leaked = f"{key}.face-analysis/{'0' * 64}-512x512-largest-{'0' * 16}.npz"
+    storage.put_bytes(settings.S3_UPLOADS_BUCKET, leaked, b"embeddings", face_analysis.MEDIA_TYPE)
+    assert stored_files.uploads_sweep_orphans() == 0  # within the grace period
+    later = timezone.now() + timedelta(seconds=settings.UPLOAD_ORPHAN_GRACE_S + 5)
+    assert stored_files.uploads_sweep_orphans(now=later) == 1
+    assert storage.list_keys(settings.S3_UPLOADS_BUCKET) == [key]

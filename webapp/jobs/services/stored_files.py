@@ -52,13 +52,20 @@ def uploads_sweep_orphans(*, now: datetime | None = None) -> int:
     Every object of a job lives under `<owner>/<job id>/`, and the job's row is committed right
     after its originals are stored. A submit that failed in between (S3 timed out, the process
     died) leaves objects without a row: a user's face kept by nobody. The grace period leaves a
-    submit in flight alone. Returns how many objects were deleted.
+    submit in flight alone. Also deleted: face analyses that versions before the job's one object
+    (jobs.face_analysis) stored beside a direct upload (`<owner>/direct/<id>.face-analysis/...`),
+    which no purge deleted. Returns how many objects were deleted.
     """
     now = now or timezone.now()
     before = now - timedelta(seconds=settings.UPLOAD_ORPHAN_GRACE_S)
     by_job: dict[uuid.UUID, list[str]] = {}
+    deleted = 0
     for key in storage.list_stored_before(settings.S3_UPLOADS_BUCKET, before):
         parts = key.split("/")
+        if len(parts) >= 3 and parts[1] == "direct" and ".face-analysis/" in key:
+            storage.delete(settings.S3_UPLOADS_BUCKET, key)
+            deleted += 1
+            continue
         try:
             job_id = uuid.UUID(parts[1]) if len(parts) >= 3 else None
         except ValueError:
@@ -66,7 +73,6 @@ def uploads_sweep_orphans(*, now: datetime | None = None) -> int:
         if job_id is not None:  # not ours otherwise: left alone
             by_job.setdefault(job_id, []).append(key)
     known = set(Job.objects.filter(id__in=list(by_job)).values_list("id", flat=True))
-    deleted = 0
     for job_id, keys in by_job.items():
         if job_id in known:
             continue
