@@ -102,6 +102,21 @@ cores. With the thumbnails from an integral image instead (single-threaded, the 
                                                             -> 155 / 169)
   status GET c=16 plain / 304         466/484, 438/513      420/569, 376/476 req/s
 (within this day's noise; the hashes alone: 8.9 -> 2.2 ms CPU per 720p picture, three a job.)
+
+Measured 2026-12-03 (a fourth session), same machine, slow day again (~2x a quiet day's CPU a job),
+--naive 0 --single 5 --jobs 40 --status-seconds 5, four pairs alternating, before = 8c329bd, after =
+a web-size JPEG result is its own before/after view (no second copy encoded, signed, stored) and
+the job's face analyses in one S3 object (4 S3 requests a job instead of 8):
+                                      before                     after
+  single job CPU                      642 / 600 / 656 / 650 ms   608 / 612 / 590 / 616 ms
+  burst jobs/min                      154.6 / 143.3 / 148.1 / 143.1   175.5 / 162.2 / 164.6 / 159.7
+  burst CPU per job                   667 / 681 / 679 / 686 ms   591 / 635 / 621 / 632 ms
+    GPU-step worker                   256 / 267 / 265 / 267      221 / 243 / 241 / 240
+    moderation                        163 / 164 / 167 / 166      142 / 156 / 152 / 159
+    S3 (weed)                         88 / 82 / 82 / 82          75 / 78 / 62 / 64
+(median -53 ms CPU a job, -8 %; +11 % jobs/min. The embedded S3 server's own cost, measured alone
+with 60 requests each: a 200 kB PUT 5.3-6.2 ms of its CPU, a GET 2.3-3.0, a small PUT 3.0, a
+DELETE 1.0-1.5, a LIST 2.1, plus 1-2 ms in the client; idle it burns 7-10 ms a second.)
 """
 
 from __future__ import annotations
