@@ -10,6 +10,7 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
 
+from billing import currencies
 from billing.choices import (
     JOB_KINDS,
     PAYMENT_KINDS,
@@ -87,6 +88,10 @@ class PricePlan(models.Model):
                 Decimal(1).scaleb(-self.minor_unit_exponent)
             ):
                 raise ValidationError({"minimum_charge": "Use at most as many decimals as the currency has."})
+        if self.minimum_charge is not None and self.minimum_charge <= 0:
+            # A job that costs nothing has no hold to place (hold_place refuses it): every submit
+            # under such a plan failed. Give credits instead of a free plan.
+            raise ValidationError({"minimum_charge": "Every job is charged at least this: it must be above 0."})
         self.currency = (self.currency or "").upper()
 
     def validate_constraints(self, exclude=None) -> None:
@@ -343,11 +348,13 @@ class CreditPack(models.Model):
 
     def clean(self) -> None:
         self.currency = (self.currency or "").upper()
+        if self.price is not None and (problem := currencies.price_problem(self.price, self.currency)):
+            raise ValidationError({"price": problem})
 
     @property
     def price_minor(self) -> int:
-        """The price in the currency's minor unit (cents), as Stripe takes it."""
-        return int((self.price * 100).to_integral_value())
+        """The price in the currency's minor unit (cents; whole yen for JPY), as the providers take it."""
+        return currencies.minor_amount(self.price, self.currency)
 
 
 class CheckoutSession(models.Model):

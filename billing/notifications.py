@@ -19,7 +19,7 @@ from decimal import Decimal, InvalidOperation
 from django.conf import settings
 from django.db import IntegrityError, transaction
 
-from billing import alipay_gateway, payments, wechatpay_gateway
+from billing import alipay_gateway, currencies, payments, wechatpay_gateway
 from billing.choices import CheckoutStatus, PaymentProvider
 from billing.models import CheckoutSession, PaymentNotification
 
@@ -114,7 +114,7 @@ def _wechatpay_apply(event_type: str, resource: dict) -> str:
     if session is None:
         return f"unknown order {resource.get('out_trade_no')}: not ours, nothing credited"
     amount = resource.get("amount") or {}
-    price_fen = int((session.price * 100).to_integral_value())
+    price_fen = currencies.minor_amount(session.price, session.currency)  # CNY: fen
     if int(amount.get("total", -1)) != price_fen:
         return f"order {session.stripe_session_id}: amount {amount.get('total')} differs from the pack"
     payment_id = str(resource.get("transaction_id", ""))

@@ -8,7 +8,8 @@ Exactly once, whatever Stripe resends or reorders:
   `checkout.session.completed` and `checkout.session.async_payment_succeeded` for one session, or
   two deliveries racing, credit once;
 - a refund or dispute that arrives before the payment it reverses is kept (pending) and applied
-  when the payment is credited;
+  when the payment is credited; the two take one lock per payment (`_payment_lock`), so a refund
+  that arrives while its payment is being credited waits for it instead of being kept unseen;
 - refunds are cumulative: Stripe's `amount_refunded` is the total refunded so far, so each
   `charge.refunded` reverses up to that share of the credits, minus what earlier reversals of the
   session already took. A REVERSAL entry is unique per (session, cumulative level), so a replay of
@@ -22,11 +23,11 @@ from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.db.models import Q, Sum
 from django.utils import timezone
 
-from billing import payment_providers, stripe_gateway
+from billing import currencies, payment_providers, stripe_gateway
 from billing.choices import CheckoutStatus, EntryKind, PaymentProvider
 from billing.models import Account, CheckoutSession, CreditPack, LedgerEntry, StripeEvent
 
@@ -131,17 +132,37 @@ def _apply(event: dict[str, Any]) -> str:
     return f"ignored {kind}"
 
 
-def _credit_session(obj: dict[str, Any]) -> str:
-    session = CheckoutSession.objects.select_for_update().filter(stripe_session_id=obj.get("id")).first()
-    if session is None:
-        return f"unknown session {obj.get('id')}: not ours, nothing credited"
-    if obj.get("amount_total") is not None and int(obj["amount_total"]) != int(
-        (session.price * 100).to_integral_value()
-    ):
-        return f"session {session.stripe_session_id}: amount {obj['amount_total']} differs from the pack; not credited"
+def _payment_id(obj: dict[str, Any]) -> str:
+    """The PaymentIntent id a session or charge names (expanded or not)."""
     payment_intent = obj.get("payment_intent") or ""
     if isinstance(payment_intent, dict):
         payment_intent = payment_intent.get("id", "")
+    return str(payment_intent)
+
+
+def _payment_lock(payment_intent: str) -> None:
+    """Serialise the events of one payment until the transaction ends. The payment's event and
+    its refund's look up different rows (the session by its id; the session by its payment id,
+    which the payment's event writes): without this, a refund arriving while the payment's
+    transaction is still open sees no purchase, is kept as pending, and the payment's scan for
+    pending refunds (made before that commit) misses it: the buyer keeps the credits and the money.
+    PostgreSQL: an advisory lock on the payment id. SQLite: its transactions already run one
+    writer at a time (transaction_mode IMMEDIATE in settings)."""
+    if payment_intent and connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", [f"stripe:{payment_intent}"])
+
+
+def _credit_session(obj: dict[str, Any]) -> str:
+    payment_intent = _payment_id(obj)
+    _payment_lock(payment_intent)
+    session = CheckoutSession.objects.select_for_update().filter(stripe_session_id=obj.get("id")).first()
+    if session is None:
+        return f"unknown session {obj.get('id')}: not ours, nothing credited"
+    if obj.get("amount_total") is not None and int(obj["amount_total"]) != currencies.minor_amount(
+        session.price, session.currency
+    ):
+        return f"session {session.stripe_session_id}: amount {obj['amount_total']} differs from the pack; not credited"
     credited, outcome = session_credit(session, payment_id=payment_intent)
     if not credited:
         return outcome
@@ -165,9 +186,8 @@ def _refunded_fraction(charge: dict[str, Any]) -> Decimal:
 
 
 def _reverse(charge: dict[str, Any], *, reason: str, fraction: Decimal, event: dict | None = None) -> str:
-    payment_intent = charge.get("payment_intent") or ""
-    if isinstance(payment_intent, dict):
-        payment_intent = payment_intent.get("id", "")
+    payment_intent = _payment_id(charge)
+    _payment_lock(payment_intent)
     session = (
         CheckoutSession.objects.select_for_update()
         .select_related("account")

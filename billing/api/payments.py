@@ -24,7 +24,9 @@ class PackSerializer(serializers.Serializer):
     name = serializers.CharField()
     credits = serializers.DecimalField(max_digits=12, decimal_places=2)
     price = serializers.DecimalField(max_digits=12, decimal_places=2)
-    price_minor = serializers.IntegerField(help_text="The price in the currency's minor unit (cents).")
+    price_minor = serializers.IntegerField(
+        help_text="The price in the currency's minor unit as the payment providers count it (cents; whole yen for JPY)."
+    )
     currency = serializers.CharField()
 
 

@@ -1003,7 +1003,7 @@ export interface components {
             credits: string;
             /** Format: decimal */
             price: string;
-            /** @description The price in the currency's minor unit (cents). */
+            /** @description The price in the currency's minor unit as the payment providers count it (cents; whole yen for JPY). */
             price_minor: number;
             currency: string;
         };

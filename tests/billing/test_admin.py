@@ -196,3 +196,26 @@ def test_only_one_default_plan(staff, plan):
         reverse("admin:billing_priceplan_add"), {"name": "Bad", "original_coefficient_tiers": "[[5, 1.5]]"}
     )
     assert bad.status_code == 200 and not PricePlan.objects.filter(name="Bad").exists()
+
+
+def test_a_plan_that_makes_jobs_free_is_refused(staff, plan):
+    """A zero minimum with a zero price (or weight) quoted jobs at 0, and every submit under the
+    plan then failed with a server error (a hold must be positive)."""
+    form = {
+        "name": "Free",
+        "gpu_queue": "default",
+        "unit_price": "0",
+        "minimum_charge": "0",
+        "currency": "usd",
+        "minor_unit_exponent": "2",
+        "coefficient_720p": "1",
+        "coefficient_1080p": "1.5",
+        "original_coefficient_tiers": '[[2073600, "1.5"], [null, "3"]]',
+        "weight_fast": "0.5",
+        "weight_standard": "1",
+        "weight_hq": "2",
+    }
+    refused = staff.post(reverse("admin:billing_priceplan_add"), form)
+    assert refused.status_code == 200 and not PricePlan.objects.filter(name="Free").exists()
+    assert "must be above 0" in refused.content.decode()
+    assert staff.post(reverse("admin:billing_priceplan_add"), {**form, "minimum_charge": "0.01"}).status_code == 302

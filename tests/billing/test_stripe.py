@@ -11,6 +11,7 @@ from decimal import Decimal
 
 import pytest
 import stripe
+from django.core.exceptions import ValidationError
 from django.db.models import Sum
 from rest_framework.test import APIClient
 
@@ -263,3 +264,38 @@ def test_checkout_over_the_api(stripe_on, pack, user_a):
     pack.active = False
     pack.save()
     assert client.post("/api/v1/billing/checkout", {"pack_id": pack.pk}, format="json").status_code == 404
+
+
+@pytest.mark.parametrize(
+    "currency, price, minor",
+    [("JPY", "1000", "1000"), ("KRW", "5900", "5900"), ("USD", "9.99", "999"), ("KWD", "3.25", "3250")],
+)
+def test_checkout_sends_the_price_in_the_currencys_own_minor_unit_and_credits_that_amount(
+    stripe_on, user_a, currency, price, minor
+):
+    """Stripe counts a zero-decimal currency in whole units: ¥1,000 is 1000 (it was sent as 100000,
+    charging the buyer 100 times the price), a three-decimal one in thousandths."""
+    pack = CreditPack.objects.create(name="Local", credits=Decimal("100.00"), price=Decimal(price), currency=currency)
+    session = start_checkout(user_a, pack)
+    form = stripe_on.requests[0][2]
+    assert form["line_items[0][price_data][unit_amount]"] == minor
+    assert form["line_items[0][price_data][currency]"] == currency.lower()
+    event = completed(session)
+    event["data"]["object"]["amount_total"] = int(minor)
+    event["data"]["object"]["currency"] = currency.lower()
+    assert signed_post(event).status_code == 200
+    assert selectors.account_balance(user=user_a).balance == Decimal("100.00")
+    # The old, 100-times amount is not what the pack costs: nothing more is credited for it.
+    wrong = completed(session)
+    wrong["data"]["object"]["amount_total"] = int(minor) * 100
+    assert signed_post(wrong).status_code == 200
+    assert LedgerEntry.objects.filter(kind=EntryKind.PURCHASE).count() == 1
+
+
+@pytest.mark.parametrize("currency", ["JPY", "ISK"])
+def test_a_pack_priced_with_a_fraction_of_a_whole_unit_currency_is_refused(currency):
+    pack = CreditPack(name="Odd", credits=Decimal("10"), price=Decimal("1000.50"), currency=currency.lower())
+    with pytest.raises(ValidationError) as refused:
+        pack.full_clean()
+    assert "whole units" in str(refused.value.message_dict["price"])
+    CreditPack(name="Whole", credits=Decimal("10"), price=Decimal("1000"), currency=currency).full_clean()

@@ -122,3 +122,27 @@ def test_server_side_cursors_are_off_behind_a_transaction_pooler():
     expression = "s.DATABASES['default']['DISABLE_SERVER_SIDE_CURSORS']"
     assert _settings_in_subprocess({}, expression) == "False"
     assert _settings_in_subprocess({"DATABASE_TRANSACTION_POOLING": "1"}, expression) == "True"
+
+
+@pytest.mark.parametrize(
+    "method, path, data",
+    [
+        ("get", "/api/v1/jobs?q=a%00b", None),  # the job search
+        ("get", "/?q=a%00b", None),  # the gallery's search
+        ("get", "/account/credits/success/?session_id=cs_%00", None),
+        ("post", "/account/credits/request", "credits=10&note=hi%00there"),
+    ],
+)
+def test_a_nul_character_in_a_query_or_form_is_a_400_not_a_500(user_a, method, path, data):
+    """PostgreSQL refuses NUL in text: these answered 500 there (SQLite took it)."""
+    client = Client(raise_request_exception=False)
+    client.force_login(user_a)
+    if method == "get":
+        response = client.get(path)
+    else:
+        response = client.post(path, data, content_type="application/x-www-form-urlencoded")
+    if path.startswith("/api/"):
+        body = assert_problem(response, 400, "bad_request")
+        assert "NUL" in body["detail"]
+    else:
+        assert response.status_code == 400 and b"NUL" in response.content

@@ -89,6 +89,14 @@ def test_without_packs_an_amount_is_requested(no_payment_provider, user_b):
     assert TopUpRequest.objects.count() == 3  # at most three open requests each
 
 
+@pytest.mark.parametrize("pack", ["abc", "1.5", "-3", "99999999999999999999"])
+def test_a_pack_that_is_not_an_id_is_a_404_not_a_500(no_payment_provider, packs, user_b, pack):
+    client = Client(raise_request_exception=False)
+    client.force_login(user_b)
+    assert client.post("/account/credits/request", {"pack": pack}).status_code == 404
+    assert not TopUpRequest.objects.exists()
+
+
 def test_landing_page_prices_in_credits(client):
     html = client.get("/").content.decode()
     assert 'id="prices"' in html and " credits</td>" in html and "USD" not in html

@@ -3,12 +3,13 @@ the account page's history (one row per job, 50 a page)."""
 
 from __future__ import annotations
 
+import re
 from decimal import Decimal, InvalidOperation
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
@@ -82,7 +83,9 @@ def credits_request(request: HttpRequest) -> HttpResponse:
     """Without a payment provider: ask the staff for a pack (or, with no packs, an amount)."""
     pack = None
     if request.POST.get("pack"):
-        pack = get_object_or_404(CreditPack, pk=request.POST["pack"], active=True)
+        if not re.fullmatch(r"[0-9]{1,9}", request.POST["pack"]):  # a pack's id; anything else names none
+            raise Http404("no such pack")
+        pack = get_object_or_404(CreditPack, pk=int(request.POST["pack"]), active=True)
         amount = pack.credits
     else:
         try:

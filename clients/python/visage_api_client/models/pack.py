@@ -26,7 +26,8 @@ class Pack:
             name (str):
             credits_ (str):
             price (str):
-            price_minor (int): The price in the currency's minor unit (cents).
+            price_minor (int): The price in the currency's minor unit as the payment providers count it (cents;
+                whole yen for JPY).
             currency (str):
      """
 
