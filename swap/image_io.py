@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import io
 import warnings
+from dataclasses import dataclass
 
 import cv2
 import numpy as np
@@ -39,17 +40,71 @@ def megapixels(pixels: int) -> str:
     return f"{pixels / 1_000_000:.1f} MP".replace(".0 MP", " MP")
 
 
-def pixel_limit(fmt: str | None, max_pixels: int) -> int:
-    """How many pixels a photo of this Pillow format may have: JPEGs, which decode at a reduced
-    size, up to MAX_REDUCIBLE_JPEG_PIXELS; every other format within the decoding budget."""
-    return max(max_pixels, MAX_REDUCIBLE_JPEG_PIXELS) if fmt == "JPEG" else max_pixels
+def pixel_limit(image: Image.Image, data: bytes, max_pixels: int) -> int:
+    """How many pixels this photo (opened, not decoded) may have: a JPEG that decodes at a reduced
+    size in bounded memory up to MAX_REDUCIBLE_JPEG_PIXELS; everything else within the decoding budget."""
+    return max(max_pixels, MAX_REDUCIBLE_JPEG_PIXELS) if reducible_jpeg(image, data) else max_pixels
+
+
+_STANDALONE_MARKERS = frozenset({0x01, *range(0xD0, 0xD8)})  # TEM, RSTn: no length field
+
+
+@dataclass(frozen=True)
+class JpegFrame:
+    """A JPEG's frame header as its marker segments say (read without decoding)."""
+
+    marker: int  # its start-of-frame marker: 0xC0 baseline, 0xC1 extended, 0xC2 progressive, ...
+    components: int
+    first_scan_components: int  # how many components the first scan holds (0: no scan header)
+
+
+def jpeg_frame(data: bytes) -> JpegFrame | None:
+    """The frame header of a JPEG's bytes, walking the marker segments from SOI (so a thumbnail
+    inside APP1 is never mistaken for the frame); bytes between segments are skipped up to the
+    next marker, as libjpeg does. None when there is no frame header."""
+    position, frame = 2, None  # after SOI
+    while position + 4 <= len(data):
+        if data[position] != 0xFF:  # a stray byte: libjpeg skips to the next marker
+            position += 1
+            continue
+        marker = data[position + 1]
+        if marker == 0xFF:  # fill byte
+            position += 1
+            continue
+        if marker in _STANDALONE_MARKERS:
+            position += 2
+            continue
+        if 0xC0 <= marker <= 0xCF and marker not in (0xC4, 0xC8, 0xCC) and frame is None:
+            if position + 10 > len(data):
+                return None
+            frame = JpegFrame(marker, data[position + 9], 0)
+        elif marker == 0xDA and frame is not None:  # the first scan
+            scan = data[position + 4] if position + 4 < len(data) else 0
+            return JpegFrame(frame.marker, frame.components, scan)
+        position += 2 + int.from_bytes(data[position + 2 : position + 4], "big")
+    return frame
+
+
+def reducible_jpeg(image: Image.Image, data: bytes) -> bool:
+    """Whether libjpeg decodes this JPEG at 1/2-1/8 scale in memory for the reduced picture only:
+    a sequential Huffman frame (baseline, extended) whose first scan holds every component. A
+    progressive, arithmetic-coded or multi-scan file is buffered whole as coefficients whatever
+    scale is asked (a 237-byte progressive file saying 14000x14000 cost 1.1 GB) and is held to the
+    plain pixel budget."""
+    if image.format != "JPEG":
+        return False
+    frame = jpeg_frame(data)
+    return frame is not None and frame.marker in (0xC0, 0xC1) and frame.first_scan_components == frame.components
 
 
 def limit_text(max_pixels: int) -> str:
     """The pixel limits in words, for a refusal."""
     if max_pixels >= MAX_REDUCIBLE_JPEG_PIXELS:
         return megapixels(max_pixels)
-    return f"{megapixels(MAX_REDUCIBLE_JPEG_PIXELS)} for a JPEG, {megapixels(max_pixels)} for other formats"
+    return (
+        f"{megapixels(MAX_REDUCIBLE_JPEG_PIXELS)} for a JPEG, {megapixels(max_pixels)} for other formats "
+        "and progressive JPEGs"
+    )
 
 
 def draft_within(image: Image.Image, max_pixels: int, max_side: int | None = None) -> None:
@@ -97,7 +152,7 @@ def decode_image(
         ) from exc
 
     width, height = image.size
-    if width * height > pixel_limit(image.format, max_pixels):
+    if width * height > pixel_limit(image, data, max_pixels):
         raise InvalidImage(
             f"The {which} image is too large: {width}×{height} ({megapixels(width * height)}); "
             f"the limit is {limit_text(max_pixels)}.",
@@ -120,7 +175,7 @@ def decode_image(
             # Only when the EXIF asks for a turn: exif_transpose copies the whole picture even when
             # it has nothing to do (most photos).
             turned = ImageOps.exif_transpose(image) if _needs_turning(image) else image
-    except (OSError, ValueError, SyntaxError) as exc:
+    except (OSError, ValueError, SyntaxError, EOFError, RuntimeError) as exc:  # EOFError, RuntimeError: pillow-heif
         raise InvalidImage(f"The {which} image is damaged or truncated.", which=which) from exc
     return _to_bgr_uint8(turned)
 

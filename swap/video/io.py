@@ -53,7 +53,8 @@ def _open(source: Source) -> av.container.InputContainer:
     if not isinstance(source, (str, Path)):
         source.seek(0)
     try:
-        return av.open(source if not isinstance(source, Path) else str(source), "r")
+        # A tag in another encoding (a Latin-1 title) is not a reason to refuse the clip.
+        return av.open(source if not isinstance(source, Path) else str(source), "r", metadata_errors="replace")
     except av.FFmpegError as exc:
         raise InvalidVideo(f"The file could not be read as a video ({exc}).") from exc
 
@@ -62,8 +63,12 @@ def _fps(stream) -> Fraction:
     rate = stream.average_rate or stream.guessed_rate or stream.base_rate
     if not rate or rate <= 0:
         raise InvalidVideo("The video has no usable frame rate.")
-    # Containers store e.g. 2997/100 for NTSC rates; keep them exact but bounded.
-    return Fraction(rate).limit_denominator(1001)
+    # Containers store e.g. 2997/100 for NTSC rates; keep them exact but bounded. A rate under
+    # 1/2002 frame a second bounds to 0.
+    fps = Fraction(rate).limit_denominator(1001)
+    if fps <= 0:
+        raise InvalidVideo("The video has no usable frame rate.")
+    return fps
 
 
 def _packet_timeline(source: Source) -> tuple[int, float | None]:
@@ -101,9 +106,13 @@ def probe(source: Source, *, decode_first: bool = True) -> VideoInfo:
         if not container.streams.video:
             raise NoVideoStream("The file has no video stream.")
         stream = container.streams.video[0]
+        if stream.codec_context is None:  # a codec id FFmpeg does not know
+            raise InvalidVideo("The video stream's format is not one we can read.")
         codec = stream.codec_context.codec.canonical_name  # the format (av1), not the decoder (libdav1d)
         fps = _fps(stream)
         audio = container.streams.audio[0] if container.streams.audio else None
+        if audio is not None and audio.codec_context is None:
+            raise InvalidVideo("The audio stream's format is not one we can read.")
         audio_codec = audio.codec_context.name if audio else None
         width, height, rotation = stream.codec_context.width, stream.codec_context.height, 0
         if decode_first:
@@ -116,7 +125,8 @@ def probe(source: Source, *, decode_first: bool = True) -> VideoInfo:
         raise InvalidVideo("The video has no frames.")
     # A timeline shorter than its frames at the stated rate (timestamps squeezed together) still
     # counts as frames / fps: the work, the price and the limits follow the frames.
-    duration = max(timeline_seconds or 0.0, frames / fps)
+    # (A float: frames / fps is an exact Fraction, which JSON cannot hold.)
+    duration = float(max(timeline_seconds or 0.0, frames / fps))
     return VideoInfo(
         width=width,
         height=height,

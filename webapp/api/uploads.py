@@ -4,6 +4,8 @@ what it holds; the bytes go from the app to S3. Another user's upload is a 404."
 
 from __future__ import annotations
 
+import re
+
 from django.urls import reverse
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers, status
@@ -111,7 +113,9 @@ class UploadCreateView(APIView):
         kind = serializers.ChoiceField(choices=MediaKind.choices, help_text="image (a photo) or video")
         size_bytes = serializers.IntegerField(min_value=1, help_text="The file's exact size")
         content_type = serializers.RegexField(
-            r"^[\w.+-]+/[\w.+-]+$", max_length=64, help_text="e.g. video/mp4 (the content is sniffed anyway)"
+            # ASCII only: a non-ASCII type reached S3's signed headers (a 500, or a false 503).
+            re.compile(r"^[\w.+-]+/[\w.+-]+$", re.ASCII), max_length=64,
+            help_text="e.g. video/mp4 (the content is sniffed anyway)",
         )
         sha256 = serializers.RegexField(
             r"^[0-9a-fA-F]{64}$", help_text="The file's SHA-256 (hex): the stored object must match it"

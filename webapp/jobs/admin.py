@@ -362,7 +362,9 @@ def _desk_images(job: Job) -> list[dict]:
                 images.append({
                     "label": _("%(role)s (%(width)s×%(height)s)")
                     % {"role": upload.role, "width": upload.width, "height": upload.height},
-                    "url": storage.presigned_get(settings.S3_UPLOADS_BUCKET, upload.s3_key),
+                    "url": storage.presigned_get(
+                        settings.S3_UPLOADS_BUCKET, upload.s3_key, content_type=upload.media_type
+                    ),
                     "video": upload.kind == "video",
                 })
         if job.result_key and not job.media_deleted_at:
@@ -398,7 +400,7 @@ def _review_images(job: Job) -> list[tuple[str, str]]:
             shown.append((job.before_key, _("target (processed)")))
             return [(storage.presigned_get(settings.S3_RESULTS_BUCKET, key), label) for key, label in shown]
         return [
-            (storage.presigned_get(settings.S3_UPLOADS_BUCKET, upload.s3_key), upload.role)
+            (storage.presigned_get(settings.S3_UPLOADS_BUCKET, upload.s3_key, content_type=upload.media_type), upload.role)
             for upload in (job.source, job.target)
             if upload.deleted_at is None
         ]

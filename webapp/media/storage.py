@@ -164,10 +164,16 @@ def exists(bucket: str, key: str) -> bool:
         raise StorageError(f"Could not check {bucket}/{key}: {exc}") from exc
 
 
-def presigned_get(bucket: str, key: str, *, expiry_s: int | None = None, download_name: str | None = None) -> str:
+def presigned_get(
+    bucket: str, key: str, *, expiry_s: int | None = None, download_name: str | None = None, content_type: str = ""
+) -> str:
+    """A time-limited GET; `content_type` makes the storage serve it as that (an upload's sniffed
+    type, whatever the uploader declared when it was stored)."""
     expires = timedelta(seconds=expiry_s or settings.S3_PRESIGN_EXPIRY_S)
-    headers = {"response-content-disposition": f'attachment; filename="{download_name}"'} if download_name else None
-    return signer().presigned_get_object(bucket, key, expires=expires, response_headers=headers)
+    headers = {"response-content-disposition": f'attachment; filename="{download_name}"'} if download_name else {}
+    if content_type:
+        headers["response-content-type"] = content_type
+    return signer().presigned_get_object(bucket, key, expires=expires, response_headers=headers or None)
 
 
 def list_keys(bucket: str, prefix: str = "") -> list[str]:

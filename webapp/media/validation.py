@@ -21,7 +21,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import pgettext
 from PIL import Image, UnidentifiedImageError
 
-from swap.image_io import ACCEPTED_FORMATS, limit_text, megapixels, pixel_limit
+from swap.image_io import ACCEPTED_FORMATS, jpeg_frame, limit_text, megapixels, pixel_limit
 from swap.video import io as video_io
 
 from .choices import MediaKind
@@ -31,6 +31,8 @@ IMAGE_TYPES = {
     "JPEG": "image/jpeg", "PNG": "image/png", "WEBP": "image/webp", "HEIF": "image/heic", "AVIF": "image/avif",
 }
 ACCEPTED_PHOTOS = ACCEPTED_FORMATS
+# Every media type sniff_media_type names: what an accepted upload can be.
+MEDIA_TYPES = frozenset({*IMAGE_TYPES.values(), "video/mp4", "video/quicktime", "video/webm"})
 # ISO-BMFF major brands of MP4 and QuickTime video. The same box layout also carries HEIC/AVIF
 # photos (brands heic, mif1, avif, …), which must not be mistaken for a video.
 MP4_BRANDS = frozenset(
@@ -130,7 +132,7 @@ def inspect_image(data: bytes, *, field: str, media_type: str) -> MediaInfo:
     try:
         with Image.open(io.BytesIO(data)) as image:
             width, height = image.size  # header only: nothing decoded yet
-            if width * height > pixel_limit(image.format, settings.MAX_IMAGE_PIXELS):
+            if width * height > pixel_limit(image, data, settings.MAX_IMAGE_PIXELS):
                 raise UploadRejected(
                     "image_too_large",
                     _("The %(field)s photo is %(width)d×%(height)d (%(megapixels)s); the limit is %(limit)s.")
@@ -167,7 +169,7 @@ def inspect_image(data: bytes, *, field: str, media_type: str) -> MediaInfo:
             % {"field": field_word(field), "claimed": _claimed_megapixels(exc), "limit": limit_text(settings.MAX_IMAGE_PIXELS)},
             field=field,
         ) from exc
-    except (UnidentifiedImageError, OSError, SyntaxError, ValueError) as exc:
+    except (UnidentifiedImageError, OSError, SyntaxError, ValueError, EOFError, RuntimeError) as exc:  # the last two: pillow-heif
         raise UploadRejected(
             "corrupt_image", _("The %(field)s file could not be decoded as an image (%(error)s).") % {"field": field_word(field), "error": exc},
             field=field
@@ -195,31 +197,16 @@ def _claimed_megapixels(exc: Image.DecompressionBombError) -> str:
 # least half as many blocks as one full-resolution component (sampling factors ≤ 4): so at least
 # one bit per 8×8 block of the full image.
 _SEQUENTIAL_HUFFMAN_SOF = frozenset({0xC0, 0xC1, 0xC3})
-_STANDALONE_MARKERS = frozenset({0x01, *range(0xD0, 0xD8)})  # TEM, RSTn: no length field
 
 
 def jpeg_minimum_bytes(data: bytes, width: int, height: int) -> int:
     """The fewest bytes a sequential Huffman JPEG of width×height can have (0 when the frame is
-    progressive or arithmetic-coded, where runs of empty blocks can cost almost nothing). Walks
-    the marker segments from SOI, so a thumbnail inside APP1 is never mistaken for the frame."""
-    position = 2  # after SOI
-    while position + 4 <= len(data):
-        if data[position] != 0xFF:
-            return 0  # not a marker where one must be: load() reports the damage
-        marker = data[position + 1]
-        if marker == 0xFF:  # fill byte
-            position += 1
-            continue
-        if marker in _STANDALONE_MARKERS:
-            position += 2
-            continue
-        if 0xC0 <= marker <= 0xCF and marker not in (0xC4, 0xC8, 0xCC):  # a start-of-frame
-            if marker not in _SEQUENTIAL_HUFFMAN_SOF:
-                return 0
-            blocks = -(-width // 8) * -(-height // 8)
-            return blocks // 8
-        position += 2 + int.from_bytes(data[position + 2 : position + 4], "big")
-    return 0
+    progressive or arithmetic-coded, where runs of empty blocks can cost almost nothing)."""
+    frame = jpeg_frame(data)
+    if frame is None or frame.marker not in _SEQUENTIAL_HUFFMAN_SOF:
+        return 0
+    blocks = -(-width // 8) * -(-height // 8)
+    return blocks // 8
 
 
 def inspect_upload(uploaded_file, *, field: str, allow_video: bool) -> MediaInfo:

@@ -10,6 +10,7 @@ import uuid
 from urllib.parse import urlsplit
 
 import pytest
+import requests
 from django.conf import settings
 from django.core.management import call_command
 from django.core.signals import request_started
@@ -17,6 +18,7 @@ from django.utils import timezone
 
 from billing.models import LedgerEntry
 from tests.helpers.direct_uploads import put_part, send_parts, start_upload, upload_whole
+from tests.helpers.hostile_media import jpeg_with_html
 from tests.webapp.conftest import drain
 from webapp.jobs.models import DirectUpload, Job
 from webapp.jobs.services import direct_uploads
@@ -248,3 +250,23 @@ def test_abandoned_uploads_expire_unbilled(api_a, funded_user, source_png, astro
     )
     assert response.status_code == 409 and response.json()["code"] == "upload_not_ready"
     call_command("visage_sweep")  # the operator's command runs the same sweep (nothing left to do)
+
+
+def test_a_file_declared_as_html_is_never_served_as_html(api_a, funded_user, source_png, astronaut_pair):
+    """A JPEG that is also a web page, declared text/html: the object was stored, and served to
+    anyone opening it (the moderators' desk links uploads), as text/html from the storage's origin."""
+    polyglot = jpeg_with_html(b"<html><script>alert(document.domain)</script></html>")
+    done = upload_whole(api_a, polyglot, kind="image", content_type="text/html")
+    assert done["state"] == "ready" and done["media"]["media_type"] == "image/jpeg"
+    upload = DirectUpload.objects.get(id=done["id"])
+    served = requests.get(storage.presigned_get(settings.S3_UPLOADS_BUCKET, upload.s3_key), timeout=30)
+    assert served.status_code == 200 and "html" not in served.headers["Content-Type"]
+    as_sniffed = storage.presigned_get(settings.S3_UPLOADS_BUCKET, upload.s3_key, content_type="image/jpeg")
+    assert requests.get(as_sniffed, timeout=30).headers["Content-Type"] == "image/jpeg"
+
+
+@pytest.mark.parametrize("declared", ["image/中文", "image/pngé"])
+def test_a_content_type_that_is_not_ascii_is_a_400(api_a, source_png, declared):
+    """It reached S3's signed headers: a 500, or a 503 that told the client to retry."""
+    response = start_upload(api_a, source_png, kind="image", content_type=declared)
+    assert response.status_code == 400 and "content_type" in response.json()["errors"], response.content

@@ -23,7 +23,7 @@ from django.utils.translation import gettext as _
 
 from webapp.media import multipart, storage
 from webapp.media.choices import MediaKind
-from webapp.media.validation import MediaInfo, UploadRejected, inspect_stored_file
+from webapp.media.validation import MEDIA_TYPES, MediaInfo, UploadRejected, inspect_stored_file
 
 from ..choices import DirectUploadState
 from ..errors import ChecksumMismatch, UploadIncomplete, UploadNotFound, UploadNotReady
@@ -77,9 +77,12 @@ def direct_upload_create(*, user, kind: str, size_bytes: int, content_type: str,
         expires_at=timezone.now() + timedelta(seconds=settings.DIRECT_UPLOAD_EXPIRY_S),
     )
     upload.s3_key = f"{user.pk}/direct/{upload.id}"
-    upload.s3_upload_id = multipart.create(
-        settings.S3_UPLOADS_BUCKET, upload.s3_key, content_type=content_type
-    )
+    # The object is stored under the declared type only when it is one an upload can be: a file
+    # declared text/html (a JPEG that is also a page) was stored and served as text/html, and ran
+    # as a page on the storage's origin for whoever opened it (a moderator). Its content is
+    # sniffed at completion either way.
+    stored_type = content_type.lower() if content_type.lower() in MEDIA_TYPES else "application/octet-stream"
+    upload.s3_upload_id = multipart.create(settings.S3_UPLOADS_BUCKET, upload.s3_key, content_type=stored_type)
     upload.save()
     return upload
 
