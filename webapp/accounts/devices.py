@@ -128,6 +128,15 @@ def device_sign_out(*, device: SignedInDevice, reason: str = "user") -> None:
     DeviceToken.objects.filter(device_id=device.id, expires_at__gt=now).update(expires_at=now)
 
 
+def devices_sign_out_all(*, user, reason: str) -> int:
+    """Sign out every device signed in to `user`'s account (a password change: whoever had the
+    old one keeps no app session, as Django ends the other browsers' sessions); how many."""
+    devices = list(SignedInDevice.objects.filter(owner=user, signed_out_at__isnull=True))
+    for device in devices:
+        device_sign_out(device=device, reason=reason)
+    return len(devices)
+
+
 @dataclass(frozen=True)
 class AccessCheck:
     device: SignedInDevice | None

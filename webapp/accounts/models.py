@@ -34,7 +34,7 @@ class SignedInDevice(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     last_used_at = models.DateTimeField(null=True, blank=True)
     signed_out_at = models.DateTimeField(null=True, blank=True)
-    signed_out_reason = models.CharField(max_length=32, blank=True)  # user | refresh_token_reused
+    signed_out_reason = models.CharField(max_length=32, blank=True)  # user | refresh_token_reused | password_changed
 
     class Meta:
         ordering = ["-created_at"]

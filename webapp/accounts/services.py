@@ -33,6 +33,15 @@ def api_token_revoke(*, token: ApiToken) -> None:
     forget_tokens([token.key_sha256])
 
 
+def api_tokens_revoke_all(*, user) -> int:
+    """Revoke every live API token of `user` (a password reset); how many."""
+    live = ApiToken.objects.filter(owner=user, revoked_at__isnull=True)
+    hashes = list(live.values_list("key_sha256", flat=True))
+    live.update(revoked_at=timezone.now())
+    forget_tokens(hashes)
+    return len(hashes)
+
+
 def forget_tokens(digests) -> None:
     """Cached copies of these tokens are no longer trusted (selectors.api_token_by_key)."""
     stale = {selectors.token_cache_key(digest): selectors.STALE for digest in digests}

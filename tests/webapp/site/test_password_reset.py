@@ -9,6 +9,7 @@ from django.contrib.auth import get_user_model
 from django.core import mail
 from django.test import Client
 from playwright.sync_api import expect
+from rest_framework.test import APIClient
 
 pytestmark = pytest.mark.django_db
 
@@ -129,6 +130,48 @@ def test_logged_in_password_change_keeps_the_session(dora):
 def test_password_change_needs_a_login(client):
     response = client.get("/account/password/")
     assert response.status_code == 302 and response["Location"].startswith("/login/")
+
+
+def _app_credentials(username: str, password: str) -> tuple[APIClient, APIClient, str]:
+    """An API token and a signed-in app device made with the password: (token client, device
+    client, the device's refresh token)."""
+    anonymous = APIClient()
+    token = anonymous.post("/api/v1/auth/token", {"username": username, "password": password}, format="json")
+    device = anonymous.post(
+        "/api/v1/auth/token", {"username": username, "password": password, "device_name": "phone"}, format="json"
+    )
+    assert token.status_code == device.status_code == 201, (token.content, device.content)
+    with_token, with_device = APIClient(), APIClient()
+    with_token.credentials(HTTP_AUTHORIZATION=f"Bearer {token.json()['token']}")
+    with_device.credentials(HTTP_AUTHORIZATION=f"Bearer {device.json()['access_token']}")
+    assert with_token.get("/api/v1/me").status_code == 200 and with_device.get("/api/v1/me").status_code == 200
+    return with_token, with_device, device.json()["refresh_token"]
+
+
+def test_a_password_change_signs_out_the_apps_and_keeps_api_tokens(dora):
+    """Whoever signed in an app with the old password kept the session (and refreshed it forever):
+    the other browsers were logged out, the apps were not."""
+    with_token, with_device, refresh = _app_credentials("dora", OLD)
+    client = Client()
+    assert client.login(username="dora", password=OLD)
+    changed = client.post("/account/password/", {"old_password": OLD, "new_password1": NEW, "new_password2": NEW})
+    assert changed.status_code == 302
+    assert with_device.get("/api/v1/me").status_code == 401
+    assert APIClient().post("/api/v1/auth/refresh", {"refresh_token": refresh}, format="json").status_code == 401
+    assert with_token.get("/api/v1/me").status_code == 200  # API tokens keep working (the page says so)
+    assert b"the apps signed in to your account have been logged out" in client.get("/account/password/done/").content
+
+
+def test_a_password_reset_also_revokes_the_api_tokens(client, dora):
+    """A reset is how an account is taken back: whoever knew the old password may have made tokens."""
+    with_token, with_device, _ = _app_credentials("dora", OLD)
+    _request_reset(client, "dora@example.com")
+    form = client.get(_reset_path())
+    done = client.post(form["Location"], {"new_password1": NEW, "new_password2": NEW})
+    assert done.status_code == 302 and _can_log_in(NEW)
+    assert with_token.get("/api/v1/me").status_code == 401
+    assert with_device.get("/api/v1/me").status_code == 401
+    assert b"API tokens revoked" in client.get(done["Location"]).content
 
 
 @pytest.mark.django_db(transaction=True)

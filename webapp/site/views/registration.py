@@ -15,6 +15,7 @@ from django.utils.translation import ngettext
 
 from billing import services as billing_services
 from billing.pricing import money_text
+from webapp.accounts import services as account_services
 from webapp.accounts.forms import LoginForm
 
 from ..forms import SignupForm
@@ -88,7 +89,16 @@ class PasswordResetDoneView(auth_views.PasswordResetDoneView):
 
 
 class PasswordResetConfirmView(auth_views.PasswordResetConfirmView):
+    """Django's view. A reset is how someone takes an account back: besides the sessions and the
+    signed-in devices (ended by any password change, accounts.signals), the account's API tokens
+    are revoked, since whoever knew the old password may have made some."""
+
     template_name = "registration/password_reset_confirm.html"
+
+    def form_valid(self, form):
+        response = super().form_valid(form)
+        account_services.api_tokens_revoke_all(user=form.user)
+        return response
 
     def get_context_data(self, **kwargs):
         return {**super().get_context_data(**kwargs), "link_lifetime": reset_link_lifetime()}
