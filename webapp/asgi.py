@@ -30,6 +30,7 @@ from django.dispatch import receiver
 from django.urls import Resolver404, get_resolver, resolve
 
 from webapp import serving
+from webapp.api.middleware import API_PREFIX, max_request_bytes
 
 django_application = get_asgi_application()  # the async views: the long-poll, the event stream
 
@@ -101,32 +102,68 @@ async def application(scope, receive, send):
         return
     if scope["type"] != "http":
         raise ValueError(f"Only HTTP and lifespan are served, not {scope['type']}.")
-    async with serving.sync_slots():
-        await serve_sync(scope, receive, send)
+    await serve_sync(scope, receive, send)
 
 
 async def serve_sync(scope, receive, send) -> None:
     """A request to a sync view: the body read here, then Django's WSGI handler on a pool thread
     (one hop); a response with its body in memory is sent from here, a streaming one chunk by
-    chunk from that thread."""
+    chunk from that thread.
+
+    The body is read before the request takes one of the process's slots (webapp.serving): a
+    client sending it slowly holds a coroutine, not a slot (32 slow uploads held every slot, and
+    every other page waited). A body over the largest request anything accepts
+    (api.middleware.max_request_bytes) is not read (by its Content-Length) or not read further
+    (a chunked one): it is refused with a 413 (problem+json under /api/, by the middleware, which
+    sees the length and no body), not written to a temporary file first."""
+    limit = max_request_bytes()
     with tempfile.SpooledTemporaryFile(max_size=settings.FILE_UPLOAD_MAX_MEMORY_SIZE, mode="w+b") as body:
-        while True:
-            message = await receive()
-            if message["type"] == "http.disconnect":
-                return  # gone before it finished asking: nothing to answer
-            body.write(message.get("body", b""))
-            if not message.get("more_body", False):
-                break
+        received = _declared_length(scope)
+        if received <= limit:
+            received = 0
+            while True:
+                message = await receive()
+                if message["type"] == "http.disconnect":
+                    return  # gone before it finished asking: nothing to answer
+                chunk = message.get("body", b"")
+                received += len(chunk)
+                if received > limit:
+                    break
+                body.write(chunk)
+                if not message.get("more_body", False):
+                    break
+        environ = wsgi_environ(scope, body)
+        if received > limit:
+            if not scope["path"].startswith(API_PREFIX):
+                await _too_large(send)
+                return
+            body.truncate(0)
+            environ["CONTENT_LENGTH"] = str(received)  # the middleware answers it, reading nothing
         body.seek(0)
         loop = asyncio.get_running_loop()
         # A copy of the request's context: what the chain sets (the log context) ends with it.
         context = contextvars.copy_context()
-        start, content = await loop.run_in_executor(
-            serving.sync_executor(), context.run, _respond, wsgi_environ(scope, body), send, loop
-        )
+        async with serving.sync_slots():
+            start, content = await loop.run_in_executor(
+                serving.sync_executor(), context.run, _respond, environ, send, loop
+            )
     if content is not None:
         await send(start)
         await send({"type": "http.response.body", "body": content})
+
+
+def _declared_length(scope) -> int:
+    """The request's Content-Length (0 when absent or not a number: the middleware answers that)."""
+    for name, value in scope.get("headers", []):
+        if name.lower() == b"content-length":
+            return int(value) if value.isdigit() else 0
+    return 0
+
+
+async def _too_large(send) -> None:
+    await send({"type": "http.response.start", "status": 413,
+                "headers": [(b"content-type", b"text/plain; charset=utf-8"), (b"connection", b"close")]})
+    await send({"type": "http.response.body", "body": b"The request body is too large."})
 
 
 def _respond(environ: dict, send, loop: asyncio.AbstractEventLoop) -> tuple[dict, bytes | None]:

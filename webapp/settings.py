@@ -76,7 +76,7 @@ MIDDLEWARE = [
     # The language of each request: the switcher's cookie, else Accept-Language, else LANGUAGE_CODE;
     # answers say which in Content-Language (docs/concepts/languages.md).
     "django.middleware.locale.LocaleMiddleware",
-    "webapp.ops.nul_bytes.RefuseNulMiddleware",  # a NUL in a query or form: 400 (PostgreSQL refuses it)
+    "webapp.api.nul_bytes.RefuseNulMiddleware",  # a NUL in a query or form: 400 (PostgreSQL refuses it)
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",

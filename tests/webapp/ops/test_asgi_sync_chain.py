@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import io
+import json
 import threading
 from pathlib import Path
 
@@ -19,6 +20,7 @@ from tests.webapp.conftest import api_client_for, post_job
 from webapp import asgi, serving
 from webapp.accounts import services as account_services
 from webapp.api.jobs import JobDetailView
+from webapp.api.middleware import max_request_bytes
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -214,3 +216,78 @@ def test_a_waiting_request_leaves_no_database_connection_on_the_thread_made_for_
     assert response.status_code == 200 and response.json()["id"] == job_id
     assert new_connections and not any(name.startswith("web-sync") for name in new_connections)
     assert len(used) == 1 and used[0].connection is None
+
+
+def _http_scope(method: str, path: str, headers: list[tuple[bytes, bytes]] = ()) -> dict:
+    return {
+        "type": "http", "method": method, "path": path, "query_string": b"", "root_path": "",
+        "headers": [(b"host", b"localhost"), *headers], "server": ("localhost", 80),
+        "client": ("203.0.113.9", 5555), "scheme": "http", "http_version": "1.1",
+    }
+
+
+def test_slow_request_bodies_hold_no_slot(settings):
+    """Anyone could stall the site: a slot (a pool thread's worth) was taken before the body was
+    read, so WEB_THREADS uploads sending their bodies slowly held them all and every other request
+    waited (a /livez never answered). The body is read first now."""
+
+    async def main() -> list[dict]:
+        never = asyncio.Event()
+
+        async def trickle() -> dict:  # the headers came; the body never does
+            await never.wait()
+            return {"type": "http.disconnect"}
+
+        async def discard(message: dict) -> None:
+            pass
+
+        scope = _http_scope("POST", "/api/v1/jobs", [(b"content-length", b"1000")])
+        slow = [asyncio.create_task(asgi.application(scope, trickle, discard)) for _ in range(settings.WEB_THREADS)]
+        await asyncio.sleep(0.2)
+        sent: list[dict] = []
+
+        async def empty() -> dict:
+            return {"type": "http.request", "body": b"", "more_body": False}
+
+        async def keep(message: dict) -> None:
+            sent.append(message)
+
+        try:
+            # A bound against hanging the suite, not a measurement: it answers in milliseconds.
+            await asyncio.wait_for(asgi.application(_http_scope("GET", "/livez"), empty, keep), timeout=30)
+        finally:
+            never.set()
+            await asyncio.gather(*slow, return_exceptions=True)
+        return sent
+
+    sent = asyncio.run(main())
+    assert sent[0]["status"] == 200
+
+
+@pytest.mark.parametrize("declared", [True, False], ids=["content-length", "chunked"])
+@pytest.mark.parametrize("path", ["/api/v1/jobs", "/upload/"])
+def test_a_body_over_every_limit_is_refused_before_it_is_read(user_a, declared, path):
+    """It was written whole to a temporary file first (200 MiB here; a terabyte declared), then 413."""
+    chunk, chunks = b"x" * (1024 * 1024), 200
+    read = {"count": 0, "at_answer": None}
+
+    async def receive() -> dict:
+        read["count"] += 1
+        return {"type": "http.request", "body": chunk, "more_body": read["count"] < chunks}
+
+    sent: list[dict] = []
+
+    async def send(message: dict) -> None:
+        if message["type"] == "http.response.start":
+            read["at_answer"] = read["count"]
+        sent.append(message)
+
+    headers = [(b"content-type", b"multipart/form-data; boundary=x")]
+    if declared:
+        headers.append((b"content-length", str(10**12).encode()))
+    asyncio.run(asgi.application(_http_scope("POST", path, headers), receive, send))
+    assert sent[0]["status"] == 413
+    limit_chunks = max_request_bytes() // len(chunk)
+    assert read["at_answer"] == (0 if declared else limit_chunks + 1)
+    if path.startswith("/api/"):
+        assert json.loads(sent[1]["body"])["code"] == "request_too_large"

@@ -13,7 +13,7 @@ from django.core.exceptions import RequestDataTooBig
 from django.http import HttpResponseBadRequest
 from django.utils.translation import gettext as _
 
-from webapp.api.middleware import API_PREFIX, problem_http_response
+from .middleware import API_PREFIX, problem_http_response
 
 FORM_TYPE = "application/x-www-form-urlencoded"
 
