@@ -73,9 +73,11 @@ def embedded_ipv4(address: IPAddress) -> list[ipaddress.IPv4Address]:
 
 
 def is_public_address(address: IPAddress) -> bool:
-    """Global, and so is every IPv4 address it embeds: `[64:ff9b::a9fe:a9fe]` (NAT64) and
+    """Global unicast, and so is every IPv4 address it embeds: `[64:ff9b::a9fe:a9fe]` (NAT64) and
     `[2002:a9fe:a9fe::]` (6to4) count as global IPv6 but reach 169.254.169.254 through a gateway."""
-    return address.is_global and all(ipv4.is_global for ipv4 in embedded_ipv4(address))
+    # Python counts IPv4 multicast (224/4) as global: no webhook is sent to a group address.
+    reached = [address, *embedded_ipv4(address)]
+    return all(a.is_global and not a.is_multicast for a in reached)
 
 
 def check_webhook_url_at_submit(url: str) -> None:

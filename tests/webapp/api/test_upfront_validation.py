@@ -81,6 +81,8 @@ PRIVATE_URLS = [
     "http://[64:ff9b::a9fe:a9fe]/", "http://[64:ff9b:1::a9fe:a9fe]/", "http://[2002:a9fe:a9fe::]/",
     "http://[2001:0:4136:e378:8000:63bf:5601:5601]/", "http://[::169.254.169.254]/",
     "http://[64:ff9b::10.0.0.1]/", "http://[2002:7f00:1::1]/",
+    # Multicast: "global" IPv4 to the ipaddress module.
+    "http://224.0.0.1/", "http://239.255.255.250:1900/", "http://[ff02::1]/", "http://[ff0e::1]/",
 ]
 
 

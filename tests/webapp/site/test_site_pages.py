@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from django.test import Client
 from playwright.sync_api import expect
 from skimage import data as skdata
 
@@ -164,3 +165,12 @@ def test_keyboard_can_reach_the_upload_controls(page, live_server, funded_user):
         )
     assert "id_source" in focused and "id_target" in focused, focused
     assert "faces" in focused and "mode" in focused and "resolution" in focused, focused
+
+
+@pytest.mark.parametrize("since", ["0001-01-01T00:00:00+05:00", "9999-12-31T23:59:59-05:00"])
+def test_the_gallerys_live_status_refuses_a_time_out_of_range(user_a, since):
+    """Both ends of the calendar shifted by a time zone fall outside it in UTC: a 500 on SQLite."""
+    client = Client(raise_request_exception=False)
+    client.force_login(user_a)
+    response = client.get("/jobs/status.json", {"since": since})
+    assert response.status_code == 400 and "since" in response.json()["error"]

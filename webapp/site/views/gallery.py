@@ -122,7 +122,11 @@ def _since(raw: str) -> datetime | None:
     parsed = parse_datetime(raw)  # raises ValueError for out-of-range fields, None for other shapes
     if parsed is None:
         raise ValueError(raw)
-    return parsed if timezone.is_aware(parsed) else timezone.make_aware(parsed, UTC)
+    parsed = parsed if timezone.is_aware(parsed) else timezone.make_aware(parsed, UTC)
+    try:  # 0001-01-01T00:00+05:00 is before the first representable UTC time (SQLite's adapter overflowed: a 500)
+        return parsed.astimezone(UTC)
+    except OverflowError as exc:
+        raise ValueError(raw) from exc
 
 
 def _card_json(request: HttpRequest, card: dict) -> dict:
