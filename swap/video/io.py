@@ -21,6 +21,7 @@ import cv2
 import numpy as np
 
 from swap.errors import EngineError
+from swap.image_io import DEFAULT_MAX_PIXELS
 
 VIDEO_CODECS = {"h264", "hevc", "vp8", "vp9", "av1", "mpeg4"}
 DEFAULT_PRESET = "veryfast"
@@ -49,14 +50,29 @@ class VideoInfo:
     audio_codec: str | None
 
 
-def _open(source: Source) -> av.container.InputContainer:
+def _open(source: Source, max_pixels: int = DEFAULT_MAX_PIXELS) -> av.container.InputContainer:
+    """The file opened for reading. Its decoders refuse a frame over `max_pixels` before making it,
+    also while FFmpeg reads the streams' parameters at open: VP8/VP9 frames carry their own size
+    (a clip whose first frame is 320x240 can hold 16000x16000 frames, ~400 MB each, past the checks
+    an upload made on its first frame), and a 12000x12000 16-bit PNG frame in a .mov cost 864 MB
+    to open. A tag in another encoding (a Latin-1 title) is not a reason to refuse the clip."""
     if not isinstance(source, (str, Path)):
         source.seek(0)
     try:
-        # A tag in another encoding (a Latin-1 title) is not a reason to refuse the clip.
-        return av.open(source if not isinstance(source, Path) else str(source), "r", metadata_errors="replace")
+        return av.open(
+            source if not isinstance(source, Path) else str(source),
+            "r",
+            metadata_errors="replace",
+            options={"max_pixels": str(max_pixels)},
+        )
     except av.FFmpegError as exc:
         raise InvalidVideo(f"The file could not be read as a video ({exc}).") from exc
+
+
+def _limit_decoder(stream, max_pixels: int) -> None:
+    """The stream's decoder (opened at its first frame) refuses frames over `max_pixels` too (the
+    options given at open reach the parameter probe's decoders, not this one)."""
+    stream.codec_context.options = {**stream.codec_context.options, "max_pixels": str(max_pixels)}
 
 
 def _fps(stream) -> Fraction:
@@ -98,11 +114,13 @@ def _packet_timeline(source: Source) -> tuple[int, float | None]:
         return count, float((end_pts - first_pts) * stream.time_base)
 
 
-def probe(source: Source, *, decode_first: bool = True) -> VideoInfo:
+def probe(source: Source, *, decode_first: bool = True, max_pixels: int = DEFAULT_MAX_PIXELS) -> VideoInfo:
     """What the file really holds: packets counted by demuxing (frames, timeline), codec and size;
-    decodes at most one frame (to prove the stream decodes and read its rotation)."""
+    decodes at most one frame (to prove the stream decodes and read its rotation), and none of a
+    codec we do not process (VIDEO_CODECS) or a size over `max_pixels`: those are refused by
+    what the stream's header says, without running their decoder on the file."""
     frames, timeline_seconds = None, None
-    with _open(source) as container:
+    with _open(source, max_pixels) as container:
         if not container.streams.video:
             raise NoVideoStream("The file has no video stream.")
         stream = container.streams.video[0]
@@ -115,7 +133,8 @@ def probe(source: Source, *, decode_first: bool = True) -> VideoInfo:
             raise InvalidVideo("The audio stream's format is not one we can read.")
         audio_codec = audio.codec_context.name if audio else None
         width, height, rotation = stream.codec_context.width, stream.codec_context.height, 0
-        if decode_first:
+        _limit_decoder(stream, max_pixels)
+        if decode_first and codec in VIDEO_CODECS and width * height <= max_pixels:
             first = _first_frame(container, stream)
             width, height, rotation = first.width, first.height, _rotation(first)
     frames, timeline_seconds = _packet_timeline(source)
@@ -198,17 +217,24 @@ def _to_bgr(frame: av.VideoFrame, rotation: int, size: tuple[int, int] | None) -
 
 
 def read_frames(
-    source: Source, *, start: int = 0, stop: int | None = None, size: tuple[int, int] | None = None
+    source: Source,
+    *,
+    start: int = 0,
+    stop: int | None = None,
+    size: tuple[int, int] | None = None,
+    max_pixels: int = DEFAULT_MAX_PIXELS,
 ) -> Iterator[np.ndarray]:
     """BGR frames [start, stop) by index, upright, scaled to `size` (display width, height).
 
     A later segment seeks to the keyframe before `start` and numbers frames from that keyframe's
     timestamp (constant frame rate assumed, as the encoder writes); frames before `start` are
-    decoded and dropped, so each cut is exact.
+    decoded and dropped, so each cut is exact. Every frame has the first one's size (what the
+    upload was checked, priced and screened at): one that changes it is InvalidVideo.
     """
-    with _open(source) as container:
+    with _open(source, max_pixels) as container:
         stream = container.streams.video[0]
         stream.thread_type = "AUTO"
+        _limit_decoder(stream, max_pixels)
         fps = _fps(stream)
         frames = container.decode(stream)
         try:
@@ -235,6 +261,11 @@ def read_frames(
             while pending is not None:
                 if stop is not None and index >= stop:
                     return
+                if (pending.width, pending.height) != (first.width, first.height):
+                    raise InvalidVideo(
+                        f"The video's frame size changes at frame {index} ({first.width}x{first.height} "
+                        f"to {pending.width}x{pending.height}); export it again at one size."
+                    )
                 if index >= start:
                     yield _to_bgr(pending, rotation, size)
                 index += 1

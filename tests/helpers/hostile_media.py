@@ -103,3 +103,46 @@ def jpeg_with_html(html: bytes) -> bytes:
     Image.new("RGB", (128, 128), (10, 200, 30)).save(buffer, "JPEG")
     data = buffer.getvalue()
     return data[:2] + b"\xff\xfe" + (len(html) + 2).to_bytes(2, "big") + html + data[2:]
+
+
+def webm_whose_frames_grow(big: int) -> bytes:
+    """A VP8 WebM whose first 3 frames are 320x240 and whose next 2 (keyframes) are big x big: VP8
+    frames carry their own size and the decoder follows it; the container says 320x240."""
+
+    def encode(width: int, height: int, count: int) -> list:
+        codec = av.CodecContext.create("libvpx", "w")
+        codec.width, codec.height, codec.pix_fmt = width, height, "yuv420p"
+        codec.time_base, codec.framerate = Fraction(1, 25), 25
+        codec.options = {"deadline": "realtime", "cpu-used": "8"}
+        packets = []
+        for i in range(count):
+            frame = av.VideoFrame(width, height, "yuv420p")
+            for plane in frame.planes:
+                plane.update(bytes([128]) * plane.buffer_size)
+            frame.pts = i
+            packets += codec.encode(frame)
+        return packets + codec.encode(None)
+
+    buffer = io.BytesIO()
+    with av.open(buffer, "w", format="webm") as container:
+        stream = container.add_stream("libvpx", rate=25)
+        stream.width, stream.height, stream.pix_fmt = 320, 240, "yuv420p"
+        stream.time_base = Fraction(1, 25)
+        for i, packet in enumerate(encode(320, 240, 3) + encode(big, big, 2)):
+            packet.stream, packet.pts, packet.dts, packet.time_base, packet.duration = stream, i, i, Fraction(1, 25), 1
+            container.mux(packet)
+    return buffer.getvalue()
+
+
+def mov_with_png_frames(side: int) -> bytes:
+    """A QuickTime file whose one frame is a side x side PNG (a codec we do not process)."""
+    buffer = io.BytesIO()
+    with av.open(buffer, "w", format="mov") as container:
+        stream = container.add_stream("png", rate=25)
+        stream.width, stream.height, stream.pix_fmt = side, side, "rgb24"
+        frame = av.VideoFrame(side, side, "rgb24")
+        frame.planes[0].update(bytes(frame.planes[0].buffer_size))
+        frame.pts = 0
+        for packet in [*stream.encode(frame), *stream.encode(None)]:
+            container.mux(packet)
+    return buffer.getvalue()

@@ -3,19 +3,22 @@ is accepted, where the file is fine), never a 500, and a refused one leaves no j
 
 from __future__ import annotations
 
+import io
 import json
 
 import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
 
 from billing.choices import EntryKind
 from billing.models import LedgerEntry
 from swap.errors import InvalidImage
 from swap.image_io import decode_image
+from swap.video import io as video_io
 from tests.helpers import hostile_media
 from tests.helpers.problems import assert_problem
 from tests.webapp.conftest import post_job
 from webapp.jobs.models import Job
-from webapp.media.validation import inspect_image
+from webapp.media.validation import UploadRejected, inspect_image, inspect_upload
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -35,9 +38,9 @@ def test_a_tiny_progressive_jpeg_claiming_196_megapixels_is_refused_before_decod
 
 def test_a_truncated_jpeg_with_a_stray_byte_is_still_found_out():
     """A stray byte between segments made the minimum-data check give up (36 MP accepted in 1.5 kB)."""
-    with pytest.raises(Exception) as refused:
+    with pytest.raises(UploadRejected) as refused:
         inspect_image(hostile_media.truncated_jpeg_with_a_stray_byte(), field="target", media_type="image/jpeg")
-    assert getattr(refused.value, "code", None) == "corrupt_image"
+    assert refused.value.code == "corrupt_image"
 
 
 @pytest.mark.parametrize(
@@ -68,3 +71,27 @@ def test_ordinary_clips_that_were_500s_are_accepted(api_a, astronaut_pair, setti
     job = Job.objects.get(id=response.json()["id"])
     assert isinstance(job.target.duration_seconds, float)
     json.dumps(response.json())
+
+
+def test_a_clip_whose_frames_grow_after_the_first_is_refused_when_read():
+    """Checked, priced and screened at 320x240 by its first frame; its later frames were decoded at
+    whatever size they carry (67 MP frames past the 40 MP limit; 2.7 GB and an out-of-memory at
+    16000x16000). Now a change of size stops the read, and the decoder refuses an oversized frame
+    before making it."""
+    clip = io.BytesIO(hostile_media.webm_whose_frames_grow(640))
+    assert (video_io.probe(clip).width, video_io.probe(clip).height) == (320, 240)
+    with pytest.raises(video_io.InvalidVideo, match="frame size changes at frame 3"):
+        list(video_io.read_frames(clip))
+    with pytest.raises(video_io.InvalidVideo, match="could not be decoded at frame 3"):
+        list(video_io.read_frames(clip, max_pixels=320 * 240))  # the decoder's own limit
+    with pytest.raises(video_io.InvalidVideo):
+        video_io.sample_frames(clip)  # what moderation screens
+
+
+def test_a_codec_we_do_not_process_is_refused_without_decoding_it(monkeypatch, settings):
+    """A 12000x12000 16-bit PNG frame in a .mov cost 9 s and 1.65 GB of the web process, then a 415."""
+    settings.VIDEO_ENABLED = True
+    monkeypatch.setattr(video_io, "_first_frame", lambda *a: pytest.fail("decoded a frame of a refused codec"))
+    with pytest.raises(UploadRejected) as refused:
+        inspect_upload(SimpleUploadedFile("clip.mov", hostile_media.mov_with_png_frames(64)), field="target", allow_video=True)
+    assert refused.value.status == 415 and "png" in refused.value.message
