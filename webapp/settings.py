@@ -311,6 +311,12 @@ VIDEO_CRF = {
 
 # --- Accounts ---------------------------------------------------------------------------------
 SIGNUP_CREDITS = Decimal(env_str("VISAGE_SIGNUP_CREDITS", "20"))  # starting balance for site sign-ups
+# The site's anonymous forms, per client address (webapp/site/limits.py); a reset also per email address.
+SITE_THROTTLE_RATES = {
+    "signup": env_str("VISAGE_THROTTLE_SIGNUP", "5/hour"),
+    "password_reset": env_str("VISAGE_THROTTLE_PASSWORD_RESET", "5/hour"),
+    "report": env_str("VISAGE_THROTTLE_REPORT", "10/hour"),
+}
 
 # --- Billing -------------------------------------------------------------------------
 # Quotes fit a speed model (billing.calibration) to the last N measured jobs and warm-up runs of a

@@ -18,6 +18,7 @@ from billing.pricing import money_text
 from webapp.accounts import services as account_services
 from webapp.accounts.forms import LoginForm
 
+from .. import limits
 from ..forms import SignupForm
 
 
@@ -26,6 +27,8 @@ def signup(request: HttpRequest) -> HttpResponse:
         return redirect("dashboard")
     form = SignupForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
+        if wait := limits.wait_s(request, "signup"):  # each sign-up gives credits: not a farm
+            return limits.refused(request, "registration/signup.html", {"form": form}, wait)
         credits = settings.SIGNUP_CREDITS
         with transaction.atomic():
             user = form.save()
@@ -70,11 +73,20 @@ def reset_link_lifetime() -> str:
 
 
 class PasswordResetView(auth_views.PasswordResetView):
-    """Django's view; the email and the page also say how long the link works."""
+    """Django's view; the email and the page also say how long the link works. Within the client's
+    budget (limits) and the address's: past the address's, the page says "sent" as always (it
+    never tells whether an account has that address) and no email goes out."""
 
     template_name = "registration/password_reset_form.html"
     email_template_name = "registration/password_reset_email.html"
     subject_template_name = "registration/password_reset_subject.txt"
+
+    def form_valid(self, form):
+        if wait := limits.wait_s(self.request, "password_reset"):
+            return limits.refused(self.request, self.template_name, self.get_context_data(form=form), wait)
+        if limits.wait_s(self.request, "password_reset", per=form.cleaned_data["email"].strip().lower()):
+            return redirect(self.get_success_url())
+        return super().form_valid(form)
 
     @property
     def extra_email_context(self) -> dict:  # read by form_valid; a property so tests can change the setting

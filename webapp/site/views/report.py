@@ -8,6 +8,7 @@ from django.shortcuts import render
 
 from webapp.jobs import takedowns
 
+from .. import limits
 from ..forms import TakedownReportForm
 
 
@@ -15,6 +16,8 @@ def report(request: HttpRequest) -> HttpResponse:
     """/report: public. A person who found a swap of themselves reports it to the moderators."""
     form = TakedownReportForm(request.POST or None, request.FILES or None, max_bytes=settings.VIDEO_MAX_BYTES)
     if request.method == "POST" and form.is_valid():
+        if wait := limits.wait_s(request, "report"):  # face detection on this server, a moderator's time
+            return limits.refused(request, "webapp/report.html", {"form": form}, wait)
         data = form.cleaned_data
         upload = data.get("file")
         created = takedowns.takedown_report_submit(
