@@ -9,13 +9,16 @@ presigning sends no request. Vendor errors become storage.StorageError / ObjectM
 from __future__ import annotations
 
 import hashlib
+import hmac
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from typing import BinaryIO
+from urllib.parse import SplitResult, parse_qsl, quote, urlsplit, urlunsplit
 
 import urllib3
+from django.conf import settings
 from minio.datatypes import Part
 from minio.error import S3Error
 
@@ -51,15 +54,46 @@ def create(bucket: str, key: str, *, content_type: str) -> str:
         return storage.client()._create_multipart_upload(bucket, key, {"Content-Type": content_type})
 
 
-def part_url(bucket: str, key: str, *, upload_id: str, part_number: int, expiry_s: int) -> str:
-    """A presigned PUT for one part: only this part of this upload, until it expires."""
-    return storage.signer().get_presigned_url(
-        "PUT",
-        bucket,
-        key,
-        expires=timedelta(seconds=expiry_s),
-        extra_query_params={"uploadId": upload_id, "partNumber": str(part_number)},
+def part_url(bucket: str, key: str, *, upload_id: str, part_number: int, size_bytes: int, expiry_s: int) -> str:
+    """A presigned PUT for one part of exactly `size_bytes`: only this part of this upload, until it
+    expires. Its Content-Length is a signed header, so S3 refuses a body of any other size (with
+    only the host signed, a part URL of a 10-byte upload stored 30 MiB, kept until the upload
+    expired: a day of storage for anyone). The MinIO SDK signs the host only: the URL it makes
+    (its host and path, as clients reach them) is signed again here with both."""
+    unsigned = urlsplit(
+        storage.signer().get_presigned_url(
+            "PUT", bucket, key, expires=timedelta(seconds=expiry_s),
+            extra_query_params={"uploadId": upload_id, "partNumber": str(part_number)},
+        )
     )
+    params = [(name, value) for name, value in parse_qsl(unsigned.query) if not name.startswith("X-Amz-")]
+    return _presigned(unsigned, params, {"content-length": str(size_bytes), "host": unsigned.netloc}, expiry_s)
+
+
+def _presigned(url: SplitResult, params: list[tuple[str, str]], headers: dict[str, str], expiry_s: int) -> str:
+    """`url` presigned by AWS Signature Version 4 in its query string, with `headers` signed
+    (https://docs.aws.amazon.com/AmazonS3/latest/API/sigv4-query-string-auth.html)."""
+    now = datetime.now(UTC)
+    amz_date, day = now.strftime("%Y%m%dT%H%M%SZ"), now.strftime("%Y%m%d")
+    scope = f"{day}/{settings.S3_REGION}/s3/aws4_request"
+    signed_headers = ";".join(sorted(headers))
+    params = [
+        *params,
+        ("X-Amz-Algorithm", "AWS4-HMAC-SHA256"),
+        ("X-Amz-Credential", f"{settings.S3_ACCESS_KEY}/{scope}"),
+        ("X-Amz-Date", amz_date),
+        ("X-Amz-Expires", str(expiry_s)),
+        ("X-Amz-SignedHeaders", signed_headers),
+    ]
+    query = "&".join(f"{quote(name, safe='-_.~')}={quote(value, safe='-_.~')}" for name, value in sorted(params))
+    canonical_headers = "".join(f"{name}:{headers[name]}\n" for name in sorted(headers))
+    canonical = f"PUT\n{url.path}\n{query}\n{canonical_headers}\n{signed_headers}\nUNSIGNED-PAYLOAD"
+    to_sign = f"AWS4-HMAC-SHA256\n{amz_date}\n{scope}\n{hashlib.sha256(canonical.encode()).hexdigest()}"
+    key = f"AWS4{settings.S3_SECRET_KEY}".encode()
+    for part in (day, settings.S3_REGION, "s3", "aws4_request"):
+        key = hmac.new(key, part.encode(), hashlib.sha256).digest()
+    signature = hmac.new(key, to_sign.encode(), hashlib.sha256).hexdigest()
+    return urlunsplit((url.scheme, url.netloc, url.path, f"{query}&X-Amz-Signature={signature}", ""))
 
 
 def parts(bucket: str, key: str, *, upload_id: str) -> list[StoredPart]:

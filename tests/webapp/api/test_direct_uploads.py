@@ -270,3 +270,15 @@ def test_a_content_type_that_is_not_ascii_is_a_400(api_a, source_png, declared):
     """It reached S3's signed headers: a 500, or a 503 that told the client to retry."""
     response = start_upload(api_a, source_png, kind="image", content_type=declared)
     assert response.status_code == 400 and "content_type" in response.json()["errors"], response.content
+
+
+def test_a_part_url_takes_a_part_of_its_size_only(api_a, source_png):
+    """Only the host was signed: a part URL of a 10-byte upload took 30 MiB, kept until the upload
+    expired (a day of storage for anyone with an account). Its Content-Length is signed now."""
+    upload = start_upload(api_a, source_png, kind="image", content_type="image/png").json()
+    part = upload["parts"][0]
+    oversized = requests.put(part["url"], data=source_png + b"\0" * 1024 * 1024, timeout=60)
+    assert oversized.status_code == 403 and "SignatureDoesNotMatch" in oversized.text
+    assert api_a.get(f"/api/v1/uploads/{upload['id']}").json()["parts_received"] == []
+    assert put_part(part, source_png, upload["part_size_bytes"]).status_code == 200  # the right size still goes in
+    assert api_a.post(f"/api/v1/uploads/{upload['id']}/complete").status_code == 200

@@ -105,6 +105,7 @@ def part_targets(upload: DirectUpload) -> list[PartTarget]:
                 upload.s3_key,
                 upload_id=upload.s3_upload_id,
                 part_number=part.part_number,
+                size_bytes=part.size_bytes,
                 expiry_s=settings.S3_PRESIGN_EXPIRY_S,
             ),
         )
