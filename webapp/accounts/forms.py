@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django import forms
 from django.contrib.admin.forms import AdminAuthenticationForm
-from django.contrib.auth.forms import AuthenticationForm
+from django.contrib.auth.forms import AuthenticationForm, PasswordChangeForm
 
 from .login_limits import LoginLocked, authenticate_limited
 
@@ -38,3 +38,26 @@ class LoginForm(LimitedAuthenticationMixin, AuthenticationForm):
 
 class AdminLoginForm(LimitedAuthenticationMixin, AdminAuthenticationForm):
     pass
+
+
+class LimitedPasswordChangeForm(PasswordChangeForm):
+    """Django's form with the old password checked through authenticate_limited: with a session
+    left open (or taken), the old password could be guessed without limit, around the sign-in
+    lockout. `locked` as in LimitedAuthenticationMixin."""
+
+    locked: LoginLocked | None = None
+
+    def __init__(self, *args, request=None, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.request = request
+
+    def clean_old_password(self):
+        old_password = self.cleaned_data["old_password"]
+        try:
+            user = authenticate_limited(self.request, username=self.user.get_username(), password=old_password)
+        except LoginLocked as exc:
+            self.locked = exc
+            raise forms.ValidationError(exc.message, code="locked") from None
+        if user is None or user.pk != self.user.pk:
+            raise forms.ValidationError(self.error_messages["password_incorrect"], code="password_incorrect")
+        return old_password

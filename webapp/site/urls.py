@@ -43,7 +43,7 @@ urlpatterns = [
     path("examples/<slug:slug>/<str:which>.jpg", landing.example_picture, name="example-picture"),
     path(
         "account/password/",
-        auth_views.PasswordChangeView.as_view(template_name="registration/password_change_form.html"),
+        registration.PasswordChangeView.as_view(),
         name="password_change",
     ),
     path(

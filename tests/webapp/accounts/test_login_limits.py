@@ -213,3 +213,21 @@ def test_signup_refuses_weak_passwords(password):
     from django.contrib.auth import get_user_model
 
     assert not get_user_model().objects.filter(username="alice").exists()
+
+
+@override_settings(LOGIN_MAX_FAILURES_PER_USERNAME=3, LOGIN_MAX_FAILURES_PER_IP=1000)
+def test_the_old_password_of_a_password_change_counts_against_the_limits(user_a):
+    """A session left open (or taken) could guess the old password without limit: 40 wrong
+    guesses were all answered 200, around the sign-in lockout."""
+    client = Client()
+    client.force_login(user_a)
+    change = {"new_password1": "N3w-Secret-pass!x", "new_password2": "N3w-Secret-pass!x"}
+    for _ in range(2):
+        assert client.post("/account/password/", {"old_password": "wrong", **change}).status_code == 200
+    locked = client.post("/account/password/", {"old_password": "wrong", **change})
+    assert locked.status_code == 429 and int(locked["Retry-After"]) > 0
+    # Locked: the right one is refused too, and sign-in for the account is locked the same way.
+    assert client.post("/account/password/", {"old_password": "alice-pass-123", **change}).status_code == 429
+    assert_locked(token_attempt("alice", "alice-pass-123"))
+    user_a.refresh_from_db()
+    assert user_a.check_password("alice-pass-123")

@@ -16,7 +16,7 @@ from django.utils.translation import ngettext
 from billing import services as billing_services
 from billing.pricing import money_text
 from webapp.accounts import services as account_services
-from webapp.accounts.forms import LoginForm
+from webapp.accounts.forms import LimitedPasswordChangeForm, LoginForm
 
 from .. import limits
 from ..forms import SignupForm
@@ -50,6 +50,24 @@ class LoginView(auth_views.LoginView):
     form_class = LoginForm
     template_name = "registration/login.html"
     redirect_authenticated_user = True
+
+    def form_invalid(self, form):
+        response = super().form_invalid(form)
+        if form.locked is not None:
+            response.status_code = 429
+            response["Retry-After"] = str(form.locked.retry_after_s)
+        return response
+
+
+class PasswordChangeView(auth_views.PasswordChangeView):
+    """Django's view; the old password counts against the sign-in limits (a locked attempt is a
+    429 with Retry-After, as at sign-in)."""
+
+    form_class = LimitedPasswordChangeForm
+    template_name = "registration/password_change_form.html"
+
+    def get_form_kwargs(self):
+        return {**super().get_form_kwargs(), "request": self.request}
 
     def form_invalid(self, form):
         response = super().form_invalid(form)
