@@ -282,3 +282,22 @@ def test_a_part_url_takes_a_part_of_its_size_only(api_a, source_png):
     assert api_a.get(f"/api/v1/uploads/{upload['id']}").json()["parts_received"] == []
     assert put_part(part, source_png, upload["part_size_bytes"]).status_code == 200  # the right size still goes in
     assert api_a.post(f"/api/v1/uploads/{upload['id']}/complete").status_code == 200
+
+
+def test_a_complete_that_fails_after_joining_the_parts_can_be_retried(api_a, source_png, monkeypatch):
+    """Storage failing while the joined object was validated left the upload pending with its
+    parts joined: every later complete and GET answered 503 (the parts could not be listed)."""
+    upload = start_upload(api_a, source_png, kind="image", content_type="image/png").json()
+    send_parts(upload, source_png, [p["part_number"] for p in upload["parts"]])
+    validate = direct_uploads._validate_stored
+
+    def storage_down_once(pending):
+        monkeypatch.setattr(direct_uploads, "_validate_stored", validate)
+        raise storage.StorageError("S3 went away while the object was read")
+
+    monkeypatch.setattr(direct_uploads, "_validate_stored", storage_down_once)
+    api_a.raise_request_exception = False
+    assert api_a.post(f"/api/v1/uploads/{upload['id']}/complete").status_code == 503
+    assert api_a.get(f"/api/v1/uploads/{upload['id']}").status_code == 200
+    retried = api_a.post(f"/api/v1/uploads/{upload['id']}/complete")
+    assert retried.status_code == 200 and retried.json()["state"] == "ready", retried.content

@@ -117,7 +117,10 @@ def parts_received(upload: DirectUpload) -> list[multipart.StoredPart]:
     """The parts S3 already holds (none once the upload is no longer pending)."""
     if upload.state != DirectUploadState.PENDING:
         return []
-    return multipart.parts(settings.S3_UPLOADS_BUCKET, upload.s3_key, upload_id=upload.s3_upload_id)
+    try:
+        return multipart.parts(settings.S3_UPLOADS_BUCKET, upload.s3_key, upload_id=upload.s3_upload_id)
+    except storage.ObjectMissing:  # joined by a complete that failed after it: complete again
+        return []
 
 
 def direct_upload_complete(*, upload: DirectUpload) -> DirectUpload:
@@ -129,22 +132,23 @@ def direct_upload_complete(*, upload: DirectUpload) -> DirectUpload:
         return upload
     if upload.state != DirectUploadState.PENDING:
         raise UploadNotReady(_("This upload is %(state)s; start a new one.") % {"state": upload.state}, field="upload")
-    expected = {t.part_number: t.size_bytes for t in _part_sizes(upload)}
-    stored = parts_received(upload)
-    have = {p.part_number: p.size_bytes for p in stored}
-    missing = [n for n, size in expected.items() if have.get(n) != size]
-    if missing:
-        raise UploadIncomplete(
-            _("S3 does not hold every part yet: send part(s) %(parts)s (GET the upload for the list), then complete again.")
-            % {"parts": ", ".join(map(str, missing[:20]))},
-            field="parts",
+    stored = _stored_parts(upload)
+    if stored is not None:  # else joined by a complete that failed after it: validate the object
+        expected = {t.part_number: t.size_bytes for t in _part_sizes(upload)}
+        have = {p.part_number: p.size_bytes for p in stored}
+        missing = [n for n, size in expected.items() if have.get(n) != size]
+        if missing:
+            raise UploadIncomplete(
+                _("S3 does not hold every part yet: send part(s) %(parts)s (GET the upload for the list), then complete again.")
+                % {"parts": ", ".join(map(str, missing[:20]))},
+                field="parts",
+            )
+        multipart.complete(
+            settings.S3_UPLOADS_BUCKET,
+            upload.s3_key,
+            upload_id=upload.s3_upload_id,
+            stored=[p for p in stored if p.part_number in expected],
         )
-    multipart.complete(
-        settings.S3_UPLOADS_BUCKET,
-        upload.s3_key,
-        upload_id=upload.s3_upload_id,
-        stored=[p for p in stored if p.part_number in expected],
-    )
     try:
         info = _validate_stored(upload)
     except (UploadRejected, ChecksumMismatch):
@@ -162,6 +166,18 @@ def direct_upload_complete(*, upload: DirectUpload) -> DirectUpload:
     )
     upload.refresh_from_db()
     return upload
+
+
+def _stored_parts(upload: DirectUpload) -> list[multipart.StoredPart] | None:
+    """The parts S3 holds, or None when a complete that then failed (storage down while
+    validating) joined them already: S3 holds the object, no longer the multipart upload. Its
+    retry validates the object (it answered 503 for ever: the parts could no longer be listed)."""
+    try:
+        return multipart.parts(settings.S3_UPLOADS_BUCKET, upload.s3_key, upload_id=upload.s3_upload_id)
+    except storage.ObjectMissing:
+        if storage.exists(settings.S3_UPLOADS_BUCKET, upload.s3_key):
+            return None
+        raise
 
 
 def _part_sizes(upload: DirectUpload) -> list[PartTarget]:
