@@ -57,6 +57,15 @@ def platform_serial() -> str:
     return format(_platform_cert().serial_number, "X")
 
 
+def _same_serial(header: str, serial: int) -> bool:
+    """The header names this serial: compared as numbers, since WeChat Pay writes serials at their
+    full width (40 hex digits) and a serial starting with a 0 digit has fewer without it."""
+    try:
+        return int(header, 16) == serial
+    except ValueError:
+        return False
+
+
 def authorization(method: str, path_with_query: str, body: str, *, timestamp: int, nonce: str) -> str:
     message = f"{method}\n{path_with_query}\n{timestamp}\n{nonce}\n{body}\n".encode()
     key = serialization.load_pem_private_key(settings.WECHATPAY_PRIVATE_KEY.encode(), password=None)
@@ -74,7 +83,7 @@ def signature_verify(headers, body: bytes, *, now: float | None = None) -> None:
     signature = headers.get("Wechatpay-Signature", "")
     if not (timestamp.isdigit() and nonce and signature):
         raise BadSignature("The WeChat Pay signature headers are missing.")
-    if headers.get("Wechatpay-Serial", "").upper() != platform_serial():
+    if not _same_serial(headers.get("Wechatpay-Serial", ""), _platform_cert().serial_number):
         raise BadSignature(
             "Signed with a certificate that is not the configured WeChat Pay platform certificate."
         )

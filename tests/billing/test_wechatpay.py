@@ -132,6 +132,19 @@ def test_a_paid_notification_credits_once_across_resends(wechatpay, cny_pack, us
     invariants(user_a)
 
 
+@pytest.mark.parametrize("width", ["040X", "040x"])
+def test_the_platform_serial_is_matched_at_full_width(wechatpay, cny_pack, user_a, width):
+    """WeChat Pay writes certificate serials at 40 hex digits: one whose first digit is 0 matched
+    no serial we printed without it, and every notification signed with it was refused."""
+    keys, _ = wechatpay
+    order = start(user_a, cny_pack)["id"]
+    body = keys.notification("TRANSACTION.SUCCESS", transaction(keys, order))
+    serial = format(keys.platform_serial, width)
+    assert serial.startswith("0")  # 121-bit serials: 31 digits, padded
+    assert post(body, keys.signed_headers(body, serial=serial)).status_code == 200
+    assert balance(user_a) == Decimal("100.00")
+
+
 @pytest.mark.parametrize(
     "case", ["other-key", "wrong-serial", "tampered-body", "wrong-apiv3-key", "no-headers"]
 )
