@@ -53,10 +53,6 @@ def _platform_cert() -> x509.Certificate:
     return x509.load_pem_x509_certificate(settings.WECHATPAY_PLATFORM_CERT.encode())
 
 
-def platform_serial() -> str:
-    return format(_platform_cert().serial_number, "X")
-
-
 def _same_serial(header: str, serial: int) -> bool:
     """The header names this serial: compared as numbers, since WeChat Pay writes serials at their
     full width (40 hex digits) and a serial starting with a 0 digit has fewer without it."""
