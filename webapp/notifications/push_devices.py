@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 
 from django.conf import settings
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.db.models import QuerySet
 
 from .models import PushDevice, PushPlatform
@@ -30,16 +30,23 @@ def push_device_register(
         raise AppNotServed(
             f"This server sends APNs pushes to {', '.join(settings.APNS_TOPIC)} only, not to {app_id}."
         )
-    with transaction.atomic():
-        PushDevice.objects.filter(platform=platform, token=token).exclude(owner=user).delete()
-        device, created = PushDevice.objects.update_or_create(
-            platform=platform,
-            token=token,
-            owner=user,
-            defaults={"app_id": app_id, "name": name, "locale": locale},
-        )
-        stale = push_devices_for_user(user=user).values_list("id", flat=True)[MAX_PUSH_DEVICES_PER_USER:]
-        PushDevice.objects.filter(id__in=list(stale)).delete()
+    fields = {"platform": platform, "token": token, "app_id": app_id, "name": name, "locale": locale}
+    try:
+        return _register(user, **fields)
+    except IntegrityError:
+        # Another user registered the token between our delete and insert (both signed in on that
+        # phone at once): once more, the last to register has it, as if they came one by one.
+        return _register(user, **fields)
+
+
+@transaction.atomic
+def _register(user, *, platform: str, token: str, app_id: str, name: str, locale: str) -> tuple[PushDevice, bool]:
+    PushDevice.objects.filter(platform=platform, token=token).exclude(owner=user).delete()
+    device, created = PushDevice.objects.update_or_create(
+        platform=platform, token=token, owner=user, defaults={"app_id": app_id, "name": name, "locale": locale}
+    )
+    stale = push_devices_for_user(user=user).values_list("id", flat=True)[MAX_PUSH_DEVICES_PER_USER:]
+    PushDevice.objects.filter(id__in=list(stale)).delete()
     return device, created
 
 

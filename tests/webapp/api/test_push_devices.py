@@ -7,6 +7,7 @@ import pytest
 from rest_framework.test import APIClient
 
 from tests.helpers.problems import assert_problem
+from webapp.notifications import push_devices
 from webapp.notifications.models import PushDevice
 
 pytestmark = pytest.mark.django_db
@@ -107,3 +108,20 @@ def test_push_devices_are_in_the_admin(api_a, admin_client):
     assert page.status_code == 200
     assert "Ana&#x27;s Pixel" in page.content.decode()
     assert admin_client.get(f"/admin/webapp/pushdevice/{device['id']}/change/").status_code == 200
+
+
+def test_two_users_registering_one_token_at_once_is_no_500(user_a, user_b, monkeypatch):
+    """Both signed in on one phone at the same moment: the other's row was committed between this
+    request's delete and insert, and the unique token answered a 500. The last to register has it."""
+    real = PushDevice.objects.update_or_create
+    raced = []
+
+    def other_user_commits_first(**kwargs):
+        if not raced:
+            raced.append(True)
+            PushDevice.objects.create(platform=kwargs["platform"], token=kwargs["token"], owner=user_b, app_id="app")
+        return real(**kwargs)
+
+    monkeypatch.setattr(PushDevice.objects, "update_or_create", other_user_commits_first)
+    device, created = push_devices.push_device_register(user=user_a, platform="fcm", token="t" * 64, app_id="app")
+    assert created and list(PushDevice.objects.values_list("owner", flat=True)) == [user_a.pk]
