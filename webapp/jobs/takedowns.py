@@ -30,7 +30,8 @@ from webapp.media.validation import sniff_media_type
 
 from . import events, sharing
 from .models import Job
-from .services import stored_files
+from .services import lifecycle, stored_files
+from .states import CANCELABLE_STATES, TERMINAL_STATES
 
 logger = logging.getLogger(__name__)
 
@@ -129,10 +130,18 @@ def taken_down_job_ids(job_ids) -> set[uuid.UUID]:
 
 
 def job_take_down(*, job_id: uuid.UUID) -> bool:
-    """Delete a reported job's stored result; the job stays, saying its media was deleted."""
+    """Delete a reported job's stored result; the job stays, saying its media was deleted. A job
+    that has not ended is ended first, unbilled (rejected): taken down while queued or running, it
+    went on, stored its result and copies (which nothing deleted: the retention purge skips media
+    already deleted) and charged its owner. Its GPU step now finds it ended and discards what it made."""
     job = Job.objects.filter(id=job_id).first()
     if job is None:
         return False
+    if job.state not in TERMINAL_STATES:
+        lifecycle.job_reject(
+            job_id, from_states=CANCELABLE_STATES, message=TAKEN_DOWN_MESSAGE, code="content_rejected"
+        )
+        job.refresh_from_db()
     sharing.share_links_revoke(job=job)
     if job.result_key:
         stored_files.result_discard(result_key=job.result_key)

@@ -10,9 +10,12 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from django.urls import reverse
 
+from billing.models import LedgerEntry
 from moderation.models import ProtectedIdentity, TakedownReport
 from tests.webapp.conftest import drain, post_job
+from webapp.jobs import takedowns
 from webapp.jobs.models import Job
+from webapp.jobs.steps import image as image_step
 from webapp.media import storage
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -89,3 +92,31 @@ def test_moderators_may_work_the_report_queue():
     group = Group.objects.get(name="moderator")
     codenames = set(group.permissions.values_list("codename", flat=True))
     assert {"view_takedownreport", "change_takedownreport"} <= codenames
+
+
+@pytest.mark.parametrize("when", ["queued", "running"])
+def test_a_takedown_before_the_job_ends_ends_it_unbilled_and_stores_nothing(api_a, astronaut_pair, monkeypatch, when):
+    """Taken down while queued or running, the job went on: it stored its result, before and
+    thumbnail (which nothing deleted: the retention purge skips media already deleted) and charged
+    its owner."""
+    source, target, _ = astronaut_pair
+    job_id = post_job(api_a, source, target).json()["id"]
+    drain(["moderation"])
+    assert Job.objects.get(id=job_id).state == "queued"
+    if when == "queued":
+        assert takedowns.job_take_down(job_id=job_id)
+    else:
+        swap = image_step.swap_image
+
+        def taken_down_meanwhile(job, *args, **kwargs):
+            assert Job.objects.get(id=job.id).state == "running"
+            takedowns.job_take_down(job_id=job.id)
+            return swap(job, *args, **kwargs)
+
+        monkeypatch.setattr(image_step, "swap_image", taken_down_meanwhile)
+    drain()
+    job = Job.objects.get(id=job_id)
+    assert job.state == "rejected" and job.media_deleted_at is not None and not job.result_visible
+    assert storage.list_keys(settings.S3_RESULTS_BUCKET) == []
+    kinds = list(LedgerEntry.objects.filter(job_id=job.id).values_list("kind", flat=True))
+    assert sorted(kinds) == ["hold", "release"]
