@@ -63,11 +63,13 @@ class Heartbeat:
 
     def _run(self) -> None:
         interval = min(HEARTBEAT_INTERVAL_S, max(0.5, settings.JOB_HEARTBEAT_TIMEOUT_S / 4))
-        try:
-            while not self._stop.wait(interval):
+        while not self._stop.wait(interval):
+            try:
                 lifecycle.job_heartbeat(self.job_id)
-        finally:
-            connection.close()
+            except Exception:  # a database blip must not end the beats: the sweeper would take a live job for dead
+                logger.exception("heartbeat of job %s failed; beating on", self.job_id)
+                connection.close()  # a broken connection is not reused: the next beat opens a new one
+        connection.close()
 
 
 class Sweeper:
