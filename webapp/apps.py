@@ -17,8 +17,10 @@ class WebappConfig(AppConfig):
 
     def ready(self) -> None:
         from webapp.accounts import signals  # noqa: PLC0415 - models are importable only once apps are ready
+        from webapp.jobs import signals as job_signals  # noqa: PLC0415 - the same
 
         signals.connect()
+        job_signals.connect()
         if settings.PRODUCTION and not settings.EMAIL_HOST:
             logger.warning(
                 "EMAIL_HOST is not set: password-reset emails are printed to this log instead of sent."

@@ -14,12 +14,13 @@ import requests
 from django.conf import settings
 from django.core.management import call_command
 from django.core.signals import request_started
+from django.test import Client
 from django.utils import timezone
 
 from billing.models import LedgerEntry
 from tests.helpers.direct_uploads import put_part, send_parts, start_upload, upload_whole
 from tests.helpers.hostile_media import jpeg_with_html
-from tests.webapp.conftest import drain
+from tests.webapp.conftest import api_client_for, drain
 from webapp.jobs.models import DirectUpload, Job
 from webapp.jobs.services import direct_uploads
 from webapp.media import multipart, storage
@@ -301,3 +302,20 @@ def test_a_complete_that_fails_after_joining_the_parts_can_be_retried(api_a, sou
     assert api_a.get(f"/api/v1/uploads/{upload['id']}").status_code == 200
     retried = api_a.post(f"/api/v1/uploads/{upload['id']}/complete")
     assert retried.status_code == 200 and retried.json()["state"] == "ready", retried.content
+
+
+def test_deleting_a_user_in_the_admin_deletes_their_direct_uploads(django_user_model, source_png):
+    """The rows cascaded with the user and nothing touched storage: the photos stayed in the bucket
+    (a finished upload's object, an unfinished one's parts) and no sweep could find them again."""
+    carol = django_user_model.objects.create_user(username="carol", password="carol-pass-123")
+    api = api_client_for(carol)
+    upload_whole(api, source_png, kind="image", content_type="image/png")
+    unfinished = start_upload(api, source_png, kind="image", content_type="image/png").json()
+    send_parts(unfinished, source_png, [1])
+    admin = Client()
+    admin.force_login(django_user_model.objects.create_superuser("root", "root@example.com", "root-pass-123"))
+    assert admin.post(f"/admin/auth/user/{carol.pk}/delete/", {"post": "yes"}).status_code == 302
+    assert not DirectUpload.objects.exists()
+    assert storage.list_keys(settings.S3_UPLOADS_BUCKET) == []
+    parts = storage.client()._list_multipart_uploads(settings.S3_UPLOADS_BUCKET, prefix=f"{carol.pk}/").uploads
+    assert list(parts) == []

@@ -19,6 +19,7 @@ import pytest
 from django.conf import settings
 from django.utils import timezone
 
+from moderation import services as moderation_services
 from tests.helpers.direct_uploads import upload_whole
 from tests.helpers.images import encode
 from tests.webapp.conftest import drain, post_job
@@ -247,3 +248,26 @@ def test_the_sweep_deletes_face_data_that_older_versions_left_beside_direct_uplo
     later = timezone.now() + timedelta(seconds=settings.UPLOAD_ORPHAN_GRACE_S + 5)
     assert stored_files.uploads_sweep_orphans(now=later) == 1
     assert storage.list_keys(settings.S3_UPLOADS_BUCKET) == [key]
+
+
+def test_face_data_saved_after_the_user_canceled_is_swept(api_a, astronaut_pair, monkeypatch):
+    """Screening saved the analyses after the cancel had purged the job's uploads: nothing deleted
+    them while the (canceled) job's row stayed, so a user's face embeddings outlived the job."""
+    screen = moderation_services.screen_inputs
+    job_ids: list[str] = []
+
+    def screened_then_canceled(**kwargs):
+        outcome = screen(**kwargs)
+        assert api_a.post(f"/api/v1/jobs/{job_ids[0]}/cancel").status_code == 200
+        return outcome
+
+    monkeypatch.setattr(moderation_services, "screen_inputs", screened_then_canceled)
+    source, target, _ = astronaut_pair
+    job_ids.append(post_job(api_a, source, target).json()["id"])
+    drain(["moderation"])
+    assert Job.objects.get(id=job_ids[0]).state == "canceled"
+    assert analysis_keys() != []  # the race: written after the purge
+    assert stored_files.uploads_sweep_orphans() == 0  # within the grace period
+    later = timezone.now() + timedelta(seconds=settings.UPLOAD_ORPHAN_GRACE_S + 5)
+    assert stored_files.uploads_sweep_orphans(now=later) >= 1
+    assert storage.list_keys(settings.S3_UPLOADS_BUCKET) == []

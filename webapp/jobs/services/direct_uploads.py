@@ -286,7 +286,12 @@ def direct_uploads_expire(*, now: datetime | None = None) -> int:
             state=DirectUploadState.EXPIRED
         ):
             continue
-        multipart.abort(settings.S3_UPLOADS_BUCKET, upload.s3_key, upload_id=upload.s3_upload_id)
-        storage.delete(settings.S3_UPLOADS_BUCKET, upload.s3_key)
+        direct_upload_discard_stored(upload)
         expired += 1
     return expired
+
+
+def direct_upload_discard_stored(upload: DirectUpload) -> None:
+    """Abort the upload's multipart upload (its parts) and delete its object, whichever exist."""
+    multipart.abort(settings.S3_UPLOADS_BUCKET, upload.s3_key, upload_id=upload.s3_upload_id)
+    storage.delete(settings.S3_UPLOADS_BUCKET, upload.s3_key)

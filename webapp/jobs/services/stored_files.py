@@ -11,6 +11,7 @@ from django.utils import timezone
 
 from webapp.media import storage
 
+from ..choices import TERMINAL_STATES
 from ..models import Job, Upload, result_keys
 
 
@@ -52,7 +53,9 @@ def uploads_sweep_orphans(*, now: datetime | None = None) -> int:
     Every object of a job lives under `<owner>/<job id>/`, and the job's row is committed right
     after its originals are stored. A submit that failed in between (S3 timed out, the process
     died) leaves objects without a row: a user's face kept by nobody. The grace period leaves a
-    submit in flight alone. Also deleted: face analyses that versions before the job's one object
+    submit in flight alone. Objects of a job that has ended go too: its uploads were purged when it
+    ended, so whatever is there was written by a step racing that end (screening's face analysis
+    saved just after the user canceled). Also deleted: face analyses that versions before the job's one object
     (jobs.face_analysis) stored beside a direct upload (`<owner>/direct/<id>.face-analysis/...`),
     which no purge deleted. Returns how many objects were deleted.
     """
@@ -72,9 +75,11 @@ def uploads_sweep_orphans(*, now: datetime | None = None) -> int:
             job_id = None
         if job_id is not None:  # not ours otherwise: left alone
             by_job.setdefault(job_id, []).append(key)
-    known = set(Job.objects.filter(id__in=list(by_job)).values_list("id", flat=True))
+    going = set(
+        Job.objects.filter(id__in=list(by_job)).exclude(state__in=TERMINAL_STATES).values_list("id", flat=True)
+    )
     for job_id, keys in by_job.items():
-        if job_id in known:
+        if job_id in going:
             continue
         for key in keys:
             storage.delete(settings.S3_UPLOADS_BUCKET, key)
