@@ -146,3 +146,16 @@ def mov_with_png_frames(side: int) -> bytes:
         for packet in [*stream.encode(frame), *stream.encode(None)]:
             container.mux(packet)
     return buffer.getvalue()
+
+
+def truncated_mpo(side: int = 6000) -> bytes:
+    """A two-picture MPO (a phone's stereo/depth shot) whose first, side x side picture is cut to 64
+    bytes of scan data: Pillow names it MPO, not JPEG, and the JPEG data check was skipped."""
+    buffer = io.BytesIO()
+    Image.new("RGB", (side, side), (120, 130, 140)).save(
+        buffer, "MPO", save_all=True, append_images=[Image.new("RGB", (64, 64))], quality=90
+    )
+    mpo = buffer.getvalue()
+    sos = mpo.index(b"\xff\xda")
+    first_eoi = mpo.index(b"\xff\xd9")
+    return mpo[: sos + 2 + int.from_bytes(mpo[sos + 2 : sos + 4], "big") + 64] + b"\xff\xd9" + mpo[first_eoi + 2 :]

@@ -147,7 +147,7 @@ def inspect_image(data: bytes, *, field: str, media_type: str) -> MediaInfo:
                     % {"field": field_word(field), "width": width, "height": height, "min": settings.MIN_IMAGE_SIDE},
                     field=field,
                 )
-            if image.format == "JPEG" and len(data) < jpeg_minimum_bytes(data, width, height):
+            if image.format in ("JPEG", "MPO") and len(data) < jpeg_minimum_bytes(data, width, height):
                 # libjpeg pads missing rows without an error: a header claiming far more pixels
                 # than the data holds would pass load() and cost every later step a full decode.
                 raise UploadRejected(
