@@ -30,7 +30,7 @@ from django.dispatch import receiver
 from django.urls import Resolver404, get_resolver, resolve
 
 from webapp import serving
-from webapp.api.middleware import API_PREFIX, max_request_bytes
+from webapp.serving import API_PREFIX, max_request_bytes
 
 django_application = get_asgi_application()  # the async views: the long-poll, the event stream
 
@@ -113,7 +113,7 @@ async def serve_sync(scope, receive, send) -> None:
     The body is read before the request takes one of the process's slots (webapp.serving): a
     client sending it slowly holds a coroutine, not a slot (32 slow uploads held every slot, and
     every other page waited). A body over the largest request anything accepts
-    (api.middleware.max_request_bytes) is not read (by its Content-Length) or not read further
+    (serving.max_request_bytes) is not read (by its Content-Length) or not read further
     (a chunked one): it is refused with a 413 (problem+json under /api/, by the middleware, which
     sees the length and no body), not written to a temporary file first."""
     limit = max_request_bytes()

@@ -23,6 +23,17 @@ from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.db import connections
 
+API_PREFIX = "/api/"
+
+
+def max_request_bytes() -> int:
+    """The largest body any view accepts (the API's job submit): every photo and the target at
+    their limits, plus form fields. Larger bodies are refused unread (webapp.asgi.serve_sync,
+    api.middleware.ProblemJsonMiddleware)."""
+    per_file = max(settings.MAX_UPLOAD_BYTES, settings.VIDEO_MAX_BYTES)
+    return (settings.MAX_SOURCE_PHOTOS + 1) * per_file + settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+
+
 _slots: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore] = weakref.WeakKeyDictionary()
 
 

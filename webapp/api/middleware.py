@@ -25,9 +25,10 @@ from django.utils.cache import patch_vary_headers
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from webapp.serving import API_PREFIX, max_request_bytes
+
 from .problems import PROBLEM_CONTENT_TYPE, problem_title
 
-API_PREFIX = "/api/"
 # Headers of the original error response that stay meaningful on the problem.
 KEPT_HEADERS = ("Allow", "Retry-After", "WWW-Authenticate")
 STATUS_CODES = {
@@ -40,12 +41,6 @@ STATUS_CODES = {
     500: ("server_error", gettext_lazy("An unexpected error occurred; the request_id identifies it in our logs.")),
     503: ("service_unavailable", gettext_lazy("A service the API depends on is unavailable; try again shortly.")),
 }
-
-
-def max_request_bytes() -> int:
-    """The largest body the API accepts: every photo and the target at their limits, plus form fields."""
-    per_file = max(settings.MAX_UPLOAD_BYTES, settings.VIDEO_MAX_BYTES)
-    return (settings.MAX_SOURCE_PHOTOS + 1) * per_file + settings.DATA_UPLOAD_MAX_MEMORY_SIZE
 
 
 def problem_http_response(request, *, status_code: int, code: str, detail: str,

@@ -13,7 +13,9 @@ from django.core.exceptions import RequestDataTooBig
 from django.http import HttpResponseBadRequest
 from django.utils.translation import gettext as _
 
-from .middleware import API_PREFIX, problem_http_response
+from webapp.serving import API_PREFIX
+
+from .middleware import problem_http_response
 
 FORM_TYPE = "application/x-www-form-urlencoded"
 

@@ -20,7 +20,7 @@ from tests.webapp.conftest import api_client_for, post_job
 from webapp import asgi, serving
 from webapp.accounts import services as account_services
 from webapp.api.jobs import JobDetailView
-from webapp.api.middleware import max_request_bytes
+from webapp.serving import max_request_bytes
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
