@@ -355,7 +355,12 @@ class TopUpRequestAdmin(admin.ModelAdmin):
     def user(self, obj: TopUpRequest) -> str:
         return obj.account.user.get_username()
 
-    @admin.action(description="Add the credits asked for (and close)")
+    # Both move money or close a request: the ledger's add permission, not the list's view one
+    # (an action without `permissions` runs for anyone who can see the list).
+    def has_fulfil_permission(self, request: HttpRequest) -> bool:
+        return request.user.has_perm("billing.add_ledgerentry")
+
+    @admin.action(description="Add the credits asked for (and close)", permissions=["fulfil"])
     def add_credits(self, request: HttpRequest, queryset):
         done = [
             r for r in (top_up_requests.top_up_request_fulfil(request_id=pk, actor=request.user)
@@ -363,7 +368,7 @@ class TopUpRequestAdmin(admin.ModelAdmin):
         ]
         self.message_user(request, f"Credits added for {len(done)} request(s).", messages.SUCCESS)
 
-    @admin.action(description="Decline (no credits)")
+    @admin.action(description="Decline (no credits)", permissions=["fulfil"])
     def decline(self, request: HttpRequest, queryset):
         declined = sum(
             top_up_requests.top_up_request_decline(request_id=pk, actor=request.user)

@@ -43,6 +43,8 @@ SECRET_KEY = _secret_key()
 # Off unless asked for (DEBUG=1): debug pages list every route and setting. WhiteNoise
 # still serves static files in development (WHITENOISE_USE_FINDERS below).
 DEBUG = env_bool("DEBUG", False)
+if PRODUCTION and DEBUG:
+    raise ImproperlyConfigured("DEBUG must be off when VISAGE_PRODUCTION=1 (its error pages show settings and code)")
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["*"] if not PRODUCTION else [])
 if PRODUCTION and not ALLOWED_HOSTS:
     raise ImproperlyConfigured("ALLOWED_HOSTS is required when VISAGE_PRODUCTION=1")
@@ -276,7 +278,7 @@ RESULT_RETENTION_DAYS = env_int("VISAGE_RESULT_RETENTION_DAYS", 7)
 SHARE_LINKS_ENABLED = env_bool("VISAGE_SHARE_LINKS_ENABLED", True)
 SHARE_LINK_TTL_DAYS = env_int("VISAGE_SHARE_LINK_TTL_DAYS", 7)
 SHARE_PRESIGN_EXPIRY_S = 600  # the public page's result URLs: short, the page makes fresh ones
-if PRODUCTION and S3_ACCESS_KEY == "visage-dev":
+if PRODUCTION and (S3_ACCESS_KEY == "visage-dev" or S3_SECRET_KEY == "visage-dev-secret"):
     raise ImproperlyConfigured("S3_ACCESS_KEY and S3_SECRET_KEY are required when VISAGE_PRODUCTION=1")
 
 # --- Uploads ------------------------------------------------------------------------------------

@@ -1,10 +1,19 @@
 from django.contrib import admin
+from django.contrib.auth.decorators import user_passes_test
 from django.urls import include, path
 from django.views import i18n
+from django_rq.urls import get_admin_urlpatterns, get_api_urlpatterns
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 
 from webapp.api import docs, problems
 from webapp.ops import health, metrics_endpoint
+
+
+def _superusers_only(view):
+    """django-rq's dashboard empties and requeues queues and shows tasks' arguments: superusers only
+    (its own check is is_staff: every moderator could empty the GPU queue)."""
+    return user_passes_test(lambda user: user.is_active and user.is_superuser, login_url="admin:login")(view)
+
 
 urlpatterns = [
     path("admin/", admin.site.urls),
@@ -20,6 +29,6 @@ urlpatterns = [
     path("readyz", health.healthz, name="readyz"),
     path("livez", health.livez, name="livez"),
     path("metrics", metrics_endpoint.metrics_view, name="metrics"),
-    path("django-rq/", include("django_rq.urls")),
+    path("django-rq/", include((get_api_urlpatterns() + get_admin_urlpatterns(view_wrapper=_superusers_only), "django_rq"))),
     path("", include("webapp.site.urls")),
 ]

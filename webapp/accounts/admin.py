@@ -24,7 +24,7 @@ class ApiTokenAdmin(admin.ModelAdmin):
     def has_add_permission(self, request) -> bool:
         return False  # tokens are created by their owner, who sees the key once
 
-    @admin.action(description="Revoke selected tokens")
+    @admin.action(description="Revoke selected tokens", permissions=["change"])
     def revoke(self, request, queryset) -> None:
         for token in queryset.filter(revoked_at__isnull=True):
             services.api_token_revoke(token=token)
@@ -44,7 +44,7 @@ if admin.site.is_registered(User):
 class VisageUserAdmin(UserAdmin):
     actions = ["unlock_sign_in"]
 
-    @admin.action(description="Unlock sign-in (clear failed attempts)")
+    @admin.action(description="Unlock sign-in (clear failed attempts)", permissions=["change"])
     def unlock_sign_in(self, request, queryset) -> None:
         for user in queryset:
             cleared = login_limits.login_unlock(username=user.get_username())

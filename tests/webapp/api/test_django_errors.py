@@ -118,6 +118,24 @@ def test_production_cookies_are_secure_http_only_and_same_site(tmp_path):
     assert values == "[False, True, True, True, True, 'Lax', 'Lax']"
 
 
+@pytest.mark.parametrize(
+    ("change", "refusal"),
+    [({"DEBUG": "1"}, "DEBUG must be off"), ({"S3_SECRET_KEY": ""}, "S3_SECRET_KEY")],
+    ids=["debug", "default-s3-secret"],
+)
+def test_production_refuses_debug_and_the_development_s3_secret(tmp_path, change, refusal):
+    """Both started: DEBUG's error pages in production, and the public development S3 secret
+    whenever only the access key was set."""
+    production = {
+        "VISAGE_PRODUCTION": "1", "SECRET_KEY": "x" * 60, "ALLOWED_HOSTS": "visage.example",
+        "S3_ACCESS_KEY": "prod-key", "S3_SECRET_KEY": "prod-secret", "VISAGE_DATA_DIR": str(tmp_path),
+        "VISAGE_PROVENANCE_ENABLED": "0",
+    }
+    with pytest.raises(subprocess.CalledProcessError) as refused:
+        _settings_in_subprocess({**production, **change}, "s.DEBUG")
+    assert refusal in refused.value.stderr
+
+
 def test_server_side_cursors_are_off_behind_a_transaction_pooler():
     expression = "s.DATABASES['default']['DISABLE_SERVER_SIDE_CURSORS']"
     assert _settings_in_subprocess({}, expression) == "False"

@@ -1,0 +1,69 @@
+"""Staff see what their permissions let them see and do only what those let them do: an admin
+action without `permissions` runs for anyone who can view the list (Django's rule), and
+django-rq's dashboard checks only is_staff (found by trying the admin as a moderator)."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import django_rq
+import pytest
+from django.contrib.auth.models import Group, Permission
+from django.test import Client
+from django_rq.settings import QUEUES_LIST
+
+from billing import selectors, top_up_requests
+from billing.models import TopUpRequest
+from webapp.accounts import services as account_services
+from webapp.accounts.models import ApiToken
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def _staff(django_user_model, name: str, *perms: str):
+    user = django_user_model.objects.create_user(username=name, password="x-pass-12345", is_staff=True)
+    for perm in perms:
+        app, codename = perm.split(".")
+        user.user_permissions.add(Permission.objects.get(content_type__app_label=app, codename=codename))
+    return user
+
+
+def _client(user) -> Client:
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+def test_staff_who_may_only_view_top_up_requests_cannot_add_the_credits(django_user_model, user_b):
+    request = top_up_requests.top_up_request_create(user=user_b, pack=None, credits=Decimal("5000"))
+    viewer = _client(_staff(django_user_model, "viewer", "billing.view_topuprequest"))
+    assert 'value="add_credits"' not in viewer.get("/admin/billing/topuprequest/").content.decode()
+    for action in ("add_credits", "decline"):
+        viewer.post("/admin/billing/topuprequest/", {"action": action, "_selected_action": [request.pk], "index": 0})
+    assert selectors.account_balance(user=user_b).balance == 0
+    assert TopUpRequest.objects.get(pk=request.pk).status == "open"
+    clerk = _client(_staff(django_user_model, "clerk", "billing.view_topuprequest", "billing.add_ledgerentry"))
+    clerk.post("/admin/billing/topuprequest/", {"action": "add_credits", "_selected_action": [request.pk], "index": 0})
+    assert selectors.account_balance(user=user_b).balance == Decimal("5000")
+
+
+def test_staff_who_may_only_view_cannot_revoke_tokens_or_unlock_sign_in(django_user_model, user_b):
+    token, _ = account_services.api_token_create(user=user_b, name="ci")
+    viewer = _client(_staff(django_user_model, "viewer", "webapp.view_apitoken", "auth.view_user"))
+    viewer.post("/admin/webapp/apitoken/", {"action": "revoke", "_selected_action": [token.pk], "index": 0})
+    assert ApiToken.objects.get(pk=token.pk).revoked_at is None
+    assert 'value="unlock_sign_in"' not in viewer.get("/admin/auth/user/").content.decode()
+
+
+def test_only_superusers_reach_the_job_queues_dashboard(django_user_model):
+    queue = django_rq.get_queue("default")
+    task = queue.enqueue("builtins.print", "a task's argument")
+    index = [q["name"] for q in QUEUES_LIST].index("default")
+    moderator = django_user_model.objects.create_user(username="mod", password="mod-pass-123", is_staff=True)
+    moderator.groups.add(Group.objects.get(name="moderator"))
+    as_moderator = _client(moderator)
+    assert as_moderator.get(f"/django-rq/queues/{index}/{task.id}/").status_code == 302  # to the admin login
+    as_moderator.post(f"/django-rq/queues/{index}/empty/")
+    assert queue.count == 1
+    root = _client(django_user_model.objects.create_superuser("root", "root@example.com", "root-pass-123"))
+    assert root.get(f"/django-rq/queues/{index}/{task.id}/").status_code == 200
