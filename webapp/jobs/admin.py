@@ -86,6 +86,12 @@ class JobAdmin(admin.ModelAdmin):
     ]
     list_display_links = ["short_id"]
     change_form_template = "admin/webapp/job/change_form.html"
+
+    def get_list_display(self, request):
+        # Links to every finished result put any staff member's view of people's pictures one
+        # click away: only superusers get the column (a job in review shows its own thumbnails).
+        shown = super().get_list_display(request)
+        return shown if request.user.is_superuser else [name for name in shown if name != "result"]
     list_filter = [ReviewQueueFilter, "state", "mode", "queue"]
     search_fields = ["id", "owner__username", "owner__email"]
     list_select_related = ["owner", "source", "target"]
@@ -143,7 +149,8 @@ class JobAdmin(admin.ModelAdmin):
         return {
             "job": job,
             "can_review": job.state == JobState.REVIEW and self.has_review_permission(request),
-            "images": _desk_images(job),
+            "media_hidden": not _may_see_media(request, job),
+            "images": _desk_images(job) if _may_see_media(request, job) else [],
             "verdict": verdict,
             "checks": list(verdict.checks.all()) if verdict else [],
             "history": history,
@@ -351,6 +358,17 @@ def consent_csv(jobs) -> str:
             job.consent_text,
         ])
     return out.getvalue()
+
+
+def _may_see_media(request, job: Job) -> bool:
+    """A moderator sees a person's photos and results when there is a reason to: the job waits in
+    review, or someone reported it (an open takedown report). Any job's desk showed them (the
+    originals of a job never flagged, presigned for download). Superusers see every job's."""
+    return (
+        request.user.is_superuser
+        or job.state == JobState.REVIEW
+        or moderation_selectors.takedown_report_open(subject_id=job.id)
+    )
 
 
 def _desk_images(job: Job) -> list[dict]:

@@ -8,6 +8,7 @@ from decimal import Decimal
 
 import django_rq
 import pytest
+from django.conf import settings
 from django.contrib.auth.models import Group, Permission
 from django.test import Client
 from django_rq.settings import QUEUES_LIST
@@ -16,6 +17,8 @@ from billing import selectors, top_up_requests
 from billing.models import TopUpRequest
 from webapp.accounts import services as account_services
 from webapp.accounts.models import ApiToken
+from webapp.jobs.choices import JobState
+from webapp.jobs.models import Job, Upload
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -67,3 +70,25 @@ def test_only_superusers_reach_the_job_queues_dashboard(django_user_model):
     assert queue.count == 1
     root = _client(django_user_model.objects.create_superuser("root", "root@example.com", "root-pass-123"))
     assert root.get(f"/django-rq/queues/{index}/{task.id}/").status_code == 200
+
+
+def test_a_moderator_sees_peoples_pictures_only_where_there_is_a_reason(django_user_model, user_b):
+    """Any job's desk presigned its originals for download (a job never flagged, queued for the
+    GPU), and the job list linked every finished result."""
+    uploads = [
+        Upload.objects.create(owner=user_b, role=role, s3_key=f"{user_b.id}/x-{role}.jpg", sha256="0" * 64,
+                              media_type="image/jpeg", width=64, height=64, size_bytes=10)
+        for role in ("source", "target")
+    ]
+    job = Job.objects.create(owner=user_b, source=uploads[0], target=uploads[1], state=JobState.QUEUED)
+    moderator = django_user_model.objects.create_user(username="mod", password="mod-pass-123", is_staff=True)
+    moderator.groups.add(Group.objects.get(name="moderator"))
+    as_moderator = _client(moderator)
+    page = as_moderator.get(f"/admin/webapp/job/{job.id}/change/").content.decode()
+    assert settings.S3_UPLOADS_BUCKET not in page and "shown only for jobs in review" in page
+    Job.objects.filter(id=job.id).update(state=JobState.REVIEW)  # flagged: the moderator must see them
+    assert settings.S3_UPLOADS_BUCKET in as_moderator.get(f"/admin/webapp/job/{job.id}/change/").content.decode()
+    listing = as_moderator.get("/admin/webapp/job/").content.decode()
+    assert "column-result" not in listing
+    root = _client(django_user_model.objects.create_superuser("root", "root@example.com", "root-pass-123"))
+    assert "column-result" in root.get("/admin/webapp/job/").content.decode()
