@@ -67,10 +67,11 @@ class VerdictAdmin(admin.ModelAdmin):
         "reviewed_by",
         "reviewed_at",
         "review_decision",
+        "review_note",  # written with the decision on the review desk: an audit record, not a draft
         "created_at",
         "updated_at",
     ]
-    fields = readonly_fields + ["review_note"]
+    fields = readonly_fields
 
     @admin.display(description=gettext_lazy("disabled checks"))
     def disabled(self, verdict: Verdict) -> str:

@@ -4,6 +4,7 @@ django-rq's dashboard checks only is_staff (found by trying the admin as a moder
 
 from __future__ import annotations
 
+import uuid
 from decimal import Decimal
 
 import django_rq
@@ -11,10 +12,12 @@ import pytest
 from django.conf import settings
 from django.contrib.auth.models import Group, Permission
 from django.test import Client
+from django.utils import timezone
 from django_rq.settings import QUEUES_LIST
 
 from billing import selectors, top_up_requests
 from billing.models import TopUpRequest
+from moderation.models import Verdict
 from webapp.accounts import services as account_services
 from webapp.accounts.models import ApiToken
 from webapp.jobs.choices import JobState
@@ -92,3 +95,17 @@ def test_a_moderator_sees_peoples_pictures_only_where_there_is_a_reason(django_u
     assert "column-result" not in listing
     root = _client(django_user_model.objects.create_superuser("root", "root@example.com", "root-pass-123"))
     assert "column-result" in root.get("/admin/webapp/job/").content.decode()
+
+
+def test_a_verdicts_review_note_is_not_rewritten_in_the_admin(django_user_model):
+    """The note is the audit record of another reviewer's decision: a moderator could change
+    "explicit nudity, rejected" to "fine, approved" while it still named the first reviewer."""
+    senior = django_user_model.objects.create_user(username="senior", password="x-pass-12345", is_staff=True)
+    verdict = Verdict.objects.create(
+        subject_id=uuid.uuid4(), stage="input", decision="review", reviewed_by=senior, reviewed_at=timezone.now(),
+        review_decision="rejected", review_note="explicit nudity, rejected",
+    )
+    moderator = django_user_model.objects.create_user(username="mod", password="mod-pass-123", is_staff=True)
+    moderator.groups.add(Group.objects.get(name="moderator"))
+    page = _client(moderator).get(f"/admin/moderation/verdict/{verdict.pk}/change/").content.decode()
+    assert 'name="review_note"' not in page and "explicit nudity, rejected" in page
