@@ -20,7 +20,7 @@ USAGE_COLUMNS = {
 _FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 
 
-def _text(value: str) -> str:
+def spreadsheet_safe(value: str) -> str:
     """Neutralise spreadsheet formulas in free text (CSV injection)."""
     return f"'{value}" if value.startswith(_FORMULA_PREFIXES) else value
 
@@ -37,7 +37,7 @@ def ledger_csv(entries: Iterable[LedgerEntry]) -> str:
                 entry.kind,
                 entry.amount,
                 entry.job_id or "",
-                _text(entry.reason),
+                spreadsheet_safe(entry.reason),
             ]
         )
     return out.getvalue()
@@ -52,7 +52,7 @@ def usage_csv(rows: Iterable[UsageRow]) -> str:
             [
                 row.month.strftime("%Y-%m"),
                 row.user_id,
-                _text(row.username),
+                spreadsheet_safe(row.username),
                 row.currency,
                 row.jobs,
                 row.frames,

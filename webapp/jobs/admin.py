@@ -26,6 +26,7 @@ from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
 
+from billing.exports import spreadsheet_safe
 from moderation import reviews as moderation_reviews
 from moderation import selectors as moderation_selectors
 from moderation import services as moderation_services
@@ -353,7 +354,7 @@ def consent_csv(jobs) -> str:
     writer.writerow(CONSENT_COLUMNS)
     for job in jobs:
         writer.writerow([
-            job.id, job.created_at.isoformat(), job.owner_id, job.owner.get_username(),
+            job.id, job.created_at.isoformat(), job.owner_id, spreadsheet_safe(job.owner.get_username()),
             job.consent_at.isoformat() if job.consent_at else "", job.consent_version, job.consent_channel,
             job.consent_text,
         ])

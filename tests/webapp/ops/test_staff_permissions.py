@@ -4,6 +4,8 @@ django-rq's dashboard checks only is_staff (found by trying the admin as a moder
 
 from __future__ import annotations
 
+import csv
+import io
 import uuid
 from decimal import Decimal
 
@@ -20,6 +22,7 @@ from billing.models import TopUpRequest
 from moderation.models import Verdict
 from webapp.accounts import services as account_services
 from webapp.accounts.models import ApiToken
+from webapp.jobs.admin import consent_csv
 from webapp.jobs.choices import JobState
 from webapp.jobs.models import Job, Upload
 
@@ -109,3 +112,14 @@ def test_a_verdicts_review_note_is_not_rewritten_in_the_admin(django_user_model)
     moderator.groups.add(Group.objects.get(name="moderator"))
     page = _client(moderator).get(f"/admin/moderation/verdict/{verdict.pk}/change/").content.decode()
     assert 'name="review_note"' not in page and "explicit nudity, rejected" in page
+
+
+def test_the_consent_export_neutralises_a_username_that_is_a_formula(django_user_model):
+    """Usernames may start with + - @: a spreadsheet opening the export ran them as formulas
+    (the billing exports already neutralised them)."""
+    owner = django_user_model.objects.create_user(username="+1+cmd", password="x-pass-12345")
+    upload = Upload.objects.create(owner=owner, role="source", s3_key="k", sha256="0" * 64,
+                                   media_type="image/jpeg", width=64, height=64, size_bytes=10)
+    job = Job.objects.create(owner=owner, source=upload, target=upload, state=JobState.SUCCEEDED)
+    rows = list(csv.reader(io.StringIO(consent_csv([job]))))
+    assert rows[1][3] == "'+1+cmd"
