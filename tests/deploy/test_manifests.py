@@ -489,3 +489,22 @@ def test_nvidias_triton_reads_the_repository_the_job_uploads_and_polls_it():
     written = build_parser().parse_args(job["containers"][0]["args"][3:])
     assert pulled.models_action == "pull" and written.models_action == "repository"
     assert str(pulled.target) == str(written.models_dir) and written.to == "$(VISAGE_TRITON_REPOSITORY_S3)"
+
+
+def test_only_visages_own_pods_may_call_triton(manifests):
+    """Triton checks nothing itself: with no policy any pod in the cluster could swap faces past
+    moderation, billing and the mark. Its metrics port stays open (Prometheus)."""
+    if not serves_with_triton(manifests):
+        pytest.skip("this overlay runs the models in the workers")
+    policy = by_kind(manifests, "NetworkPolicy")["visage-triton"]
+    triton_labels = by_kind(manifests, "Deployment")["visage-triton"]["spec"]["template"]["metadata"]["labels"]
+    assert policy["spec"]["podSelector"]["matchLabels"].items() <= triton_labels.items()
+    assert policy["spec"]["policyTypes"] == ["Ingress"]
+    callers, metrics = policy["spec"]["ingress"]
+    allowed = callers["from"][0]["podSelector"]["matchExpressions"][0]["values"]
+    components = {
+        d["spec"]["template"]["metadata"]["labels"]["app.kubernetes.io/component"]
+        for d in by_kind(manifests, "Deployment").values() if d["metadata"]["name"] != "visage-triton"
+    }
+    assert set(allowed) <= components and {"gpu-worker", "web"} <= set(allowed)
+    assert {p["port"] for p in callers["ports"]} == {"grpc", "http"} and metrics == {"ports": [{"port": "metrics"}]}
