@@ -170,24 +170,20 @@ def test_usage_report_csv(staff, funded_user, user_b, plan):
     assert f"Total {month}" in html and "<td>15.71</td>" in html
 
 
+def plan_form(**fields: str) -> dict:
+    """The admin's add-plan form, filled in; `fields` replace or add values."""
+    return {
+        "name": "Plan", "gpu_queue": "default", "unit_price": "0.05", "minimum_charge": "0.01",
+        "currency": "usd", "minor_unit_exponent": "2", "coefficient_720p": "1", "coefficient_1080p": "1.5",
+        "original_coefficient_tiers": '[[2073600, "1.5"], [null, "3"]]',
+        "weight_fast": "0.5", "weight_standard": "1", "weight_hq": "2", **fields,
+    }
+
+
 def test_only_one_default_plan(staff, plan):
     response = staff.post(
         reverse("admin:billing_priceplan_add"),
-        {
-            "name": "Batch",
-            "is_default": "on",
-            "gpu_queue": "batch",
-            "unit_price": "0.05",
-            "minimum_charge": "0.01",
-            "currency": "usd",
-            "minor_unit_exponent": "2",
-            "coefficient_720p": "1",
-            "coefficient_1080p": "1.5",
-            "original_coefficient_tiers": '[[2073600, "1.5"], [null, "3"]]',
-            "weight_fast": "0.5",
-            "weight_standard": "1",
-            "weight_hq": "2",
-        },
+        plan_form(name="Batch", is_default="on", gpu_queue="batch"),
     )
     assert response.status_code == 302, response.content.decode()[:2000]
     assert list(PricePlan.objects.filter(is_default=True).values_list("name", flat=True)) == ["Batch"]
@@ -201,20 +197,7 @@ def test_only_one_default_plan(staff, plan):
 def test_a_plan_that_makes_jobs_free_is_refused(staff, plan):
     """A zero minimum with a zero price (or weight) quoted jobs at 0, and every submit under the
     plan then failed with a server error (a hold must be positive)."""
-    form = {
-        "name": "Free",
-        "gpu_queue": "default",
-        "unit_price": "0",
-        "minimum_charge": "0",
-        "currency": "usd",
-        "minor_unit_exponent": "2",
-        "coefficient_720p": "1",
-        "coefficient_1080p": "1.5",
-        "original_coefficient_tiers": '[[2073600, "1.5"], [null, "3"]]',
-        "weight_fast": "0.5",
-        "weight_standard": "1",
-        "weight_hq": "2",
-    }
+    form = plan_form(name="Free", unit_price="0", minimum_charge="0")
     refused = staff.post(reverse("admin:billing_priceplan_add"), form)
     assert refused.status_code == 200 and not PricePlan.objects.filter(name="Free").exists()
     assert "must be above 0" in refused.content.decode()

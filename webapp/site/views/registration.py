@@ -43,13 +43,8 @@ def signup(request: HttpRequest) -> HttpResponse:
     return render(request, "registration/signup.html", {"form": form})
 
 
-class LoginView(auth_views.LoginView):
-    """Django's login with the sign-in limits: a locked-out attempt is a 429 with Retry-After
-    and the form says why and for how long."""
-
-    form_class = LoginForm
-    template_name = "registration/login.html"
-    redirect_authenticated_user = True
+class LockedIs429:
+    """A form refused by the sign-in limits (its `locked`) answers 429 with Retry-After."""
 
     def form_invalid(self, form):
         response = super().form_invalid(form)
@@ -59,7 +54,17 @@ class LoginView(auth_views.LoginView):
         return response
 
 
-class PasswordChangeView(auth_views.PasswordChangeView):
+class LoginView(LockedIs429, auth_views.LoginView):
+    """Django's login with the sign-in limits: a locked-out attempt is a 429 with Retry-After
+    and the form says why and for how long."""
+
+    form_class = LoginForm
+    template_name = "registration/login.html"
+    redirect_authenticated_user = True
+
+
+
+class PasswordChangeView(LockedIs429, auth_views.PasswordChangeView):
     """Django's view; the old password counts against the sign-in limits (a locked attempt is a
     429 with Retry-After, as at sign-in)."""
 
@@ -68,13 +73,6 @@ class PasswordChangeView(auth_views.PasswordChangeView):
 
     def get_form_kwargs(self):
         return {**super().get_form_kwargs(), "request": self.request}
-
-    def form_invalid(self, form):
-        response = super().form_invalid(form)
-        if form.locked is not None:
-            response.status_code = 429
-            response["Retry-After"] = str(form.locked.retry_after_s)
-        return response
 
 
 def reset_link_lifetime() -> str:
