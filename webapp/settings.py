@@ -16,7 +16,17 @@ from pathlib import Path
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
-from webapp.env import env_bool, env_float, env_int, env_json, env_list, env_str
+from webapp.env import (
+    env_bool,
+    env_float,
+    env_int,
+    env_json,
+    env_list,
+    env_str,
+    refuse_example_secrets,
+    webhook_secret_bytes,
+    webhook_secrets,
+)
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -410,6 +420,7 @@ if not 0.0 <= VISAGE_CANARY_PERCENT <= 100.0:
 # Deliveries to private/loopback addresses are refused in production (SSRF); allow for development.
 WEBHOOK_ALLOW_PRIVATE = env_bool("VISAGE_WEBHOOK_ALLOW_PRIVATE", not PRODUCTION)
 WEBHOOK_SECRET = env_str("VISAGE_WEBHOOK_SECRET", "")
+webhook_secrets(WEBHOOK_SECRET)  # checked at start-up; webapp.jobs.webhooks signs with them
 
 # --- Push notifications (webapp/notifications/): each platform is off until its credentials are set ---
 # Firebase Cloud Messaging HTTP v1: the service account's JSON key (VISAGE_FCM_SERVICE_ACCOUNT_FILE: its path).
@@ -578,3 +589,18 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
     "loggers": {"django.db.backends": {"level": "WARNING"}},
 }
+
+# --- Production refusals -------------------------------------------------------------------------
+if PRODUCTION and not METRICS_KEY:
+    raise ImproperlyConfigured(
+        "VISAGE_METRICS_KEY (or VISAGE_METRICS_KEY_FILE) is required when VISAGE_PRODUCTION=1: without it "
+        "/metrics shows anyone the jobs, users' activity and the ledger's totals"
+    )
+if PRODUCTION:
+    refuse_example_secrets({
+        "SECRET_KEY": SECRET_KEY,
+        "DATABASE_URL": env_str("DATABASE_URL", ""),
+        "S3_SECRET_KEY": S3_SECRET_KEY,
+        "VISAGE_WEBHOOK_SECRET": " ".join(webhook_secret_bytes(s).decode("latin-1") for s in webhook_secrets(WEBHOOK_SECRET)),
+        "VISAGE_METRICS_KEY": METRICS_KEY,
+    })

@@ -31,6 +31,7 @@ import requests
 from PIL import Image
 
 from tests.helpers.images import encode
+from tests.helpers.operator_env import visage_env
 from tests.helpers.podman import (
     POLLS,
     REPO,
@@ -87,20 +88,6 @@ def podman_compose() -> list[str]:
         if installed.returncode != 0:
             unavailable(f"could not install {PODMAN_COMPOSE}: {installed.stderr[-500:]}")
     return [sys.executable, "-m", "podman_compose"]
-
-
-def visage_env(example: str, s3_port: int) -> str:
-    """deploy/visage.env.example with every change-me replaced, as an operator does."""
-    text = (example
-            .replace("change-me-db-password", secrets.token_hex(12))
-            .replace("change-me-minio-secret", secrets.token_hex(12))
-            .replace("change-me-to-50-random-characters", secrets.token_urlsafe(40))
-            .replace("GF_SECURITY_ADMIN_PASSWORD=change-me", f"GF_SECURITY_ADMIN_PASSWORD={secrets.token_hex(8)}")
-            .replace("S3_PUBLIC_URL=http://localhost:9000", f"S3_PUBLIC_URL=http://127.0.0.1:{s3_port}"))
-    settings = [line for line in text.splitlines() if not line.startswith("#")]
-    assert not [line for line in settings if "change-me" in line], "a new change-me in visage.env.example"
-    assert f"S3_PUBLIC_URL=http://127.0.0.1:{s3_port}" in text
-    return text
 
 
 def make_secrets(directory: Path) -> None:

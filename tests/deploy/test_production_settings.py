@@ -17,6 +17,7 @@ import pytest
 import yaml
 
 from tests.helpers.kustomize import by_kind, render
+from tests.helpers.operator_env import visage_env
 
 REPO = Path(__file__).resolve().parents[2]
 DEPLOY = REPO / "deploy"
@@ -91,7 +92,7 @@ def test_each_overlay_starts_production_and_signs(overlay, tmp_path):
         secrets = {
             "secret-key": b"p" * 50, "database-url": b"postgres://visage:pw@db.internal:5432/visage",
             "redis-url": b"redis://:pw@redis.internal:6379/0", "s3-access-key": b"key", "s3-secret-key": b"secret",
-            "webhook-secret": b"whsec_cHJvZC10ZXN0", "c2pa-chain": chain["chain.pem"], "c2pa-key": chain["signer.key"],
+            "webhook-secret": b"whsec_cHJvZHVjdGlvbi10ZXN0LXdlYmhvb2stc2VjcmV0", "c2pa-chain": chain["chain.pem"], "c2pa-key": chain["signer.key"],
             "metrics-key": b"prod-metrics-key",
         }
         readme = (DEPLOY / "README.md").read_text()
@@ -103,21 +104,30 @@ def test_each_overlay_starts_production_and_signs(overlay, tmp_path):
     assert "installation chain" in started.stdout  # the mounted chain, never a generated one
 
 
-def test_compose_starts_production_and_signs(tmp_path):
+def compose_web_env(example: dict[str, str], tmp_path: Path) -> dict[str, str]:
+    """What compose's web service sees: the env file, its `environment:`, and the secrets it mounts
+    (deploy/README.md's steps write them into deploy/secrets/)."""
     compose = yaml.safe_load((DEPLOY / "compose.yaml").read_text())
-    example = dict(
-        line.split("=", 1) for line in (DEPLOY / "visage.env.example").read_text().splitlines()
-        if line and not line.startswith("#")
-    )
-    # compose's `secrets:` files are what deploy/README.md's steps write into deploy/secrets/.
     written = generated_chain(tmp_path) | {"metrics-key": b"compose-metrics-key"}
     files = {name: Path(spec["file"]).name for name, spec in compose["secrets"].items()}
+    secrets = {name: written[files[name]] for name in compose["services"]["web"]["secrets"]}
+    environment = {k: str(v) for k, v in compose["services"]["web"]["environment"].items()}
+    environment |= {"S3_ENDPOINT": "127.0.0.1:9", "REDIS_URL": "redis://127.0.0.1:9/0"}  # never dialled here
+    env = mounted({**example, **environment}, COMPOSE_SECRETS_DIR, secrets, tmp_path / "secrets")
+    env["VISAGE_DATA_DIR"] = str(tmp_path / "data")
+    return env
+
+
+def env_file(text: str) -> dict[str, str]:
+    return dict(line.split("=", 1) for line in text.splitlines() if line and not line.startswith("#"))
+
+
+def test_compose_starts_production_and_signs(tmp_path):
+    compose = yaml.safe_load((DEPLOY / "compose.yaml").read_text())
     visage = ("migrate", "web", "worker", "gpu-worker", "scheduler")
     # Secrets of other services (Alertmanager's receivers) are not Visage's to start with.
-    used = set().union(*(compose["services"][service]["secrets"] for service in visage))
-    secrets = {name: written[files[name]] for name in used}
     for service in visage:
-        assert set(compose["services"][service]["secrets"]) == set(secrets), service
+        assert set(compose["services"][service]["secrets"]) == set(compose["services"]["web"]["secrets"]), service
     # Prometheus sends the same key, from its own mount of the secret.
     prometheus = yaml.safe_load((DEPLOY / "prometheus" / "prometheus.yml").read_text())
     assert "metrics-key" in compose["services"]["prometheus"]["secrets"]
@@ -125,13 +135,29 @@ def test_compose_starts_production_and_signs(tmp_path):
     jobs = {job["job_name"]: job for job in prometheus["scrape_configs"]}
     for name in ("visage-web", "visage-workers"):
         assert jobs[name]["authorization"]["credentials_file"] == COMPOSE_SECRETS_DIR + "metrics-key", name
-    environment = {k: str(v) for k, v in compose["services"]["web"]["environment"].items()}
-    environment |= {"S3_ENDPOINT": "127.0.0.1:9", "REDIS_URL": "redis://127.0.0.1:9/0"}  # never dialled here
-    env = mounted({**example, **environment}, COMPOSE_SECRETS_DIR, secrets, tmp_path / "secrets")
-    env["VISAGE_DATA_DIR"] = str(tmp_path / "data")
-    started = start_production(env, tmp_path)
+    example = env_file(visage_env((DEPLOY / "visage.env.example").read_text()))
+    started = start_production(compose_web_env(example, tmp_path), tmp_path)
     assert started.returncode == 0, started.stderr[-3000:]
     assert "installation chain" in started.stdout
+
+
+@pytest.mark.parametrize("left", ["SECRET_KEY", "DATABASE_URL", "S3_SECRET_KEY", "VISAGE_WEBHOOK_SECRET"])
+def test_production_refuses_a_secret_left_as_the_example(left, tmp_path):
+    """The example's values are public (this repository): an operator who copies visage.env.example
+    and misses one would sign sessions, open the database or storage, or sign webhooks with it."""
+    example = env_file((DEPLOY / "visage.env.example").read_text())
+    filled = env_file(visage_env((DEPLOY / "visage.env.example").read_text()))
+    started = start_production(compose_web_env({**filled, left: example[left]}, tmp_path), tmp_path)
+    assert started.returncode != 0
+    assert f"{left} is still deploy/visage.env.example's placeholder" in started.stderr
+
+
+def test_production_refuses_to_start_with_metrics_open(tmp_path):
+    filled = env_file(visage_env((DEPLOY / "visage.env.example").read_text()))
+    env = compose_web_env(filled, tmp_path)
+    del env["VISAGE_METRICS_KEY_FILE"]
+    started = start_production(env, tmp_path)
+    assert started.returncode != 0 and "VISAGE_METRICS_KEY (or VISAGE_METRICS_KEY_FILE) is required" in started.stderr
 
 
 def test_production_without_the_chain_refuses_to_start(tmp_path):

@@ -25,6 +25,8 @@ from django.db.models import F
 from django.utils import timezone
 from standardwebhooks import Webhook
 
+from webapp.env import webhook_secrets
+
 from .dispatch import WEBHOOK_MAX_ATTEMPTS
 from .models import Job, WebhookDelivery
 from .payload import job_payload
@@ -36,7 +38,7 @@ __all__ = ["Destination", "WebhookRefused", "check_destination", "deliver", "pos
 
 
 def signing_secrets() -> list[str]:
-    configured = [s.strip() for s in (settings.WEBHOOK_SECRET or "").split(",") if s.strip()]
+    configured = webhook_secrets(settings.WEBHOOK_SECRET or "")
     if configured:
         return configured
     path = settings.DATA_DIR / "webhook_secret"

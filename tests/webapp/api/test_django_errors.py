@@ -108,6 +108,7 @@ def test_production_cookies_are_secure_http_only_and_same_site(tmp_path):
     production = {
         "VISAGE_PRODUCTION": "1", "SECRET_KEY": "x" * 60, "ALLOWED_HOSTS": "visage.example",
         "S3_ACCESS_KEY": "prod-key", "S3_SECRET_KEY": "prod-secret", "VISAGE_DATA_DIR": str(tmp_path),
+        "VISAGE_METRICS_KEY": "metrics-key",
         "VISAGE_PROVENANCE_ENABLED": "0",  # production needs a C2PA chain otherwise (tested in test_provenance)
     }
     values = _settings_in_subprocess(
@@ -129,6 +130,7 @@ def test_production_refuses_debug_and_the_development_s3_secret(tmp_path, change
     production = {
         "VISAGE_PRODUCTION": "1", "SECRET_KEY": "x" * 60, "ALLOWED_HOSTS": "visage.example",
         "S3_ACCESS_KEY": "prod-key", "S3_SECRET_KEY": "prod-secret", "VISAGE_DATA_DIR": str(tmp_path),
+        "VISAGE_METRICS_KEY": "metrics-key",
         "VISAGE_PROVENANCE_ENABLED": "0",
     }
     with pytest.raises(subprocess.CalledProcessError) as refused:

@@ -128,7 +128,7 @@ def _production_settings(**extra) -> subprocess.CompletedProcess:
     }
     env.update(
         VISAGE_PRODUCTION="1", SECRET_KEY="x" * 50, ALLOWED_HOSTS="visage.example", S3_ACCESS_KEY="k",
-        S3_SECRET_KEY="s", **extra,
+        S3_SECRET_KEY="s", VISAGE_METRICS_KEY="metrics-key", **extra,
     )
     return subprocess.run(
         [sys.executable, "-c", "import webapp.settings"], env=env, capture_output=True, text=True,
