@@ -51,3 +51,26 @@ def test_healthz_says_what_is_down_but_not_how(settings, caplog):
     assert response.json()["checks"]["redis"] == "error: unavailable"
     assert str(port) not in response.content.decode() and "Error" not in response.content.decode()
     assert str(port) in caplog.text  # operators still see how it failed
+
+
+def test_healthz_keeps_the_moderation_set_up_for_operators(settings, admin_client, django_user_model):
+    """Anyone may probe readiness; only an operator (the metrics key, or staff) learns which checks
+    are off and how many blocked terms and protected people there are: what to get past."""
+    from django.test import Client
+
+    settings.METRICS_KEY = "operators-metrics-key"
+    anonymous = Client().get("/healthz")
+    assert anonymous.status_code == 200
+    assert set(anonymous.json()["checks"]) == {"database", "redis", "s3"}
+    user = django_user_model.objects.create_user("not-staff", password="pw-not-staff-123")
+    signed_in = Client()
+    signed_in.force_login(user)
+    assert set(signed_in.get("/healthz").json()["checks"]) == {"database", "redis", "s3"}
+    wrong_key = Client().get("/healthz", headers={"Authorization": "Bearer someone-elses-key"})
+    assert "moderation" not in wrong_key.json()["checks"]
+
+    operator = Client().get("/healthz", headers={"Authorization": "Bearer operators-metrics-key"}).json()
+    staff = admin_client.get("/healthz").json()
+    for checks in (operator["checks"], staff["checks"]):
+        assert {"nsfw", "ocr", "blocked_terms", "protected_identities"} <= set(checks["moderation"])
+        assert checks["inference"] == {"backend": "local"}
