@@ -159,10 +159,18 @@ def _credit_session(obj: dict[str, Any]) -> str:
     session = CheckoutSession.objects.select_for_update().filter(stripe_session_id=obj.get("id")).first()
     if session is None:
         return f"unknown session {obj.get('id')}: not ours, nothing credited"
-    if obj.get("amount_total") is not None and int(obj["amount_total"]) != currencies.minor_amount(
-        session.price, session.currency
-    ):
-        return f"session {session.stripe_session_id}: amount {obj['amount_total']} differs from the pack; not credited"
+    amount, currency = _amount_charged(obj)
+    expected = currencies.minor_amount(session.price, session.currency)
+    if (amount is not None and amount != expected) or (currency and currency != session.currency.lower()):
+        # Paid but not what the pack costs: a person must look (the event's outcome, in the admin).
+        logger.error(
+            "stripe session %s paid %s %s, the pack costs %s %s: not credited",
+            session.stripe_session_id, amount, currency, expected, session.currency,
+        )
+        return (
+            f"session {session.stripe_session_id}: paid {amount} {currency}, the pack costs {expected} "
+            f"{session.currency.lower()}; not credited"
+        )
     credited, outcome = session_credit(session, payment_id=payment_intent)
     if not credited:
         return outcome
@@ -175,6 +183,18 @@ def _credit_session(obj: dict[str, Any]) -> str:
         )
         StripeEvent.objects.filter(pk=pending.pk).update(pending_payment_intent="")
     return outcome
+
+
+def _amount_charged(session: dict[str, Any]) -> tuple[int | None, str]:
+    """What the session charged, in the currency it was created in (minor units, lower-case code).
+    With Adaptive Pricing the buyer may pay in their own currency: since API version 2025-03-31
+    `amount_total`/`currency` stay in ours (the buyer's are in `presentment_details`); events of an
+    endpoint on an older API version carry the buyer's there and ours in `currency_conversion`."""
+    conversion = session.get("currency_conversion") or {}
+    if conversion.get("source_currency"):
+        return int(conversion["amount_total"]), str(conversion["source_currency"]).lower()
+    amount = session.get("amount_total")
+    return (None if amount is None else int(amount)), str(session.get("currency") or "").lower()
 
 
 def _refunded_fraction(charge: dict[str, Any]) -> Decimal:

@@ -299,3 +299,35 @@ def test_a_pack_priced_with_a_fraction_of_a_whole_unit_currency_is_refused(curre
         pack.full_clean()
     assert "whole units" in str(refused.value.message_dict["price"])
     CreditPack(name="Whole", credits=Decimal("10"), price=Decimal("1000"), currency=currency).full_clean()
+
+
+def test_a_buyer_paying_in_their_own_currency_is_credited(stripe_on, pack, user_a, caplog):
+    """Adaptive Pricing: the buyer pays 9.21 EUR for the 9.99 USD pack. An endpoint on an API version
+    before 2025-03-31 gets the buyer's currency in `amount_total`/`currency` and ours in
+    `currency_conversion` (the pack was paid: it must be credited); newer versions keep ours there
+    and the buyer's in `presentment_details`."""
+    legacy = start_checkout(user_a, pack)
+    event = completed(legacy)
+    event["data"]["object"] |= {
+        "amount_total": 921, "currency": "eur",
+        "currency_conversion": {"amount_subtotal": 999, "amount_total": 999, "fx_rate": "0.922", "source_currency": "usd"},
+    }
+    assert signed_post(event).status_code == 200
+    assert selectors.account_balance(user=user_a).balance == Decimal("100.00")
+
+    current = start_checkout(user_a, pack)
+    event = completed(current, payment_intent="pi_2")
+    event["data"]["object"]["presentment_details"] = {"presentment_amount": 921, "presentment_currency": "eur"}
+    assert signed_post(event).status_code == 200
+    assert selectors.account_balance(user=user_a).balance == Decimal("200.00")
+
+    # The right number in another currency (999 yen is not 9.99 dollars) is not the pack's price.
+    other = start_checkout(user_a, pack)
+    event = completed(other, payment_intent="pi_3")
+    event["data"]["object"]["currency"] = "jpy"
+    with caplog.at_level("ERROR", logger="billing.payments"):
+        assert signed_post(event).status_code == 200
+    assert selectors.account_balance(user=user_a).balance == Decimal("200.00")
+    assert "paid 999 jpy, the pack costs 999 usd; not credited" in StripeEvent.objects.get(event_id=event["id"]).outcome
+    assert "not credited" in caplog.text  # a person must look: the buyer paid
+    invariants(user_a)
