@@ -599,7 +599,7 @@ if PRODUCTION and not METRICS_KEY:
 if PRODUCTION:
     refuse_example_secrets({
         "SECRET_KEY": SECRET_KEY,
-        "DATABASE_URL": env_str("DATABASE_URL", ""),
+        "DATABASE_URL": str(DATABASES["default"].get("PASSWORD") or ""),
         "S3_SECRET_KEY": S3_SECRET_KEY,
         "VISAGE_WEBHOOK_SECRET": " ".join(webhook_secret_bytes(s).decode("latin-1") for s in webhook_secrets(WEBHOOK_SECRET)),
         "VISAGE_METRICS_KEY": METRICS_KEY,
