@@ -314,6 +314,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/me/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete your account and everything Visage stores for it
+         * @description For the app's "Delete account" (App Store 5.1.1(v), Google Play, PIPL). Every job is deleted with its photos, videos and results (unfinished ones are canceled, their held credits released), then push devices, API tokens and signed-in devices; every token of the account stops working at once. The billing ledger is kept, as bookkeeping law requires, under a renamed, inactive user; credits left are not refunded. The password is checked against the sign-in limits (429 `too_many_failed_logins`); a wrong one is 403 `password_incorrect`. Staff accounts are closed in the admin (403 `staff_account`).
+         */
+        post: operations["me_delete"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/quotes": {
         parameters: {
             query?: never;
@@ -395,6 +415,10 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        AccountDeleteRequest: {
+            /** @description The account's password, again */
+            password: string;
+        };
         Checkout: {
             /** @description The purchase's reference (Stripe session id, or out_trade_no). */
             id: string;
@@ -1253,7 +1277,7 @@ export interface components {
              * @description stable machine code
              * @enum {string}
              */
-            code: "access_token_expired" | "authentication_failed" | "bad_request" | "blocked_text" | "checksum_mismatch" | "consent_required" | "content_rejected" | "corrupt_image" | "corrupt_video" | "device_signed_out" | "empty_file" | "file_too_large" | "idempotency_key_mismatch" | "image_too_large" | "image_too_small" | "insufficient_credits" | "invalid_idempotency_key" | "invalid_image" | "invalid_option" | "invalid_refresh_token" | "job_not_cancelable" | "job_not_shareable" | "method_not_allowed" | "missing_file" | "no_face_detected" | "not_acceptable" | "not_authenticated" | "not_found" | "originals_deleted" | "parse_error" | "payment_provider_error" | "payments_not_configured" | "permission_denied" | "protected_identity" | "refresh_token_expired" | "refresh_token_reused" | "request_too_large" | "server_error" | "service_unavailable" | "share_links_disabled" | "throttled" | "too_many_failed_logins" | "too_many_fields" | "too_many_files" | "too_many_frames" | "too_many_waits" | "unsupported_media_type" | "unsupported_media_type_header" | "upload_incomplete" | "upload_not_found" | "upload_not_ready" | "validation_error" | "video_too_large" | "video_too_long" | "video_too_small";
+            code: "access_token_expired" | "authentication_failed" | "bad_request" | "blocked_text" | "checksum_mismatch" | "consent_required" | "content_rejected" | "corrupt_image" | "corrupt_video" | "device_signed_out" | "empty_file" | "file_too_large" | "idempotency_key_mismatch" | "image_too_large" | "image_too_small" | "insufficient_credits" | "invalid_idempotency_key" | "invalid_image" | "invalid_option" | "invalid_refresh_token" | "job_not_cancelable" | "job_not_shareable" | "method_not_allowed" | "missing_file" | "no_face_detected" | "not_acceptable" | "not_authenticated" | "not_found" | "originals_deleted" | "parse_error" | "password_incorrect" | "payment_provider_error" | "payments_not_configured" | "permission_denied" | "protected_identity" | "refresh_token_expired" | "refresh_token_reused" | "request_too_large" | "server_error" | "service_unavailable" | "share_links_disabled" | "staff_account" | "throttled" | "too_many_failed_logins" | "too_many_fields" | "too_many_files" | "too_many_frames" | "too_many_waits" | "unsupported_media_type" | "unsupported_media_type_header" | "upload_incomplete" | "upload_not_found" | "upload_not_ready" | "validation_error" | "video_too_large" | "video_too_long" | "video_too_small";
             /** @description the request's path */
             instance: string | null;
             /** @description quote it to support (X-Request-ID) */
@@ -3300,6 +3324,115 @@ export interface operations {
                 };
             };
             /** @description Too many requests (`throttled`): see Retry-After, RateLimit and RateLimit-Policy. */
+            429: {
+                headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A service the API needs is down; try again after Retry-After. */
+            503: {
+                headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    me_delete: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The language of the human text in the answer: a problem's `title` and `detail`, per-field `errors`, a job's messages. Speaks en, zh-hans (`zh-Hans`, `zh-CN`, `zh-SG` and `zh` give Simplified Chinese); anything else, or no header, gives English. Machine fields (`code`, `type`, field names, states) are the same in every language.
+                 * @example zh-Hans,zh;q=0.9,en;q=0.5
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AccountDeleteRequest"];
+            };
+        };
+        responses: {
+            /** @description No response body */
+            204: {
+                headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description RFC 9457 application/problem+json */
+            400: {
+                headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 application/problem+json */
+            401: {
+                headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 application/problem+json */
+            403: {
+                headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Accept header names no format this operation answers in (`not_acceptable`). */
+            406: {
+                headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is too large (`request_too_large`). */
+            413: {
+                headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported request Content-Type. */
+            415: {
+                headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 application/problem+json */
             429: {
                 headers: {
                     "Content-Language": components["headers"]["ContentLanguage"];

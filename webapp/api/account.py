@@ -1,9 +1,11 @@
-"""/api/v1/auth/token (log in / revoke), /api/v1/auth/refresh, /api/v1/auth/devices and /api/v1/me."""
+"""/api/v1/auth/token (log in / revoke), /api/v1/auth/refresh, /api/v1/auth/devices, /api/v1/me and
+/api/v1/me/delete (the account deleted: webapp/accounts/deletion.py)."""
 
 from __future__ import annotations
 
 from decimal import Decimal
 
+from django.utils.translation import gettext as _
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import exceptions, serializers, status
 from rest_framework.permissions import AllowAny
@@ -11,7 +13,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from billing import selectors as billing_selectors
-from webapp.accounts import devices, services
+from webapp.accounts import deletion, devices, services
 from webapp.accounts.login_limits import LoginLocked, authenticate_limited
 
 from .authentication import BearerTokenAuthentication
@@ -240,3 +242,49 @@ def money_text(amount: Decimal, minor_unit: Decimal) -> str:
     0.30 − 0.10 − 0.20 comes back as −2.8e-17."""
     rounded = amount.quantize(minor_unit)
     return str(rounded.copy_abs() if rounded.is_zero() else rounded)
+
+
+class PasswordIncorrect(exceptions.PermissionDenied):
+    default_code = "password_incorrect"
+
+
+class StaffAccountNotDeletable(exceptions.PermissionDenied):
+    default_code = "staff_account"
+
+
+class MeDeleteView(APIView):
+    throttle_classes = [AuthThrottle]
+
+    class InputSerializer(serializers.Serializer):
+        password = TextField(style={"input_type": "password"}, help_text="The account's password, again")
+
+        class Meta:
+            ref_name = "AccountDelete"
+
+    @extend_schema(operation_id="me_delete", request={"application/json": InputSerializer},
+                   responses={204: None, 400: PROBLEM, 401: PROBLEM, 403: PROBLEM, 429: PROBLEM},
+                   summary="Delete your account and everything Visage stores for it",
+                   description="For the app's \"Delete account\" (App Store 5.1.1(v), Google Play, PIPL). Every "
+                   "job is deleted with its photos, videos and results (unfinished ones are canceled, their held "
+                   "credits released), then push devices, API tokens and signed-in devices; every token of the "
+                   "account stops working at once. The billing ledger is kept, as bookkeeping law requires, "
+                   "under a renamed, inactive user; credits left are not refunded. The password is checked "
+                   "against the sign-in limits (429 `too_many_failed_logins`); a wrong one is 403 "
+                   "`password_incorrect`. Staff accounts are closed in the admin (403 `staff_account`).")
+    def post(self, request):
+        serializer = self.InputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        try:
+            confirmed = authenticate_limited(request, username=request.user.get_username(),
+                                             password=serializer.validated_data["password"])
+        except LoginLocked as exc:
+            raise TooManyFailedLogins(wait=exc.retry_after_s, detail=exc.message) from None
+        if confirmed is None or confirmed.pk != request.user.pk:
+            raise PasswordIncorrect(_("The password is not this account's."))
+        try:
+            deletion.account_delete(user=request.user)
+        except deletion.StaffAccount:
+            raise StaffAccountNotDeletable(
+                _("Staff accounts are closed by another administrator, in the admin.")
+            ) from None
+        return Response(status=status.HTTP_204_NO_CONTENT)

@@ -81,6 +81,8 @@ TITLES = {
     "refresh_token_expired": gettext_lazy("The refresh token has expired"),
     "refresh_token_reused": gettext_lazy("The refresh token was already used"),
     "device_signed_out": gettext_lazy("This device was signed out"),
+    "password_incorrect": gettext_lazy("The password is wrong"),
+    "staff_account": gettext_lazy("Staff accounts are closed in the admin"),
 }
 # Every `code` a problem can carry: the OpenAPI schema's closed enum (webapp.api.schema).
 PROBLEM_CODES = tuple(sorted(TITLES))

@@ -10,6 +10,7 @@ urlpatterns = [
     path("devices", push_devices.PushDeviceListView.as_view(), name="api-push-devices"),
     path("devices/<int:device_id>", push_devices.PushDeviceDetailView.as_view(), name="api-push-device-detail"),
     path("me", account.MeView.as_view(), name="api-me"),
+    path("me/delete", account.MeDeleteView.as_view(), name="api-me-delete"),
     path("jobs", jobs.JobListCreateView.as_view(), name="api-jobs"),
     path("jobs/events", waiting.waiting_view(job_events.JobEventsView), name="api-job-events"),
     path("jobs/<uuid:job_id>", waiting.waiting_view(jobs.JobDetailView, waits_only_with="wait"), name="api-job-detail"),

@@ -39,6 +39,7 @@ urlpatterns = [
     path("jobs/<uuid:job_id>/run-again", job.job_run_again, name="job-run-again"),
     path("s/<str:token>/", share.share_page, name="share-page"),
     path("account/", account.account, name="account"),
+    path("account/delete/", account.AccountDeleteView.as_view(), name="account-delete"),
     path("report", report.report, name="report"),
     path("examples/<slug:slug>/<str:which>.jpg", landing.example_picture, name="example-picture"),
     path(

@@ -30,7 +30,7 @@ def test_the_schema_builds_valid_and_without_warnings(tmp_path):
 
 def test_every_operation_has_an_id_summary_tags_and_examples():
     operations = list(api_operations())
-    assert len(operations) == 27
+    assert len(operations) == 28
     ids = [operation.get("operationId") for _, _, operation in operations]
     assert all(ids) and len(set(ids)) == len(ids), ids
     for path, method, operation in operations:

@@ -1,4 +1,4 @@
-"""What an owner does to a job: cancel it, delete it, star it, run it again with other options."""
+"""What an owner does to a job: cancel it, delete it (or all of them), star it, run it again with other options."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from webapp.media import storage
 from .. import dispatch, events, sharing
 from ..choices import JobState
 from ..errors import JobNotCancelable, OriginalsDeleted
-from ..models import Job, Upload
+from ..models import DirectUpload, Job, Upload
 from ..states import CANCELABLE_STATES, TERMINAL_STATES, current
 from .intake import Consent, JobOptions, job_submit
 from .lifecycle import job_end_without_charge
@@ -65,6 +65,18 @@ def job_delete(*, job: Job) -> None:
     events.job_deleted(job_id=job.id, owner_id=job.owner_id, state=job.state, version=job.version)
     job.delete()
     Upload.objects.filter(id__in=upload_ids).delete()
+
+
+def jobs_delete_all(*, user) -> int:
+    """Every job of `user`, each as job_delete does it (unfinished ones canceled first, their holds
+    released), and their resumable uploads not used by a job (the row's delete discards the stored
+    file: jobs/signals.py): an account being deleted. Returns how many jobs were deleted."""
+    jobs = list(Job.objects.filter(owner=user).select_related("source", "target"))
+    for job in jobs:
+        job_delete(job=job)
+    for upload in DirectUpload.objects.filter(owner=user):
+        upload.delete()
+    return len(jobs)
 
 
 def job_set_favourite(*, job: Job, favourite: bool) -> Job:

@@ -1,5 +1,6 @@
 """ Contains all the data models used in inputs/outputs """
 
+from .account_delete_request import AccountDeleteRequest
 from .checkout import Checkout
 from .checkout_request_channel_enum import CheckoutRequestChannelEnum
 from .checkout_request_request import CheckoutRequestRequest
@@ -80,6 +81,7 @@ from .token_type_enum import TokenTypeEnum
 from .unit_enum import UnitEnum
 
 __all__ = (
+    "AccountDeleteRequest",
     "Checkout",
     "CheckoutRequestChannelEnum",
     "CheckoutRequestRequest",

@@ -26,8 +26,8 @@ class Pack:
             name (str):
             credits_ (str):
             price (str):
-            price_minor (int): The price in the currency's minor unit as the payment providers count it (cents;
-                whole yen for JPY).
+            price_minor (int): The price in the currency's minor unit as the payment providers count it (cents; whole yen
+                for JPY).
             currency (str):
      """
 
