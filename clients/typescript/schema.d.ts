@@ -712,7 +712,7 @@ export interface components {
             faces: components["schemas"]["FacesEnum"];
             face_index?: number | null;
             reference_face_index?: number | null;
-            /** @description Called with the signed job object on every state change. http(s) only; private and loopback addresses are refused in production. */
+            /** @description Called with the signed job object when the job ends (succeeded, failed, rejected or canceled). http(s) only, no user name or password in it; private and loopback addresses are refused in production. */
             webhook_url?: string;
             /** @description Different people into different faces of a photo: a JSON list like [{"face": 0, "source": 1}, {"face": 1, "source": 0}] pairing target faces (largest first) with source photos (in upload order). The source photos are then different people, not averaged. */
             face_sources?: {

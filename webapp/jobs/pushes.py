@@ -29,8 +29,12 @@ def deliver(delivery_id: uuid.UUID) -> None:
     PUSH_MAX_ATTEMPTS: then it is given up, logged. A token the provider calls dead deletes the
     device (and this row with it): nothing more is sent to it."""
     pending = PushDelivery.objects.filter(id=delivery_id, delivered_at__isnull=True, abandoned_at__isnull=True)
-    if not pending.update(attempts=F("attempts") + 1):
-        return  # delivered or given up meanwhile (a duplicate task), or its job or device was deleted
+    if not pending.filter(attempts__lt=PUSH_MAX_ATTEMPTS).update(attempts=F("attempts") + 1):
+        # Delivered or given up meanwhile (a duplicate task), its job or device deleted, or its tries
+        # spent by workers that died mid-try (no exception, so _failed never gave it up): given up now.
+        if pending.update(abandoned_at=timezone.now()):
+            logger.warning("push %s given up: its %s tries are spent", delivery_id, PUSH_MAX_ATTEMPTS)
+        return
     delivery = PushDelivery.objects.select_related("device").get(id=delivery_id)
     if delivery.device.platform not in enabled_platforms():  # its credentials were removed since
         pending.update(abandoned_at=timezone.now(), last_error=f"{delivery.device.platform} push is off")

@@ -108,8 +108,9 @@ class SubmittedFields(serializers.Serializer):
         allow_blank=True,
         max_length=2000,
         validators=[URLValidator(schemes=["http", "https"], message=gettext_lazy("Enter an http:// or https:// URL."))],
-        help_text="Called with the signed job object on every state change. http(s) only; private and "
-        "loopback addresses are refused in production.",
+        help_text="Called with the signed job object when the job ends (succeeded, failed, rejected or "
+        "canceled). http(s) only, no user name or password in it; private and loopback addresses are refused "
+        "in production.",
     )
     face_sources = FaceSourcesField(
         required=False,

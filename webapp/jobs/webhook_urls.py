@@ -39,6 +39,12 @@ def check_webhook_url_shape(url: str) -> str:
         raise WebhookRefused(f"Webhook URLs must be http:// or https://, not {parsed.scheme or 'no scheme'}.")
     if not parsed.hostname:
         raise WebhookRefused("The webhook URL has no host.")
+    if parsed.username is not None or parsed.password is not None:
+        # Deliveries send no Authorization (the signature proves the sender), and the URL is shown in
+        # every job answer and webhook body: a password in it would be shown, never used.
+        raise WebhookRefused(
+            "The webhook URL must not carry a user name or password; check the webhook-signature header instead."
+        )
     return parsed.hostname.rstrip(".").lower()
 
 

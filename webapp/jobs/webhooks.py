@@ -95,19 +95,34 @@ def post(destination: Destination, body: bytes, headers: dict[str, str]) -> int:
     else:
         pool = urllib3.HTTPConnectionPool(destination.address, destination.port, timeout=timeout, retries=False)
     with pool:
-        host = destination.host if destination.port in (80, 443) else f"{destination.host}:{destination.port}"
+        # The status decides the try: the receiver's body is never read (a huge or trickled one held
+        # the webhooks worker, and a 200 whose body came short was counted as a failed try).
         response = pool.urlopen(
-            "POST", destination.target, body=body, headers={**headers, "host": host}, redirect=False
+            "POST", destination.target, body=body, headers={**headers, "host": host_header(destination)},
+            redirect=False, preload_content=False,
         )
+        response.close()
         return response.status
+
+
+def host_header(destination: Destination) -> str:
+    """The Host of the URL (not the checked address): an IPv6 literal in brackets, the port unless it
+    is the scheme's own."""
+    name = f"[{destination.host}]" if ":" in destination.host else destination.host
+    default_port = 443 if destination.scheme == "https" else 80
+    return name if destination.port == default_port else f"{name}:{destination.port}"
 
 
 def deliver(delivery_id: uuid.UUID) -> None:
     """One try of an outbox row (models.WebhookDelivery). A failed try raises, so RQ retries it with
     backoff, until the row's tries reach WEBHOOK_MAX_ATTEMPTS: then it is given up, logged."""
     pending = WebhookDelivery.objects.filter(id=delivery_id, delivered_at__isnull=True, abandoned_at__isnull=True)
-    if not pending.update(attempts=F("attempts") + 1):
-        return  # delivered or given up meanwhile (a duplicate task), or its job was deleted
+    if not pending.filter(attempts__lt=WEBHOOK_MAX_ATTEMPTS).update(attempts=F("attempts") + 1):
+        # Delivered or given up meanwhile (a duplicate task), its job deleted, or its tries spent by
+        # workers that died mid-try (no exception, so _failed never gave it up): given up now.
+        if pending.update(abandoned_at=timezone.now()):
+            logger.warning("webhook %s given up: its %s tries are spent", delivery_id, WEBHOOK_MAX_ATTEMPTS)
+        return
     delivery = WebhookDelivery.objects.select_related("job__source", "job__target").get(id=delivery_id)
     job = delivery.job
     try:

@@ -52,8 +52,9 @@ class JobCreateRequest:
                 * `reference` - Faces like the reference face Default: FacesEnum.ONE.
             face_index (int | None | Unset):
             reference_face_index (int | None | Unset):
-            webhook_url (str | Unset): Called with the signed job object on every state change. http(s) only; private and
-                loopback addresses are refused in production.
+            webhook_url (str | Unset): Called with the signed job object when the job ends (succeeded, failed, rejected or
+                canceled). http(s) only, no user name or password in it; private and loopback addresses are refused in
+                production.
             face_sources (list[JobCreateRequestFaceSourcesItem] | Unset): Different people into different faces of a photo:
                 a JSON list like [{"face": 0, "source": 1}, {"face": 1, "source": 0}] pairing target faces (largest first) with
                 source photos (in upload order). The source photos are then different people, not averaged.
