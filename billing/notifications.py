@@ -18,6 +18,7 @@ from decimal import Decimal, InvalidOperation
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
+from django.utils.translation import gettext_noop
 
 from billing import alipay_gateway, currencies, payments, wechatpay_gateway
 from billing.choices import CheckoutStatus, PaymentProvider
@@ -91,7 +92,7 @@ def _alipay_apply(params: dict[str, str]) -> str:
     _, outcome = payments.session_credit(session, payment_id=params.get("trade_no", ""))
     if refunded > 0:
         outcome += "; " + payments.session_reverse_to(
-            session, fraction=refunded / total, reason="Alipay payment refunded"
+            session, fraction=refunded / total, reason=gettext_noop("Alipay payment refunded")
         )
     return outcome
 
@@ -132,7 +133,7 @@ def _wechatpay_apply(event_type: str, resource: dict) -> str:
                 session,
                 part=str(resource.get("out_refund_no", "")),
                 fraction=fraction,
-                reason="WeChat Pay payment refunded",
+                reason=gettext_noop("WeChat Pay payment refunded"),
             )
         )
     return f"ignored {event_type}"

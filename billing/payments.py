@@ -26,6 +26,7 @@ from typing import Any
 from django.db import IntegrityError, connection, transaction
 from django.db.models import Q, Sum
 from django.utils import timezone
+from django.utils.translation import gettext_noop
 
 from billing import currencies, payment_providers, stripe_gateway
 from billing.choices import CheckoutStatus, EntryKind, PaymentProvider
@@ -126,9 +127,9 @@ def _apply(event: dict[str, Any]) -> str:
         ).update(status=CheckoutStatus.EXPIRED)
         return "session expired" if updated else "expired: nothing to do"
     if kind == "charge.refunded":
-        return _reverse(obj, reason="card payment refunded", fraction=_refunded_fraction(obj), event=event)
+        return _reverse(obj, reason=gettext_noop("card payment refunded"), fraction=_refunded_fraction(obj), event=event)
     if kind == "charge.dispute.created":
-        return _reverse(obj, reason="card payment disputed", fraction=Decimal(1), event=event)
+        return _reverse(obj, reason=gettext_noop("card payment disputed"), fraction=Decimal(1), event=event)
     return f"ignored {kind}"
 
 

@@ -12,6 +12,7 @@ from typing import Any
 
 from django.db.models import Count, Min, Q, Sum
 from django.db.models.functions import Coalesce, TruncMonth
+from django.utils.translation import gettext_lazy
 
 from billing.choices import BALANCE_DEBIT_KINDS, EntryKind
 from billing.models import LedgerEntry, PricePlan
@@ -145,10 +146,10 @@ class HistoryRow:
 
 
 _ENTRY_TITLES = {
-    EntryKind.TOP_UP: "Credits added",
-    EntryKind.PURCHASE: "Credits bought",
-    EntryKind.REVERSAL: "Purchase reversed",
-    EntryKind.ADJUSTMENT: "Correction",
+    EntryKind.TOP_UP: gettext_lazy("Credits added"),
+    EntryKind.PURCHASE: gettext_lazy("Credits bought"),
+    EntryKind.REVERSAL: gettext_lazy("Purchase reversed"),
+    EntryKind.ADJUSTMENT: gettext_lazy("Correction"),
 }
 
 
@@ -217,7 +218,7 @@ def _job_row(created_at: datetime, job_id: uuid.UUID, entries: list[LedgerEntry]
         created_at=created_at,
         job_id=job_id,
         entries=entries,
-        title="Swap",
+        title=gettext_lazy("Swap"),
         price=price,
         paid=paid,
         refunded=refunded,

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 from django.db import models
+from django.utils.translation import gettext_noop
 
 
 class JobState(models.TextChoices):
@@ -16,6 +17,19 @@ class JobState(models.TextChoices):
 
 
 TERMINAL_STATES = frozenset({JobState.SUCCEEDED, JobState.REJECTED, JobState.FAILED, JobState.CANCELED})
+
+# What a person reads for each state, translated where shown (gettext_noop: the table itself is plain English).
+STATE_LABELS = {
+    JobState.CREATED: gettext_noop("Submitted"),
+    JobState.SCREENING: gettext_noop("Checking"),
+    JobState.REVIEW: gettext_noop("In review"),
+    JobState.QUEUED: gettext_noop("Queued"),
+    JobState.RUNNING: gettext_noop("Processing"),
+    JobState.SUCCEEDED: gettext_noop("Done"),
+    JobState.REJECTED: gettext_noop("Rejected"),
+    JobState.FAILED: gettext_noop("Failed"),
+    JobState.CANCELED: gettext_noop("Canceled"),
+}
 
 
 class FaceSelection(models.TextChoices):

@@ -26,7 +26,7 @@ from django.utils.translation import gettext as _
 from moderation import selectors as moderation_selectors
 
 from . import events
-from .choices import JobState
+from .choices import STATE_LABELS, JobState
 from .errors import JobNotShareable, ShareLinksDisabled
 from .models import Job, ShareLink
 
@@ -47,7 +47,9 @@ def not_shareable_reason(job: Job) -> str:
     if job.state == JobState.REVIEW:
         return _("This swap is being reviewed by a moderator; it can be shared once it is published.")
     if job.state != JobState.SUCCEEDED:
-        return _("Only finished swaps can be shared; this one is %(state)s.") % {"state": job.state}
+        return _("Only finished swaps can be shared; this one is %(state)s.") % {
+            "state": _(STATE_LABELS.get(job.state, job.state)).lower()
+        }
     if job.media_deleted_at is not None or not job.result_key:
         return _("The result was deleted (after the retention period or a takedown), so there is nothing to share.")
     if not job.result_visible:

@@ -18,10 +18,10 @@ from typing import BinaryIO, NoReturn
 from django.conf import settings
 from django.template.defaultfilters import filesizeformat
 from django.utils.translation import gettext as _
-from django.utils.translation import pgettext
+from django.utils.translation import gettext_lazy, pgettext
 from PIL import Image, UnidentifiedImageError
 
-from swap.image_io import ACCEPTED_FORMATS, jpeg_frame, limit_text, megapixels, pixel_limit
+from swap.image_io import jpeg_frame, limit_text, megapixels, pixel_limit
 from swap.video import io as video_io
 
 from .choices import MediaKind
@@ -30,7 +30,8 @@ from .choices import MediaKind
 IMAGE_TYPES = {
     "JPEG": "image/jpeg", "PNG": "image/png", "WEBP": "image/webp", "HEIF": "image/heic", "AVIF": "image/avif",
 }
-ACCEPTED_PHOTOS = ACCEPTED_FORMATS
+# The photo formats in words, in the request's language (swap.image_io.ACCEPTED_FORMATS is the engine's English).
+ACCEPTED_PHOTOS = gettext_lazy("JPEG, PNG, WebP, HEIC or AVIF")
 # Every media type sniff_media_type names: what an accepted upload can be.
 MEDIA_TYPES = frozenset({*IMAGE_TYPES.values(), "video/mp4", "video/quicktime", "video/webm"})
 # ISO-BMFF major brands of MP4 and QuickTime video. The same box layout also carries HEIC/AVIF

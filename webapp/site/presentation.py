@@ -8,30 +8,17 @@ from django.http import HttpRequest
 from django.utils import timezone
 from django.utils.formats import date_format
 from django.utils.timesince import timesince
-from django.utils.translation import get_language, gettext_noop
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
 from billing.choices import Mode
-from webapp.jobs.choices import JobState
+from webapp.jobs.choices import STATE_LABELS, JobState
 from webapp.jobs.models import Job
 from webapp.jobs.payload import job_payload
 from webapp.jobs.selectors import QueueStanding, queue_standings
 from webapp.jobs.takedowns import TAKEN_DOWN_LABEL, taken_down_job_ids
 from webapp.media import aigc
 from webapp.media.thumbnails import preview_size
-
-# Translated where shown (gettext_noop: the table itself is plain English).
-STATE_LABELS = {
-    JobState.CREATED: gettext_noop("Submitted"),
-    JobState.SCREENING: gettext_noop("Checking"),
-    JobState.REVIEW: gettext_noop("In review"),
-    JobState.QUEUED: gettext_noop("Queued"),
-    JobState.RUNNING: gettext_noop("Processing"),
-    JobState.SUCCEEDED: gettext_noop("Done"),
-    JobState.REJECTED: gettext_noop("Rejected"),
-    JobState.FAILED: gettext_noop("Failed"),
-    JobState.CANCELED: gettext_noop("Canceled"),
-}
 
 
 def warming_up_line(warming: dict) -> str:

@@ -96,9 +96,7 @@ def credits_request(request: HttpRequest) -> HttpResponse:
             messages.error(request, _("Please enter how many credits you need, from 1 to 100,000."))
             return render(request, "webapp/credits.html", money_context(request), status=400)
     try:
-        top_up_requests.top_up_request_create(
-            user=request.user, pack=pack, credits=amount, note=request.POST.get("note", "").strip()
-        )
+        top_up_requests.top_up_request_create(user=request.user, pack=pack, credits=amount)
     except top_up_requests.TooManyOpenRequests:
         messages.error(
             request, _("You already have requests waiting. An administrator will add the credits soon.")

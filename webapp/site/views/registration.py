@@ -11,7 +11,7 @@ from django.db import transaction
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext
+from django.utils.translation import gettext_noop, ngettext
 
 from billing import services as billing_services
 from billing.pricing import money_text
@@ -34,7 +34,7 @@ def signup(request: HttpRequest) -> HttpResponse:
             user = form.save()
             if credits > 0:
                 billing_services.account_top_up(
-                    user=user, amount=credits, actor=None, reason="sign-up credits"
+                    user=user, amount=credits, actor=None, reason=gettext_noop("sign-up credits")
                 )
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         if credits > 0:

@@ -27,6 +27,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
+from django.utils.translation import gettext_noop
 from prometheus_client import multiprocess
 
 from billing import selectors as billing_selectors
@@ -228,7 +229,7 @@ class Command(BaseCommand):
         if user is None:
             password = password or secrets.token_urlsafe(9)
             user = User.objects.create_user(username="demo", password=password)
-            billing_services.account_top_up(user=user, amount=DEMO_CREDITS, actor=None, reason="demo starting credits")
+            billing_services.account_top_up(user=user, amount=DEMO_CREDITS, actor=None, reason=gettext_noop("demo starting credits"))
             self.stdout.write(self.style.SUCCESS(f"demo user: demo / {password}  ({DEMO_CREDITS} credits)"))
         elif password:
             user.set_password(password)
