@@ -336,7 +336,13 @@ class PartWriter:
             # time per frame, and x264's frame threads cost ~1 ms of CPU a frame more (bench/video.py)
             # on a machine whose other core decodes, tracks and swaps. Segments give parallelism.
             "threads": str(threads),
+            # Say what write() encodes (BT.601's matrix, limited range): players take an untagged HD
+            # stream as BT.709 (H.273), and showed every 720p+ result with shifted colours.
+            "colormatrix": "smpte170m",
+            "range": "tv",
         }
+        self.stream.codec_context.colorspace = 6  # AVCOL_SPC_SMPTE170M
+        self.stream.codec_context.color_range = 1  # AVCOL_RANGE_MPEG
         self.frames = 0
 
     def write(self, bgr: np.ndarray) -> None:
@@ -363,9 +369,12 @@ class PartWriter:
             self.container.close()
 
 
-def _video_packets(parts: list[Path], out_stream, fps: Fraction) -> Iterator[tuple[float, av.Packet]]:
-    """Every part's packets renumbered onto one timeline (frame index + frames before this part)."""
-    offset = 0
+def _video_packets(
+    parts: list[Path], out_stream, fps: Fraction, start: int = 0
+) -> Iterator[tuple[float, av.Packet]]:
+    """Every part's packets renumbered onto one timeline (frame index + frames before this part),
+    from frame `start` (a picture that began after its sound keeps its place against the sound)."""
+    offset = start
     extradata = None
     frame_tb = 1 / fps
     for part in parts:
@@ -409,8 +418,15 @@ def _audio_packets(source: Source, out_container) -> Iterator[tuple[float, av.Pa
         out_stream = out_container.add_stream("aac", rate=rate)
         out_stream.layout = "stereo" if (in_stream.codec_context.channels or 2) > 1 else "mono"
         out_stream.bit_rate = 160_000
+        # Samples numbered contiguously from the first frame's time (a late start is kept): a frame
+        # without pts made the encoder's packets come without pts too, and the join failed on every
+        # clip whose sound is not AAC (WebM/Opus from browsers, MOV/PCM from cameras).
+        next_pts = None
         for frame in container.decode(in_stream):
-            frame.pts = None  # let the encoder number samples contiguously
+            if next_pts is None:
+                next_pts = max(0, round(float(frame.time or 0) * rate))
+            frame.pts, frame.time_base = next_pts, Fraction(1, rate)
+            next_pts += frame.samples
             for packet in out_stream.encode(frame):
                 yield float(packet.pts * packet.time_base), packet
         for packet in out_stream.encode(None):
@@ -445,16 +461,17 @@ def join_parts(
         with av.open(str(parts[0])) as first:
             video_stream = out.add_stream_from_template(first.streams.video[0])
         video_stream.time_base = 1 / fps
-        streams: list[Iterator[tuple[float, av.Packet]]] = [_video_packets(parts, video_stream, fps)]
-        audio = None
+        has_audio = False
         if audio_from is not None:
             with _open(audio_from) as probe_container:
                 has_audio = bool(probe_container.streams.audio)
-            if has_audio:
-                audio = _audio_packets(audio_from, out)
-                # Run the generator to its first yield so the audio stream exists before muxing starts.
-                audio = _primed(audio)
-                streams.append(audio)
+        # The audio keeps its times, so the picture starts where it started in the original (a clip
+        # trimmed without re-encoding, a screen recording), not earlier than its sound.
+        start = round(_first_video_time(audio_from) * fps) if has_audio else 0
+        streams: list[Iterator[tuple[float, av.Packet]]] = [_video_packets(parts, video_stream, fps, start)]
+        if has_audio:
+            # Run the generator to its first yield so the audio stream exists before muxing starts.
+            streams.append(_primed(_audio_packets(audio_from, out)))
         frames = 0
         # Interleave by time: players reading the file progressively need audio near its video.
         for _, packet in heapq.merge(*streams, key=lambda item: item[0]):
@@ -462,6 +479,20 @@ def join_parts(
                 frames += 1
             out.mux(packet)
     return frames
+
+
+def _first_video_time(source: Source) -> float:
+    """When the picture starts, in seconds (the earliest of the first packets: B-frames come out of
+    order), never before 0."""
+    with _open(source) as container:
+        stream = container.streams.video[0]
+        times = []
+        for packet in container.demux(stream):
+            if packet.pts is not None and packet.size:
+                times.append(packet.pts * packet.time_base)
+            if len(times) >= 16:
+                break
+    return max(0.0, float(min(times))) if times else 0.0
 
 
 def _primed(generator: Iterator[tuple[float, av.Packet]]) -> Iterator[tuple[float, av.Packet]]:
