@@ -2422,8 +2422,28 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description RFC 9457 application/problem+json with a stable `code` */
+            404: {
+                headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The Accept header names no format this operation answers in (`not_acceptable`). */
             406: {
+                headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 application/problem+json with a stable `code` */
+            409: {
                 headers: {
                     "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;

@@ -71,19 +71,23 @@ class JobEventsView(ThrottledView):
     )
     def get(self, request):
         after = (request.headers.get("Last-Event-ID") or request.query_params.get("last_event_id") or "").strip()
-        if after and not events.EVENT_ID.match(after):
+        if after and not events.event_id_valid(after):
             raise serializers.ValidationError(
                 {"last_event_id": f"{after!r} is not an event id from this stream (like 1733011200000-0)."}
             )
         user_id = request.user.pk
-        start = after or events.position(user_id=user_id)
-        if start is None:
+        newest = events.position(user_id=user_id)
+        if newest is None:
             return problem_response(
                 request, status_code=503, code="service_unavailable",
                 detail="Live job events are briefly unavailable; poll GET /api/v1/jobs/{id} meanwhile.",
                 headers={"Retry-After": "5"},
             )
-        reset = bool(after) and events.trimmed_after(user_id=user_id, after=after)
+        # An id newer than any event (made up, or from another server's stream) would wait for ever
+        # for a newer one: the client fetches its jobs again and follows from now.
+        future = bool(after) and events.newer(after, newest)
+        reset = future or (bool(after) and events.trimmed_after(user_id=user_id, after=after))
+        start = newest if future or not after else after
         try:
             lease = wait_slots.take(user_id=user_id, seconds=settings.EVENTS_STREAM_MAX_S)
         except wait_slots.TooManyWaits as refusal:

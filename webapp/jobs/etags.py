@@ -5,7 +5,8 @@ reader that builds a representation compute the same value. `Job.version` rises 
 that changes the representation; the other fields are hashed too so that a write that forgot the
 version still changes the ETag.
 
-A succeeded job's representation carries presigned result URLs that expire
+The body's sentences are in the request's language, so the ETag names the language too. A
+succeeded job's representation carries presigned result URLs that expire
 (S3_PRESIGN_EXPIRY_S): its ETag also names the half-expiry period it was built in, so a 304 never
 tells a client to keep URLs with less than half their lifetime left.
 """
@@ -18,6 +19,7 @@ from dataclasses import dataclass
 
 from django.conf import settings
 from django.http import HttpRequest
+from django.utils import translation
 from django.utils.http import parse_etags
 
 from .choices import TERMINAL_STATES, JobState
@@ -42,11 +44,13 @@ class Representation:
     terminal: bool
 
     def etag(self, *, now: float | None = None) -> str:
-        if not self.expiring:
-            return f'"{self.base[:32]}"'
-        period_s = max(1, settings.S3_PRESIGN_EXPIRY_S // 2)
-        period = int((time.time() if now is None else now) // period_s)
-        return f'"{hashlib.sha256(f"{self.base}:{period}".encode()).hexdigest()[:32]}"'
+        """In the request's language too: the body's sentences are (credits, cost, errors), so a
+        client that switched language must not be told its copy in the other one is current."""
+        tag = f"{self.base}:{translation.get_language() or ''}"
+        if self.expiring:
+            period_s = max(1, settings.S3_PRESIGN_EXPIRY_S // 2)
+            tag += f":{int((time.time() if now is None else now) // period_s)}"
+        return f'"{hashlib.sha256(tag.encode()).hexdigest()[:32]}"'
 
 
 def representation(fields: dict) -> Representation:

@@ -232,6 +232,19 @@ def trimmed_after(*, user_id: int, after: str) -> bool:
     return bool(oldest) and _parts(after) < _parts(oldest[0][0])
 
 
+MAX_ID_PART = 2**64 - 1  # each half of a Redis stream id is an unsigned 64-bit number
+
+
+def event_id_valid(stream_id: str) -> bool:
+    """An id Redis could have given: two unsigned 64-bit numbers (anything else made XREAD fail,
+    and the stream ended at once, every reconnect)."""
+    return bool(EVENT_ID.match(stream_id)) and max(_parts(stream_id)) <= MAX_ID_PART
+
+
+def newer(stream_id: str, than: str) -> bool:
+    return _parts(stream_id) > _parts(than)
+
+
 def _parts(stream_id: str) -> tuple[int, int]:
     ms, _, seq = stream_id.partition("-")
     return int(ms), int(seq or 0)

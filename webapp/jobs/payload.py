@@ -223,4 +223,4 @@ def _moderation_state(job: Job) -> str:
         return "in_review"
     if job.state == JobState.REJECTED:
         return "rejected"
-    return "passed" if job.state != JobState.CANCELED or job.queued_at else "not_screened"
+    return "passed" if job.queued_at else "not_screened"  # ended before screening passed it (canceled, failed)

@@ -143,6 +143,12 @@ def test_every_operation_answers_what_its_schema_says(
     assert [d["id"] for d in check(api_a.get("/api/v1/devices"), "GET").json()] == [registered.json()["id"]]
     assert check(api_a.delete(f"/api/v1/devices/{registered.json()['id']}"), "DELETE").status_code == 204
 
+    # Last, the account is deleted: a wrong password first, then the right one.
+    wrong = check(api_a.post("/api/v1/me/delete", {"password": "not-it"}, format="json"), "POST")
+    assert wrong.status_code == 403 and wrong.json()["code"] == "password_incorrect", wrong.content
+    deleted = check(api_a.post("/api/v1/me/delete", {"password": "alice-pass-123"}, format="json"), "POST")
+    assert deleted.status_code == 204, deleted.content
+
     # Checkout needs Stripe: its success is typed in test_checkout_answers_match_the_schema.
     assert api_operations() - seen == {"billing_checkout_create"}
 

@@ -86,12 +86,26 @@ def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Res
 
         return response_402
 
+    if response.status_code == 404:
+        response_404 = Problem.from_dict(response.json())
+
+
+
+        return response_404
+
     if response.status_code == 406:
         response_406 = Problem.from_dict(response.json())
 
 
 
         return response_406
+
+    if response.status_code == 409:
+        response_409 = Problem.from_dict(response.json())
+
+
+
+        return response_409
 
     if response.status_code == 413:
         response_413 = Problem.from_dict(response.json())
