@@ -64,7 +64,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="with --faces reference: the target face whose look-alikes are swapped (default 0)",
     )
     run.add_argument("--models-dir", type=Path, default=None, help="where ONNX model files live")
-    run.add_argument("--quality", type=int, default=92, help="JPEG/WebP quality")
+    run.add_argument("--quality", type=_quality, default=92, help="JPEG/WebP quality, 1-100")
     run.set_defaults(func=_run)
 
     modes = subparsers.add_parser("modes", help="what fast / standard / hq do with the installed models")
@@ -88,7 +88,7 @@ def _run(args: argparse.Namespace) -> int:
     fmt = OUTPUT_FORMATS.get(args.output.suffix.lower())
     if fmt is None:
         raise EngineError(f"Unsupported output type {args.output.suffix!r}; use .png, .jpg or .webp.")
-    config = PipelineConfig.from_env()
+    config = _config_from_env()
     if args.models_dir:
         config = replace(config, models_dir=args.models_dir)
     if args.swapper:
@@ -126,7 +126,7 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _modes(args: argparse.Namespace) -> int:
-    config = PipelineConfig.from_env()
+    config = _config_from_env()
     if args.models_dir:
         config = replace(config, models_dir=args.models_dir)
     for name, plan in mode_capabilities(config).items():
@@ -135,6 +135,24 @@ def _modes(args: argparse.Namespace) -> int:
         for step in plan.steps:
             print(f"  - {step}")
     return 0
+
+
+def _quality(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if not 1 <= value <= 100:
+        raise argparse.ArgumentTypeError(f"{value} is not between 1 and 100")
+    return value
+
+
+def _config_from_env() -> PipelineConfig:
+    """The VISAGE_* settings; a bad one is an EngineError (one line), not a traceback."""
+    try:
+        return PipelineConfig.from_env()
+    except ValueError as exc:
+        raise EngineError(str(exc)) from None
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -111,8 +111,8 @@ def _add_common(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     models_dir = Path(getattr(args, "models_dir", None) or default_models_dir())
-    models = manifest(getattr(args, "manifest", None))
     try:
+        models = _manifest(getattr(args, "manifest", None))
         if args.models_action == "list":
             return _list(models, models_dir)
         if args.models_action == "verify":
@@ -120,7 +120,7 @@ def run(args: argparse.Namespace) -> int:
         if args.models_action == "fetch":
             if args.all == bool(args.name):
                 raise CommandFailed("give a model name or --all, not both")
-            bundled = bundles(getattr(args, "manifest", None))
+            bundled = _manifest(getattr(args, "manifest", None), read=bundles)
             if not args.all and args.name in bundled:
                 return _fetch_bundle(args.name, [_spec(models, n) for n in bundled[args.name]], models_dir)
             names = sorted(models) if args.all else [args.name]
@@ -141,6 +141,8 @@ def run(args: argparse.Namespace) -> int:
         if args.models_action in ("sync", "pull"):
             return _cache(args, models, models_dir)
         if args.models_action == "install" and args.path.suffix == ".whl":
+            if not args.path.is_file():
+                raise CommandFailed(f"{args.path} is not a file")
             specs = [spec for spec in models.values() if spec.wheel and spec.wheel.file == args.path.name]
             if not specs:
                 raise CommandFailed(f"no model in the manifest comes from {args.path.name}")
@@ -191,6 +193,14 @@ def main(argv: list[str] | None = None) -> int:
     add_subparser(parser.add_subparsers(dest="command", required=True))
     args = parser.parse_args(argv)
     return args.func(args)
+
+
+def _manifest(path, read=manifest):
+    """The models manifest (or its bundles), a missing or damaged one as a one-line error."""
+    try:
+        return read(path)
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise CommandFailed(f"cannot read the models manifest {path or ''}: {exc}".replace("  ", " ")) from None
 
 
 def _cached(action):
@@ -280,7 +290,7 @@ def _rollout(args: argparse.Namespace, models: dict[str, ModelSpec], models_dir:
         else:
             rollout = versions.rollback(args.name, models_dir)
             print(f"{args.name}: stable version {rollout.stable}, no canary")
-    except versions.VersionError as exc:
+    except (versions.VersionError, ValueError) as exc:  # ValueError: versions.json unreadable
         raise CommandFailed(str(exc)) from None
     return 0
 
@@ -351,8 +361,11 @@ MODEL_FILE_MODE = 0o644
 
 def _place(spec: ModelSpec, models_dir: Path, chunks: Iterator[bytes]) -> None:
     """Write chunks to a temp file next to the target, verify, then rename atomically."""
-    models_dir.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{spec.file}.", suffix=".part", dir=models_dir)
+    try:
+        models_dir.mkdir(parents=True, exist_ok=True)
+        fd, tmp_name = tempfile.mkstemp(prefix=f".{spec.file}.", suffix=".part", dir=models_dir)
+    except OSError as exc:
+        raise CommandFailed(f"cannot write into {models_dir}: {exc.strerror or exc}") from None
     tmp = Path(tmp_name)
     try:
         digest = hashlib.sha256()

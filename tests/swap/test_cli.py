@@ -110,3 +110,59 @@ def test_modes_lists_what_each_mode_does(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "fast\n" in out and "standard\n" in out and "hq\n" in out
     assert "multi-band (Laplacian pyramid) blend" in out
+
+
+def one_line_error(capsys) -> str:
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and err.count("\n") == 1 and "Traceback" not in err, err
+    return err
+
+
+@pytest.mark.parametrize("content", [None, "{not json"], ids=["missing", "not-json"])
+def test_a_bad_models_manifest_is_one_line(tmp_path, capsys, content):
+    manifest = tmp_path / "manifest.json"
+    if content is not None:
+        manifest.write_text(content)
+    assert main(["models", "list", "--manifest", str(manifest)]) == 1
+    assert "cannot read the models manifest" in one_line_error(capsys)
+
+
+def test_installing_a_missing_wheel_is_one_line(tmp_path, capsys):
+    wheel = tmp_path / "mediapipe-0.10.21-cp311-cp311-manylinux_2_28_x86_64.whl"
+    assert main(["models", "install", str(wheel), "--models-dir", str(tmp_path / "models")]) == 1
+    assert "is not a file" in one_line_error(capsys)
+
+
+def test_a_models_folder_that_cannot_be_made_is_one_line(tmp_path, capsys):
+    model = tmp_path / "yoloface_8n.onnx"
+    model.write_bytes(b"weights")
+    (tmp_path / "blocker").write_text("a file, not a folder")
+    args = ["models", "install", str(model), "--trust-unverified", "--models-dir", str(tmp_path / "blocker" / "m")]
+    assert main(args) == 1
+    assert "cannot write into" in one_line_error(capsys)
+
+
+@pytest.mark.parametrize("action", [["versions"], ["canary", "yoloface_8n", "2"], ["promote", "yoloface_8n"]])
+def test_a_damaged_versions_file_is_one_line(tmp_path, capsys, action):
+    (tmp_path / "versions.json").write_text("{not json")
+    assert main(["models", *action, "--models-dir", str(tmp_path)]) == 1
+    assert "unreadable" in one_line_error(capsys)
+
+
+@pytest.mark.parametrize("env", [{"VISAGE_MAX_PIXELS": "lots"}, {"VISAGE_INFERENCE": "gpu"}])
+def test_a_bad_setting_is_one_line(photos, capsys, monkeypatch, env):
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    args = ["run", "--source", str(photos / "source.png"), "--target", str(photos / "target.jpg"),
+            "--output", str(photos / "setting.png")]
+    assert main(args) == 1
+    one_line_error(capsys)
+
+
+@pytest.mark.parametrize("quality", ["500", "-5", "0"])
+def test_a_quality_out_of_range_is_refused(photos, capsys, quality):
+    args = ["run", "--source", str(photos / "source.png"), "--target", str(photos / "target.jpg"),
+            "--output", str(photos / "q.jpg"), "--quality", quality]
+    with pytest.raises(SystemExit) as refused:
+        main(args)
+    assert refused.value.code == 2 and "--quality" in capsys.readouterr().err
