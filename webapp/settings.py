@@ -271,6 +271,11 @@ S3_PRESIGN_EXPIRY_S = env_int("S3_PRESIGN_EXPIRY_S", 3600)
 S3_PUBLIC_URL = env_str("S3_PUBLIC_URL", "").rstrip("/")
 if S3_PUBLIC_URL and not re.fullmatch(r"https?://[^/?#]+", S3_PUBLIC_URL):
     raise ImproperlyConfigured(f"S3_PUBLIC_URL must be http(s)://host[:port], not {S3_PUBLIC_URL!r}")
+# The site's public address (https://visage.example.com): the links in a job that is sent without a
+# request to take the address from (webhook bodies). Empty: those links are paths (/api/v1/jobs/…).
+PUBLIC_URL = env_str("VISAGE_PUBLIC_URL", "").rstrip("/")
+if PUBLIC_URL and not re.fullmatch(r"https?://[^/?#]+", PUBLIC_URL):
+    raise ImproperlyConfigured(f"VISAGE_PUBLIC_URL must be http(s)://host[:port], not {PUBLIC_URL!r}")
 S3_CONNECT_TIMEOUT_S = env_float("S3_CONNECT_TIMEOUT_S", 3.0)
 # Between bytes, not for a whole upload. A request S3 accepted but never answers (a frozen server) is
 # not retried (webapp/media/storage.py), so this bounds a submit against a frozen S3.

@@ -110,7 +110,9 @@ def job_payload(
     (warming_payload)."""
 
     def absolute(path: str) -> str:
-        return request.build_absolute_uri(path) if request is not None else path
+        if request is not None:
+            return request.build_absolute_uri(path)
+        return settings.PUBLIC_URL + path  # a webhook body: VISAGE_PUBLIC_URL, or the bare path
 
     queue_seconds = None
     if job.queued_at and job.started_at:

@@ -4,6 +4,7 @@ mid-try, a URL with a password in it is refused, and the Host header is the URL'
 
 from __future__ import annotations
 
+import json
 import re
 import socket
 import threading
@@ -208,3 +209,14 @@ def test_a_webhook_url_with_a_password_is_refused_at_submit(api_a, astronaut_pai
     refused = post_job(api_a, source, target, webhook_url=url)
     assert refused.status_code == 400, refused.content
     assert "user name or password" in refused.json()["errors"]["webhook_url"][0]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_links_in_a_webhook_body_are_absolute_with_the_public_url(api_a, astronaut_pair, receiver, settings):
+    """A receiver has no address to resolve `/api/v1/jobs/…` against; the API answer's are absolute."""
+    settings.PUBLIC_URL = "https://visage.example.com"
+    job_id = canceled_job(api_a, astronaut_pair, webhook_url=receiver.url)
+    drain([settings.WEBHOOK_QUEUE])
+    data = json.loads(receiver.requests[0][1])["data"]
+    assert data["urls"]["self"] == f"https://visage.example.com/api/v1/jobs/{job_id}"
+    assert all(url.startswith("https://visage.example.com/") for url in data["urls"].values() if url)
