@@ -27,12 +27,9 @@ pytestmark = pytest.mark.django_db(transaction=True)
 PASSWORD = "alice-pass-123"  # tests/conftest.py's user_a
 
 
-def stored_keys(user) -> list[str]:
-    return [
-        key
-        for bucket in (settings.S3_UPLOADS_BUCKET, settings.S3_RESULTS_BUCKET)
-        for key in storage.list_keys(bucket, prefix=f"{user.pk}/")
-    ]
+def stored_keys() -> list[str]:
+    """Everything in both buckets (every test starts with them empty; the user is the only one)."""
+    return [key for bucket in (settings.S3_UPLOADS_BUCKET, settings.S3_RESULTS_BUCKET) for key in storage.list_keys(bucket)]
 
 
 def sign_in_device() -> str:
@@ -66,7 +63,7 @@ def test_the_app_deletes_the_account_and_everything_stored_for_it(api_a, funded_
         "/api/v1/devices", {"platform": "fcm", "token": "fcm:" + "a" * 150, "app_id": "com.example.visage"},
         format="json",
     ).status_code == 201
-    assert stored_keys(funded_user)  # the result, its copies, the queued job's originals
+    assert stored_keys()  # the result, its copies, the queued job's originals
     balance = billing_selectors.account_balance(user=funded_user)
     assert balance.held > 0
     entries = LedgerEntry.objects.filter(account__user=funded_user).count()
@@ -81,7 +78,7 @@ def test_the_app_deletes_the_account_and_everything_stored_for_it(api_a, funded_
     assert not Job.objects.filter(owner=funded_user).exists()
     assert not DirectUpload.objects.filter(owner=funded_user).exists()
     assert not PushDevice.objects.filter(owner=funded_user).exists()
-    assert stored_keys(funded_user) == []
+    assert stored_keys() == []
     # Every way in is closed at once: the API token, the device's access token, the password.
     assert api_a.get("/api/v1/me").status_code == 401
     assert device.get("/api/v1/me").status_code == 401
@@ -136,5 +133,5 @@ def test_the_account_page_deletes_the_account_and_signs_out(funded_user, api_a, 
     assert "Your account and everything stored for it were deleted." in done.content.decode()
     assert not done.wsgi_request.user.is_authenticated
     assert browser.get("/account/").status_code == 302  # signed out: to the sign-in page
-    assert stored_keys(funded_user) == [] and not Job.objects.filter(owner=funded_user).exists()
+    assert stored_keys() == [] and not Job.objects.filter(owner=funded_user).exists()
     assert billing_selectors.account_balance(user=funded_user).balance < Decimal("1000")  # the swap was paid for

@@ -171,3 +171,14 @@ def test_sharing_is_on_out_of_the_box(funded_user):
     assert 'id="share"' in html and "onfocus=" not in html  # no inline handler (the CSP blocks them)
     assert client.post(f"/jobs/{job.id}/share").status_code == 302
     assert ShareLink.objects.filter(job=job).count() == 1
+
+
+def test_the_share_page_does_not_tell_the_owners_account_id(funded_user, user_b, settings):
+    """The page's URLs name the result's key: with the owner's (sequential) account id in it, anyone
+    holding two links could tell they are the same person's, and how many accounts there are."""
+    settings.SHARE_LINKS_ENABLED = True
+    job = stored_result_job(user_b, width=200, height=200)
+    _, token, _ = sharing.share_link_create(job=job)
+    html = Client().get(f"/s/{token}/").content.decode()
+    assert "X-Amz-Signature" in html  # the page shows the result
+    assert f"/{settings.S3_RESULTS_BUCKET}/{user_b.id}/" not in html

@@ -190,8 +190,10 @@ def store_result(
     so a crop keeps it), carry the metadata label, and are signed with `claim` when given: no
     unlabelled copy of a result is ever stored where a user can fetch it."""
     # The attempt in the key: an attempt the sweeper superseded (its worker was only slow) that ends
-    # after the live one discards its own result, not the one the job shows (same keys before).
-    key = f"{job.owner_id}/{job.id}.a{job.attempts}.{extension}"
+    # after the live one discards its own result, not the one the job shows (same keys before). No
+    # owner in it: a share page's URLs name the key, and the owner's account id would tell anyone
+    # with a link who else's shares are the same person's (the job id is random).
+    key = f"{job.id}.a{job.attempts}.{extension}"
     storage.put_bytes(settings.S3_RESULTS_BUCKET, key, data, media_type)
     jpeg = cv2.imencode(".jpg", before, [cv2.IMWRITE_JPEG_QUALITY, 88])[1].tobytes()
     storage.put_bytes(settings.S3_RESULTS_BUCKET, before_key_for(key), jpeg, "image/jpeg")
