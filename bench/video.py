@@ -147,7 +147,7 @@ def _job_tail(pipeline, clip, part, directory, result, info, spec) -> None:
     Django: join + audio mux, the original's poster frame decoded by seeking, and output
     moderation's face analysis of the kept frames (the NSFW model is not timed here)."""
     started = time.perf_counter()
-    io.join_parts([part], directory / "result.mp4", fps=info.fps, audio_from=clip)
+    io.join_parts([part], directory / "result.mp4", fps=info.fps, original=clip)
     joined = time.perf_counter()
     index, _ = min(result.kept, key=lambda item: abs(item[0] - info.frames // 2))
     next(io.read_frames(clip, start=index, stop=index + 1, size=(spec.width, spec.height)))

@@ -8,6 +8,7 @@ encoded with identical settings and no B-frames, so their packets can be concate
 
 from __future__ import annotations
 
+import bisect
 import heapq
 import math
 from collections.abc import Iterator
@@ -226,16 +227,22 @@ def read_frames(
 ) -> Iterator[np.ndarray]:
     """BGR frames [start, stop) by index, upright, scaled to `size` (display width, height).
 
-    A later segment seeks to the keyframe before `start` and numbers frames from that keyframe's
-    timestamp (constant frame rate assumed, as the encoder writes); frames before `start` are
-    decoded and dropped, so each cut is exact. Every frame has the first one's size (what the
-    upload was checked, priced and screened at): one that changes it is InvalidVideo.
+    A later segment seeks to the keyframe before frame `start` and numbers each frame by its rank
+    among the stream's presentation times (read by demuxing: no frame rate assumed, so a clip whose
+    rate varies, a phone dropping from 30 to 15 frames/s in low light, is cut where segment 0 counts
+    too); frames before `start` are decoded and dropped, so each cut is exact. Every frame has the
+    first one's size (what the upload was checked, priced and screened at): one that changes it is
+    InvalidVideo.
     """
     with _open(source, max_pixels) as container:
         stream = container.streams.video[0]
         stream.thread_type = "AUTO"
         _limit_decoder(stream, max_pixels)
-        fps = _fps(stream)
+        _fps(stream)  # refused here too: a clip without a usable frame rate cannot be timed
+        times = None
+        if start > 0:  # every frame's presentation time, by demuxing alone; then back to the start
+            times = sorted(p.pts for p in container.demux(stream) if p.size and p.pts is not None)
+            container.seek(0, stream=stream, backward=True)
         frames = container.decode(stream)
         try:
             first = next(frames)
@@ -245,14 +252,15 @@ def read_frames(
             raise InvalidVideo(f"The video stream could not be decoded ({exc}).") from exc
         rotation = _rotation(first)
         index, pending = 0, first
-        if start > 0 and first.pts is not None:
-            target_pts = first.pts + int(start / fps / stream.time_base)
-            container.seek(max(first.pts, target_pts), stream=stream, backward=True)
+        if times is not None and first.pts is not None:
+            if start >= len(times):
+                return
+            container.seek(times[start], stream=stream, backward=True)
             frames = container.decode(stream)
             pending = next(frames, None)
             if pending is None or pending.pts is None:
                 return
-            index = round((pending.pts - first.pts) * stream.time_base * fps)
+            index = bisect.bisect_left(times, pending.pts)
             if index > start:  # the seek overshot (broken index): decode from the start instead
                 container.seek(0, stream=stream, backward=True)
                 frames, index = container.decode(stream), 0
@@ -370,13 +378,16 @@ class PartWriter:
 
 
 def _video_packets(
-    parts: list[Path], out_stream, fps: Fraction, start: int = 0
+    parts: list[Path], out_stream, fps: Fraction, times: list[int] | None = None
 ) -> Iterator[tuple[float, av.Packet]]:
-    """Every part's packets renumbered onto one timeline (frame index + frames before this part),
-    from frame `start` (a picture that began after its sound keeps its place against the sound)."""
-    offset = start
+    """Every part's packets on one timeline: frame i (its index in the part + the frames before the
+    part) at `times[i]`, ticks of out_stream.time_base (the original's presentation times), or at
+    i / fps without them."""
+    offset = 0
     extradata = None
-    frame_tb = 1 / fps
+    tick = out_stream.time_base
+    per_frame = max(1, round(1 / (fps * tick)))
+    previous = None
     for part in parts:
         with av.open(str(part)) as container:
             stream = container.streams.video[0]
@@ -389,13 +400,29 @@ def _video_packets(
                 if packet.size == 0 or packet.pts is None:
                     continue
                 index = round(packet.pts * packet.time_base * fps) + offset
-                packet.pts = packet.dts = index
-                packet.duration = 1  # in frames, like pts (the part's own time base is gone)
-                packet.time_base = frame_tb
+                if times is not None and index < len(times):
+                    pts = times[index]
+                else:  # no timeline, or past its end (a frame the demuxer did not count)
+                    pts = index * per_frame if previous is None else previous + per_frame
+                pts = pts if previous is None else max(previous + 1, pts)  # parts have no B-frames
+                packet.pts = packet.dts = pts
+                packet.duration = per_frame
+                packet.time_base = tick
                 packet.stream = out_stream
+                previous = pts
                 count += 1
-                yield float(index * frame_tb), packet
+                yield float(pts * tick), packet
             offset += count
+
+
+def _frame_times(source: Source, tick: Fraction) -> list[int]:
+    """Each frame's presentation time in the original, in order, as ticks (never before 0): a
+    variable frame rate, a header rate that is not the frames' own, and a picture that starts after
+    its sound are all kept."""
+    with _open(source) as container:
+        stream = container.streams.video[0]
+        times = sorted(p.pts for p in container.demux(stream) if p.size and p.pts is not None)
+        return [max(0, round(pts * stream.time_base / tick)) for pts in times]
 
 
 def _audio_packets(source: Source, out_container) -> Iterator[tuple[float, av.Packet]]:
@@ -435,6 +462,9 @@ def _audio_packets(source: Source, out_container) -> Iterator[tuple[float, av.Pa
         container.close()
 
 
+# The joined result's video time base: fine enough for any frame time of the original.
+TIMELINE_TICK = Fraction(1, 90_000)
+
 # Tags the MP4 muxer writes as iTunes-style items; any other key needs `use_metadata_tags`.
 MP4_STANDARD_TAGS = {"title", "comment", "description", "artist", "album", "date", "genre", "copyright"}
 
@@ -444,10 +474,13 @@ def join_parts(
     output: str | Path,
     *,
     fps: Fraction,
-    audio_from: Source | None,
+    original: Source | None,
     metadata: dict[str, str] | None = None,
 ) -> int:
     """Concatenate parts' video packets and mux the original audio once; MP4 with faststart.
+
+    `original`: the clip the parts were made from; its sound is muxed as it is and each frame is
+    shown at its time there (the parts are numbered by frame, at `fps`). None: no sound, frames at `fps`.
 
     `metadata` goes into the container (e.g. an AI-generated label); keys MP4 has no standard tag for
     (GB 45438's `AIGC`) are written as `mdta` metadata items. Returns the frames written.
@@ -460,18 +493,18 @@ def join_parts(
         out.metadata.update(metadata or {})
         with av.open(str(parts[0])) as first:
             video_stream = out.add_stream_from_template(first.streams.video[0])
-        video_stream.time_base = 1 / fps
-        has_audio = False
-        if audio_from is not None:
-            with _open(audio_from) as probe_container:
+        times, has_audio = None, False
+        if original is not None:
+            video_stream.time_base = TIMELINE_TICK
+            times = _frame_times(original, TIMELINE_TICK)
+            with _open(original) as probe_container:
                 has_audio = bool(probe_container.streams.audio)
-        # The audio keeps its times, so the picture starts where it started in the original (a clip
-        # trimmed without re-encoding, a screen recording), not earlier than its sound.
-        start = round(_first_video_time(audio_from) * fps) if has_audio else 0
-        streams: list[Iterator[tuple[float, av.Packet]]] = [_video_packets(parts, video_stream, fps, start)]
+        else:
+            video_stream.time_base = 1 / fps
+        streams: list[Iterator[tuple[float, av.Packet]]] = [_video_packets(parts, video_stream, fps, times)]
         if has_audio:
             # Run the generator to its first yield so the audio stream exists before muxing starts.
-            streams.append(_primed(_audio_packets(audio_from, out)))
+            streams.append(_primed(_audio_packets(original, out)))
         frames = 0
         # Interleave by time: players reading the file progressively need audio near its video.
         for _, packet in heapq.merge(*streams, key=lambda item: item[0]):
@@ -479,20 +512,6 @@ def join_parts(
                 frames += 1
             out.mux(packet)
     return frames
-
-
-def _first_video_time(source: Source) -> float:
-    """When the picture starts, in seconds (the earliest of the first packets: B-frames come out of
-    order), never before 0."""
-    with _open(source) as container:
-        stream = container.streams.video[0]
-        times = []
-        for packet in container.demux(stream):
-            if packet.pts is not None and packet.size:
-                times.append(packet.pts * packet.time_base)
-            if len(times) >= 16:
-                break
-    return max(0.0, float(min(times))) if times else 0.0
 
 
 def _primed(generator: Iterator[tuple[float, av.Packet]]) -> Iterator[tuple[float, av.Packet]]:

@@ -211,7 +211,7 @@ def swap_video(
         )
         if result.swapped_frames == 0:
             raise NoFaceInVideo()
-        io.join_parts([part], output, fps=result.fps, audio_from=video if info.has_audio else None)
+        io.join_parts([part], output, fps=result.fps, original=video)
     finally:
         part.unlink(missing_ok=True)
     return result

@@ -119,7 +119,7 @@ def test_segments_join_without_repeated_or_dropped_frames(pipeline, source, clip
         process_clip(pipeline, source, path, part, size=(256, 256), start=segment.start, stop=segment.stop)
         parts.append(part)
     joined = tmp_path / "joined.mp4"
-    assert io.join_parts(parts, joined, fps=io.probe(path).fps, audio_from=path) == spec.frames
+    assert io.join_parts(parts, joined, fps=io.probe(path).fps, original=path) == spec.frames
 
     whole = tmp_path / "whole.mp4"
     swap_video(pipeline, source, path, whole)

@@ -96,7 +96,7 @@ def test_an_mp4_carries_the_aigc_object_through_signing(gb, tmp_path):
         for i in range(5):
             writer.write(np.full((48, 64, 3), 40 * i, np.uint8))
     joined = tmp_path / "joined.mp4"
-    video_io.join_parts([part], joined, fps=Fraction(10), audio_from=None, metadata=aigc.video_metadata(JOB))
+    video_io.join_parts([part], joined, fps=Fraction(10), original=None, metadata=aigc.video_metadata(JOB))
     signed = provenance.sign_file(joined, media_type="video/mp4", claim=claim("video/mp4"))
     data = signed.read_bytes()
     label = aigc.gb45438_label_of(data)

@@ -214,7 +214,7 @@ def finish(
             parts,
             output,
             fps=info.fps,
-            audio_from=target if info.has_audio else None,
+            original=target,
             metadata=video_metadata(job.id),
         )
     join_ms = (time.perf_counter() - joining) * 1000
