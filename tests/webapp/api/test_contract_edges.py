@@ -12,6 +12,7 @@ from tests.helpers import sse
 from tests.helpers.direct_uploads import start_upload
 from tests.helpers.openapi import assert_conforms
 from tests.webapp.conftest import post_job
+from webapp.jobs.services import lifecycle
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -73,8 +74,6 @@ def test_a_last_event_id_from_the_future_resets_the_client(api_a, astronaut_pair
 
 # A job that failed before it was ever screened was not passed by moderation.
 def test_a_job_failed_before_screening_was_not_passed_by_moderation(api_a, astronaut_pair):
-    from webapp.jobs.services import lifecycle
-
     source, target, _ = astronaut_pair
     job_id = post_job(api_a, source, target).json()["id"]
     assert lifecycle.job_fail(job_id, code="engine_error", message="Screening could not run.")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from django.test import Client
 
 from tests.webapp.conftest import drain, post_job
 
@@ -10,8 +11,6 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def test_healthz_reports_the_real_stack(api_a, astronaut_pair):
-    from django.test import Client
-
     source, target, _ = astronaut_pair
     post_job(api_a, source, target)
     drain()
@@ -22,8 +21,6 @@ def test_healthz_reports_the_real_stack(api_a, astronaut_pair):
 
 def test_healthz_on_a_web_image_without_the_detectors(monkeypatch):
     """The web image has no nudenet (deploy/Containerfile): /healthz stays healthy and says so."""
-    from django.test import Client
-
     from moderation import selectors
 
     def without_nudenet():
@@ -38,8 +35,6 @@ def test_healthz_on_a_web_image_without_the_detectors(monkeypatch):
 def test_healthz_says_what_is_down_but_not_how(settings, caplog):
     """The public probe names the dependency; the address and the client's error text go to the log."""
     import socket
-
-    from django.test import Client
 
     with socket.socket() as unused:
         unused.bind(("127.0.0.1", 0))
@@ -56,8 +51,6 @@ def test_healthz_says_what_is_down_but_not_how(settings, caplog):
 def test_healthz_keeps_the_moderation_set_up_for_operators(settings, admin_client, django_user_model):
     """Anyone may probe readiness; only an operator (the metrics key, or staff) learns which checks
     are off and how many blocked terms and protected people there are: what to get past."""
-    from django.test import Client
-
     settings.METRICS_KEY = "operators-metrics-key"
     anonymous = Client().get("/healthz")
     assert anonymous.status_code == 200
