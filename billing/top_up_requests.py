@@ -68,8 +68,8 @@ def top_up_request_fulfil(*, request_id: int, actor) -> TopUpRequest | None:
     """Add the credits asked for and close the request; None when it was no longer open."""
     with transaction.atomic():
         request = TopUpRequest.objects.select_for_update().select_related("account__user").get(pk=request_id)
-        if request.status != TopUpRequest.Status.OPEN:
-            return None
+        if request.status != TopUpRequest.Status.OPEN or not request.account.user.is_active:
+            return None  # handled already, or its account was closed (deleted) since
         entry = services.account_top_up(
             user=request.account.user,
             amount=request.credits,
@@ -87,6 +87,13 @@ def top_up_request_decline(*, request_id: int, actor) -> bool:
         TopUpRequest.objects.filter(pk=request_id, status=TopUpRequest.Status.OPEN).update(
             status=TopUpRequest.Status.DECLINED, handled_by=actor, handled_at=timezone.now()
         )
+    )
+
+
+def top_up_requests_close(*, user) -> int:
+    """Decline a closing account's open requests and forget their notes (free text); how many."""
+    return TopUpRequest.objects.filter(account__user=user, status=TopUpRequest.Status.OPEN).update(
+        status=TopUpRequest.Status.DECLINED, note="", handled_at=timezone.now()
     )
 
 

@@ -214,6 +214,16 @@ def screen_output(*, subject_id: uuid.UUID, pixels: np.ndarray) -> ScreeningOutc
     return _record(subject_id, Stage.OUTPUT, [image], findings, started)
 
 
+def subject_forget(*, subject_id: uuid.UUID) -> int:
+    """A deleted job's allowed images are forgotten: their hashes (SHA-256, pHash, dHash) could still
+    show that a person uploaded a given photo. What was rejected or marked known-bad stays, as the
+    verdicts do (the audit of what was refused, and the hashes that refuse it again). How many."""
+    deleted, _ = ModerationRecord.objects.filter(
+        verdict__subject_id=subject_id, known_bad=False, decision=Decision.ALLOW
+    ).delete()
+    return deleted
+
+
 def warm_up() -> dict[str, float]:
     """Load every configured model once, at worker start, so the first job doesn't pay for it.
     Returns the seconds each took (the worker prints them: where a slow start goes)."""

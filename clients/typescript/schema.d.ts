@@ -1277,7 +1277,7 @@ export interface components {
              * @description stable machine code
              * @enum {string}
              */
-            code: "access_token_expired" | "authentication_failed" | "bad_request" | "blocked_text" | "checksum_mismatch" | "consent_required" | "content_rejected" | "corrupt_image" | "corrupt_video" | "device_signed_out" | "empty_file" | "file_too_large" | "idempotency_key_mismatch" | "image_too_large" | "image_too_small" | "insufficient_credits" | "invalid_idempotency_key" | "invalid_image" | "invalid_option" | "invalid_refresh_token" | "job_not_cancelable" | "job_not_shareable" | "method_not_allowed" | "missing_file" | "no_face_detected" | "not_acceptable" | "not_authenticated" | "not_found" | "originals_deleted" | "parse_error" | "password_incorrect" | "payment_provider_error" | "payments_not_configured" | "permission_denied" | "protected_identity" | "refresh_token_expired" | "refresh_token_reused" | "request_too_large" | "server_error" | "service_unavailable" | "share_links_disabled" | "staff_account" | "throttled" | "too_many_failed_logins" | "too_many_fields" | "too_many_files" | "too_many_frames" | "too_many_waits" | "unsupported_media_type" | "unsupported_media_type_header" | "upload_incomplete" | "upload_not_found" | "upload_not_ready" | "validation_error" | "video_too_large" | "video_too_long" | "video_too_small";
+            code: "access_token_expired" | "account_closed" | "authentication_failed" | "bad_request" | "blocked_text" | "checksum_mismatch" | "consent_required" | "content_rejected" | "corrupt_image" | "corrupt_video" | "device_signed_out" | "empty_file" | "file_too_large" | "idempotency_key_mismatch" | "image_too_large" | "image_too_small" | "insufficient_credits" | "invalid_idempotency_key" | "invalid_image" | "invalid_option" | "invalid_refresh_token" | "job_not_cancelable" | "job_not_shareable" | "method_not_allowed" | "missing_file" | "no_face_detected" | "not_acceptable" | "not_authenticated" | "not_found" | "originals_deleted" | "parse_error" | "password_incorrect" | "payment_provider_error" | "payments_not_configured" | "permission_denied" | "protected_identity" | "refresh_token_expired" | "refresh_token_reused" | "request_too_large" | "server_error" | "service_unavailable" | "share_links_disabled" | "staff_account" | "throttled" | "too_many_failed_logins" | "too_many_fields" | "too_many_files" | "too_many_frames" | "too_many_waits" | "unsupported_media_type" | "unsupported_media_type_header" | "upload_incomplete" | "upload_not_found" | "upload_not_ready" | "validation_error" | "video_too_large" | "video_too_long" | "video_too_small";
             /** @description the request's path */
             instance: string | null;
             /** @description quote it to support (X-Request-ID) */
@@ -2414,6 +2414,16 @@ export interface operations {
             };
             /** @description RFC 9457 application/problem+json with a stable `code` */
             402: {
+                headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 application/problem+json with a stable `code` */
+            403: {
                 headers: {
                     "Content-Language": components["headers"]["ContentLanguage"];
                     [name: string]: unknown;

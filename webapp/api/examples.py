@@ -356,6 +356,7 @@ PROBLEMS = {
 # Where an operation's own refusal for a status is not the usual one.
 OPERATION_PROBLEMS = {
     ("uploads_retrieve", "404"): ("upload_not_found", "No upload with this id.", None),
+    ("jobs_create", "403"): ("account_closed", "This account was deleted; nothing was stored or charged.", None),
     ("jobs_create", "404"): ("upload_not_found", "No upload with this id.", None),
     ("jobs_create", "409"): ("upload_not_ready", "The upload is not complete yet: send its parts, then complete it.", None),
     ("uploads_complete", "404"): ("upload_not_found", "No upload with this id.", None),

@@ -90,8 +90,8 @@ class JobListCreateView(ThrottledView):
                 description="The kind of client, for its defaults (resolution: mobile 720p, web 1080p).",
             ),
         ],
-        responses={201: JOB, 400: PROBLEM, 401: PROBLEM, 402: PROBLEM, 404: PROBLEM, 409: PROBLEM, 415: PROBLEM,
-                   422: PROBLEM, 429: PROBLEM},
+        responses={201: JOB, 400: PROBLEM, 401: PROBLEM, 402: PROBLEM, 403: PROBLEM, 404: PROBLEM, 409: PROBLEM,
+                   415: PROBLEM, 422: PROBLEM, 429: PROBLEM},
         summary="Create a face-swap job",
     )
     def post(self, request):

@@ -83,6 +83,7 @@ TITLES = {
     "device_signed_out": gettext_lazy("This device was signed out"),
     "password_incorrect": gettext_lazy("The password is wrong"),
     "staff_account": gettext_lazy("Staff accounts are closed in the admin"),
+    "account_closed": gettext_lazy("This account was deleted"),
 }
 # Every `code` a problem can carry: the OpenAPI schema's closed enum (webapp.api.schema).
 PROBLEM_CODES = tuple(sorted(TITLES))

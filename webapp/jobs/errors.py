@@ -14,6 +14,13 @@ class JobError(Exception):
         self.field = field
 
 
+class AccountClosed(JobError):
+    """The account was deleted while this request was on its way (it signed in before)."""
+
+    code = "account_closed"
+    status = 403
+
+
 class InvalidOption(JobError):
     """A request field that is well-formed but cannot work (names a photo that was not sent, …)."""
 

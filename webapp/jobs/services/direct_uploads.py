@@ -164,8 +164,11 @@ def direct_upload_complete(*, upload: DirectUpload) -> DirectUpload:
         completed_at=now,
         expires_at=now + timedelta(seconds=settings.DIRECT_UPLOAD_EXPIRY_S),
     )
-    upload.refresh_from_db()
-    return upload
+    current = DirectUpload.objects.filter(id=upload.id).first()
+    if current is None:  # deleted meanwhile (its owner's account): the file joined just now goes too
+        storage.delete(settings.S3_UPLOADS_BUCKET, upload.s3_key)
+        raise UploadNotFound(_("No upload with this id."), field="upload")
+    return current
 
 
 def _stored_parts(upload: DirectUpload) -> list[multipart.StoredPart] | None:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext, gettext_noop
@@ -26,7 +27,13 @@ from webapp.media.validation import MediaInfo, inspect_upload
 
 from .. import dispatch, events
 from ..choices import UploadRole
-from ..errors import ConsentRequired, IdempotencyKeyMismatch, InvalidIdempotencyKey, InvalidOption
+from ..errors import (
+    AccountClosed,
+    ConsentRequired,
+    IdempotencyKeyMismatch,
+    InvalidIdempotencyKey,
+    InvalidOption,
+)
 from ..models import Job, Upload
 from . import direct_uploads
 
@@ -205,6 +212,10 @@ def job_create(
             if not info.stored_key:
                 storage.put_bytes(settings.S3_UPLOADS_BUCKET, keys[name], info.data, info.media_type)
         with transaction.atomic():
+            # The owner's row, locked: an account being deleted (accounts.deletion locks it to close
+            # it) either sees this job in its last pass or is closed before the job is recorded.
+            if not get_user_model().objects.select_for_update().filter(pk=user.pk, is_active=True).values("pk"):
+                raise AccountClosed(_("This account was deleted; nothing was stored or charged."))
             direct_uploads.direct_uploads_consume(
                 user=user, keys=[info.stored_key for info in files.values() if info.stored_key]
             )

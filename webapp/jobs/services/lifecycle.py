@@ -105,7 +105,9 @@ def job_reject(
 
 def job_review_approve(job_id: uuid.UUID) -> bool:
     """A moderator approved a job waiting in review: inputs go to the GPU; a held result is published."""
-    job = Job.objects.get(id=job_id)
+    job = Job.objects.filter(id=job_id).first()
+    if job is None:  # deleted while the moderator looked (its owner deleted it, or the account)
+        return False
     if job.result_key:
         return _succeed_after_review(job)
     return job_enqueue_gpu(job_id, from_states=[JobState.REVIEW])

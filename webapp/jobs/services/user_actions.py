@@ -8,6 +8,7 @@ from django.db.models import F
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 
+from moderation import services as moderation_services
 from webapp.media import storage
 
 from .. import dispatch, events, sharing
@@ -63,6 +64,7 @@ def job_delete(*, job: Job) -> None:
     uploads_purge(job)
     upload_ids = [job.source_id, job.target_id, *job.extra_sources.values_list("id", flat=True)]
     events.job_deleted(job_id=job.id, owner_id=job.owner_id, state=job.state, version=job.version)
+    moderation_services.subject_forget(subject_id=job.id)  # the hashes of its allowed photos
     job.delete()
     Upload.objects.filter(id__in=upload_ids).delete()
 

@@ -21,9 +21,10 @@ from webapp.media.choices import MediaKind
 from webapp.telemetry import metrics
 
 from .. import face_analysis
-from ..choices import JobState
+from ..choices import TERMINAL_STATES, JobState
 from ..models import Job, Upload
 from ..services import lifecycle
+from ..states import current
 from .common import resize_for_resolution, source_uploads, swap_options_for
 
 logger = logging.getLogger(__name__)
@@ -80,6 +81,12 @@ def _screen(job_id: uuid.UUID) -> None:
         )
         if outcome.decision != "reject":  # stored before the job can reach a GPU worker
             analyses.save()
+            now = current(job_id)
+            if now is None or now[0] in TERMINAL_STATES:
+                # Deleted (its owner's account too) or canceled while it was screened: the faces
+                # analysed must not outlive it, not even until the orphan sweep.
+                storage.delete(settings.S3_UPLOADS_BUCKET, analyses.key)
+                return
     if outcome.decision == "allow" and (missing := _missing_face(job, target_faces)) is not None:
         # A face picked by number that the target does not have: said now, before any GPU time.
         lifecycle.job_fail(job_id, code=missing.code, message=str(missing), from_states=[JobState.SCREENING])

@@ -2,6 +2,7 @@ from enum import StrEnum
 
 class ProblemCode(StrEnum):
     ACCESS_TOKEN_EXPIRED = "access_token_expired"
+    ACCOUNT_CLOSED = "account_closed"
     AUTHENTICATION_FAILED = "authentication_failed"
     BAD_REQUEST = "bad_request"
     BLOCKED_TEXT = "blocked_text"
