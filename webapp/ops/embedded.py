@@ -6,10 +6,12 @@ no REDIS_URL / S3_ENDPOINT is configured. Production points at real Redis and Mi
 
 from __future__ import annotations
 
+import ctypes
 import importlib.util
 import os
 import secrets
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -41,6 +43,10 @@ class ServerProcess:
     url: str
     log_path: Path
 
+    @property
+    def port(self) -> int:
+        return int(self.url.rsplit(":", 1)[1].split("/")[0])
+
     def stop(self, timeout_s: float = 10.0) -> None:
         if self.process.poll() is not None:
             return
@@ -50,6 +56,17 @@ class ServerProcess:
         except subprocess.TimeoutExpired:
             self.process.kill()
             self.process.wait()
+
+
+PR_SET_PDEATHSIG = 1
+
+
+def die_with_parent() -> None:
+    """In a child, before exec (Popen's preexec_fn): SIGTERM when the process that started it dies,
+    however it dies (kill -9 included), so no server or worker is left holding its port. Linux only
+    (elsewhere nothing: stop them by hand after such a kill)."""
+    if sys.platform.startswith("linux"):
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
 def free_port() -> int:
@@ -201,7 +218,9 @@ def start_redis(data_dir: Path, port: int | None = None, *, persist: bool = True
     log_path = data_dir / "redis.log"
     args = [redis_server_binary(), "--port", str(port), "--bind", "127.0.0.1", "--dir", str(data_dir)]
     args += ["--appendonly", "yes"] if persist else ["--save", "", "--appendonly", "no"]
-    process = subprocess.Popen(args, stdout=log_path.open("ab"), stderr=subprocess.STDOUT, start_new_session=True)
+    process = subprocess.Popen(
+        args, stdout=log_path.open("ab"), stderr=subprocess.STDOUT, start_new_session=True, preexec_fn=die_with_parent
+    )
     _wait_for_port(port, process, "redis-server", log_path, timeout_s=15)
     server = ServerProcess("redis", process, f"redis://127.0.0.1:{port}/0", log_path)
     _check_owner(server, port, redis_process_id(port) or -1)
@@ -260,7 +279,7 @@ def start_s3(data_dir: Path, access_key: str, secret_key: str, port: int | None 
         args += WEED_HARDENING
         _write_weed_security(data_dir)
     process = subprocess.Popen(args, stdout=log_path.open("ab"), stderr=subprocess.STDOUT, env=env,
-                               cwd=data_dir, start_new_session=True)
+                               cwd=data_dir, start_new_session=True, preexec_fn=die_with_parent)
     _wait_for_port(port, process, "S3 server", log_path, timeout_s=60)
     server = ServerProcess("s3", process, f"127.0.0.1:{port}", log_path)
     _check_owner(server, port, answering_pid=None)

@@ -5,8 +5,11 @@ set) and, with `--inference triton` (`make run INFERENCE=triton`), the Triton st
 (`python -m swap serve`) on free ports of 127.0.0.1 (never the site's :8000), migrates, makes the
 demo user, then runs VISAGE_MODERATION_WORKERS moderation workers (half the cores by default), one
 webhook worker, one GPU-queue worker and RQ's scheduler, and the web server once the workers take
-jobs, restarting a worker that exits (they recycle after N jobs). Ctrl-C stops every process it
-started; data stays under VISAGE_DATA_DIR.
+jobs, restarting a worker that exits (they recycle after N jobs) and an embedded server that dies.
+Ctrl-C, SIGTERM or SIGHUP (also while starting) stops every process it started, each with its own
+children; a kill -9 of this supervisor ends them too (the kernel's parent-death signal, Linux). The
+site's port in use is refused before anything starts, and a web server that dies ends the run with
+a non-zero status. Data stays under VISAGE_DATA_DIR.
 """
 
 from __future__ import annotations
@@ -63,9 +66,20 @@ class Command(BaseCommand):
         parser.add_argument("--triton-venv", type=Path, default=launcher.DEFAULT_VENV, help="Triton's own venv")
 
     def handle(self, *args, addr, inference, triton_venv, **options):
-        servers = []
+        servers: list[embedded.ServerProcess] = []
         started: dict[str, tuple[list[str], subprocess.Popen]] = {}
+        web_exit = None
+        # A stop while starting (SIGTERM), or the terminal closing (SIGHUP), still runs the clean-up
+        # below: their default action ended this process and left the servers it had started running.
+        for signum in (signal.SIGTERM, signal.SIGHUP):
+            signal.signal(signum, _exit_on_signal)
         try:
+            port = int(addr.rsplit(":", 1)[1])
+            if not embedded.port_is_free(port):  # found now, not after every worker has loaded its models
+                raise CommandError(
+                    f"port {port} (--addr {addr}) is already in use by {embedded.port_holder(port)}: stop that, "
+                    "or give another address with --addr"
+                )
             self._lock_data_dir()
             if "REDIS_URL" not in os.environ:
                 servers.append(self.start_redis())
@@ -82,13 +96,15 @@ class Command(BaseCommand):
             if triton is not None:
                 self.wait_for_triton(triton[1])  # the examples below run models in it
             call_command("visage_examples")  # the landing page's examples, made on the first start
-            self._supervise(addr, started)
+            web_exit = self._supervise(addr, started, servers)
         finally:
             for _, process in started.values():
                 _stop(process)
             for server in reversed(servers):
                 server.stop()
             self.stdout.write("stopped; data kept in " + str(settings.DATA_DIR))
+        if web_exit is not None:  # a failure: a script, systemd's Restart=on-failure or CI must see it
+            raise CommandError(f"the web server exited with {web_exit}; see above")
 
     def _lock_data_dir(self) -> None:
         """One `visage_run` per data directory: two would run two Redis and S3 servers on the same
@@ -167,7 +183,7 @@ class Command(BaseCommand):
             "--work-dir", str(settings.DATA_DIR / "triton"), "--bind-address", "127.0.0.1",
             "--http-port", str(http_port), "--grpc-port", str(grpc_port), "--metrics-port", str(metrics_port),
         ]  # fmt: skip
-        process = subprocess.Popen(command)
+        process = _spawn(command)
         url = f"grpc://127.0.0.1:{grpc_port}"
         os.environ["VISAGE_INFERENCE"] = settings.VISAGE_INFERENCE = "triton"
         os.environ["VISAGE_TRITON_URL"] = settings.VISAGE_TRITON_URL = url
@@ -249,7 +265,27 @@ class Command(BaseCommand):
             CreditPack.objects.create(name=name, credits=credits, price=price, currency=currency, position=position)
         self.stdout.write(f"credit packs: made {len(DEFAULT_PACKS)} default packs (edit them in the admin)")
 
-    def _supervise(self, addr: str, started: dict[str, tuple[list[str], subprocess.Popen]]) -> None:
+    def _restart_server(self, server: embedded.ServerProcess) -> embedded.ServerProcess:
+        """The embedded Redis or S3 server again, on its port and data (the workers' URLs stay)."""
+        self.stdout.write(self.style.WARNING(
+            f"{server.name}: exited ({server.process.returncode}); restarting on port {server.port} "
+            f"(its log: {server.log_path})"
+        ))
+        if server.name == "redis":
+            return embedded.start_redis(settings.DATA_DIR / "redis", port=server.port)
+        return embedded.start_s3(
+            settings.DATA_DIR / "s3", settings.S3_ACCESS_KEY, settings.S3_SECRET_KEY, port=server.port
+        )
+
+    def _supervise(
+        self,
+        addr: str,
+        started: dict[str, tuple[list[str], subprocess.Popen]],
+        servers: list[embedded.ServerProcess],
+    ) -> int | None:
+        """Runs until stopped; returns the web server's exit status when that is what ended it.
+        A worker that exits is started again, and so is an embedded server (`servers`, replaced in
+        place): without it every worker failed to connect and was restarted for ever."""
         manage = [sys.executable, str(settings.BASE_DIR / "manage.py")]
         host, port = addr.rsplit(":", 1)
         commands = {
@@ -275,20 +311,21 @@ class Command(BaseCommand):
         # The scheduler and the webhook worker start with the site: they take no part in a first swap,
         # and would only share the CPU with the workers' start.
         later = ["webhook-worker", "scheduler", "web"]
-        processes = {name: subprocess.Popen(cmd) for name, cmd in commands.items() if name not in later}
+        processes = {name: _spawn(cmd) for name, cmd in commands.items() if name not in later}
         for name, (command, process) in started.items():  # already running (Triton)
             commands[name], processes[name] = command, process
         self.stdout.write("workers: loading their models…")
         waiting_since = time.monotonic()
         web_started = False
+        web_exit = None
         stopping = False
 
         def stop(signum, frame):
             nonlocal stopping
             stopping = True
 
-        signal.signal(signal.SIGINT, stop)
-        signal.signal(signal.SIGTERM, stop)
+        for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+            signal.signal(signum, stop)
         try:
             while not stopping:
                 if not web_started and (
@@ -301,35 +338,56 @@ class Command(BaseCommand):
                         self.stdout.write(self.style.WARNING(
                             f"workers: not ready after {waited_s:.0f} s; starting the site, which says so"
                         ))
-                    processes.update({name: subprocess.Popen(commands[name]) for name in later})
+                    processes.update({name: _spawn(commands[name]) for name in later})
                     web_started = True
                     self.stdout.write(self.style.SUCCESS(f"Visage is starting on http://{addr}/  (Ctrl-C stops everything)"))
+                for index, server in enumerate(servers):
+                    if server.process.poll() is not None and not stopping:
+                        servers[index] = self._restart_server(server)
                 for name, process in list(processes.items()):
                     if process.poll() is not None and not stopping:
                         if name == "web":
                             self.stderr.write(f"web server exited with {process.returncode}; stopping")
-                            stopping = True
+                            web_exit, stopping = process.returncode, True
                             break
                         self.stdout.write(f"{name} exited ({process.returncode}); restarting")
                         multiprocess.mark_process_dead(process.pid)  # drop its live gauges (GPU)
                         time.sleep(1)
-                        processes[name] = subprocess.Popen(commands[name])
+                        processes[name] = _spawn(commands[name])
                 time.sleep(0.5 if web_started else 0.2)
         finally:
             for name, process in processes.items():
-                if process.poll() is None:
-                    process.terminate()
+                _signal_group(process, signal.SIGTERM)  # all at once; _stop then waits for each
                 if name in started:  # stopped in handle(), restarted or not
                     started[name] = (commands[name], process)
             for process in processes.values():
                 _stop(process)
+        return web_exit
+
+
+def _exit_on_signal(signum, frame):
+    raise SystemExit(128 + signum)
+
+
+def _spawn(command: list[str]) -> subprocess.Popen:
+    """A supervised process in its own process group (stopped whole: the web server's workers and
+    a worker's work horse go with it), ended by the kernel if this supervisor dies (kill -9 too)."""
+    return subprocess.Popen(command, start_new_session=True, preexec_fn=embedded.die_with_parent)
 
 
 def _stop(process: subprocess.Popen) -> None:
-    if process.poll() is None:
-        process.terminate()
+    """SIGTERM to the process's group (its main process may be gone while its children hold the
+    port), SIGKILL after 15 s."""
+    _signal_group(process, signal.SIGTERM)
     try:
         process.wait(timeout=15)
     except subprocess.TimeoutExpired:
-        process.kill()
+        _signal_group(process, signal.SIGKILL)
         process.wait()
+
+
+def _signal_group(process: subprocess.Popen, signum: int) -> None:
+    try:
+        os.killpg(process.pid, signum)
+    except ProcessLookupError:  # the group has no process left
+        pass
