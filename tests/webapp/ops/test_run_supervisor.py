@@ -172,3 +172,10 @@ def test_a_stop_while_starting_stops_what_was_started(tmp_path):
         for pid in servers:
             if not gone(pid):
                 os.kill(pid, signal.SIGKILL)
+
+
+def test_a_data_dir_that_cannot_be_written_is_one_message(tmp_path, settings):
+    (tmp_path / "a-file").write_text("not a folder")
+    settings.DATA_DIR = tmp_path / "a-file" / "data"
+    with pytest.raises(CommandError, match="cannot write into VISAGE_DATA_DIR"):
+        visage_run.Command()._lock_data_dir()

@@ -109,9 +109,15 @@ class Command(BaseCommand):
     def _lock_data_dir(self) -> None:
         """One `visage_run` per data directory: two would run two Redis and S3 servers on the same
         files. The lock goes with the process (however it ends)."""
-        settings.DATA_DIR.mkdir(parents=True, exist_ok=True)
         path = settings.DATA_DIR / "visage_run.lock"
-        self._lock_file = path.open("a+")
+        try:
+            settings.DATA_DIR.mkdir(parents=True, exist_ok=True)
+            self._lock_file = path.open("a+")
+        except OSError as exc:
+            raise CommandError(
+                f"cannot write into VISAGE_DATA_DIR {settings.DATA_DIR} ({exc.strerror or exc}): give a folder "
+                "this user can write"
+            ) from None
         try:
             fcntl.flock(self._lock_file, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
