@@ -214,7 +214,10 @@ def job_create(
         with transaction.atomic():
             # The owner's row, locked: an account being deleted (accounts.deletion locks it to close
             # it) either sees this job in its last pass or is closed before the job is recorded.
-            if not get_user_model().objects.select_for_update().filter(pk=user.pk, is_active=True).values("pk"):
+            # FOR NO KEY UPDATE: the foreign-key checks of other writes (KEY SHARE) go on beside it
+            # (FOR UPDATE deadlocked with them under concurrent submits).
+            owner = get_user_model().objects.select_for_update(no_key=True)
+            if not owner.filter(pk=user.pk, is_active=True).values("pk"):
                 raise AccountClosed(_("This account was deleted; nothing was stored or charged."))
             direct_uploads.direct_uploads_consume(
                 user=user, keys=[info.stored_key for info in files.values() if info.stored_key]
