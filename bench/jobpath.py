@@ -495,8 +495,10 @@ def main() -> None:
     )
     parser.add_argument(
         "--profile", type=Path, default=None,
-        help="record every Python process of the stack with py-spy during the burst: one collapsed-stack file "
-        "per role in this folder, and the top functions per role printed",
+        help="record every Python process of the stack with py-spy during the single jobs and the burst: one "
+        "collapsed-stack file per role in this folder's single/ and burst/, and the top functions per role "
+        "printed. One job at a time, no process waits for a core, so a role's samples are its CPU time; in "
+        "the burst, a thread that waits for a core is sampled as busy",
     )
     args = parser.parse_args()
 
@@ -514,6 +516,7 @@ def main() -> None:
                 stack.wait(stack.submit(source, target))
             print(f"waited {stack.wait_calibrated():.0f} s for the GPU worker's speed measurement to end")
             single, cpu_before = [], cpu_by_role(stack)
+            recorders = start_profiles(stack, args.profile / "single") if args.profile else []
             for target in rest[2 : 2 + args.single]:
                 job = stack.wait(stack.submit(source, target))
                 assert job["state"] == "succeeded", job
@@ -523,11 +526,13 @@ def main() -> None:
                   f" (screening {statistics.median(t['screening']):.2f}, GPU queue {statistics.median(t['gpu_queue']):.2f},"
                   f" GPU step {statistics.median(t['gpu_step']):.2f}); GPU step stages ms: {stage_medians(single)}")
             print(f"single job {cpu_report(cpu_before, cpu_by_role(stack), len(single))}")
+            if recorders:
+                print(stop_profiles(recorders))
 
             burst_targets = rest[2 + args.single :][: args.jobs]
             stack.requests = 0
             cpu_before = cpu_by_role(stack)
-            recorders = start_profiles(stack, args.profile) if args.profile else []
+            recorders = start_profiles(stack, args.profile / "burst") if args.profile else []
             with ThreadPoolExecutor(args.concurrency) as pool:
                 ids = list(pool.map(lambda target: stack.submit(source, target), burst_targets))
             with ThreadPoolExecutor(16) as pool:

@@ -284,3 +284,26 @@ def test_hq_replaces_as_much_of_the_face_as_standard(pipeline, source, other_fac
     }
     lost = (changed["standard"] & ~changed["hq"]).sum() / changed["standard"].sum()
     assert lost < 0.015, lost
+
+
+def test_a_source_photos_figures_are_computed_once_for_its_pixels(pipeline, other_face, astronaut, monkeypatch):
+    """A user's selfie into one target after another: each job decodes it into a new array, and the
+    figures of its face (what in its hull is not skin) are still computed once; other pixels, again."""
+    import swap.swappers.classical as classical
+
+    computed = []
+    real = classical.occlusion_mask
+    monkeypatch.setattr(classical, "occlusion_mask", lambda *args, **kw: computed.append(1) or real(*args, **kw))
+    photo = astronaut.copy()
+    photo[0, 0] ^= 1  # pixels no other test swapped in
+    faces = pipeline.analyse(other_face, embed=False)
+
+    pipeline.swap_frame(pipeline.prepare_source([photo]), other_face, faces=faces)
+    source_figures = len(computed)  # the target's own figure is computed each time
+    pipeline.swap_frame(pipeline.prepare_source([photo.copy()]), other_face, faces=faces)
+    assert len(computed) == 2 * source_figures - 1
+
+    changed = photo.copy()
+    changed[0, 1] ^= 1
+    pipeline.swap_frame(pipeline.prepare_source([changed]), other_face, faces=faces)
+    assert len(computed) == 3 * source_figures - 1

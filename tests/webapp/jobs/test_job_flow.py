@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 import struct
 import zlib
 
@@ -14,7 +15,9 @@ from PIL import Image
 from billing.models import LedgerEntry
 from tests.helpers.problems import assert_problem
 from tests.webapp.conftest import drain, post_job, two_face_target
+from webapp.jobs import events
 from webapp.jobs.models import Job, Upload
+from webapp.jobs.steps import image as image_step
 from webapp.media import storage
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -349,3 +352,28 @@ def test_a_png_whose_checksums_hold_over_a_broken_stream_is_refused_at_upload(ap
     for damaged in (source[: len(source) // 2], _png_with_a_broken_stream(source)):
         assert_problem(post_job(api_a, damaged, target), 400, "corrupt_image", field="source")
     assert not Job.objects.exists() and not LedgerEntry.objects.filter(kind="hold").exists()
+
+
+def _progress_events(user_id: int, job_id: str) -> list[tuple[str, int]]:
+    client = events._client("quick")
+    return [
+        (data["state"], data["progress"])
+        for _, fields in client.xrange(events.stream_key(user_id))
+        if (data := json.loads(fields["event"]))["id"] == job_id
+    ]
+
+
+def test_a_quick_photo_job_publishes_no_progress_figures_between_running_and_succeeded(
+    api_a, funded_user, astronaut_pair, monkeypatch
+):
+    """A figure nobody sees costs a row update, a read and an event to every open stream: a photo
+    job says "swapped" (80) only when it has run PROGRESS_AFTER_S."""
+    source, target, _ = astronaut_pair
+    quick = post_job(api_a, source, target).json()["id"]
+    drain()
+    assert _progress_events(funded_user.id, quick)[-2:] == [("running", 5), ("succeeded", 100)]
+
+    monkeypatch.setattr(image_step, "PROGRESS_AFTER_S", 0.0)  # as a slow swap would
+    slow = post_job(api_a, source, target).json()["id"]
+    drain()
+    assert _progress_events(funded_user.id, slow)[-3:] == [("running", 5), ("running", 80), ("succeeded", 100)]

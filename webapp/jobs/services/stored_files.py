@@ -16,18 +16,12 @@ from ..models import Job, Upload, result_keys
 
 
 def uploads_purge(job: Job) -> None:
-    """Delete the job's originals and any intermediate parts from S3 (idempotent) and record when.
-    Each object once: the originals of a plain submit lie under the job's prefix, and deleting
-    them again by their keys cost two more S3 requests a job; those of a resumable upload lie
-    elsewhere and are deleted by key."""
-    deleted = set()
-    for key in storage.list_keys(settings.S3_UPLOADS_BUCKET, prefix=f"{job.owner_id}/{job.id}/"):
-        storage.delete(settings.S3_UPLOADS_BUCKET, key)
-        deleted.add(key)
+    """Delete the job's originals and any intermediate parts from S3 (idempotent) and record when:
+    what lies under the job's prefix (a plain submit's originals, its face analyses) and the
+    originals of a resumable upload, which lie elsewhere, in one S3 request."""
+    keys = set(storage.list_keys(settings.S3_UPLOADS_BUCKET, prefix=f"{job.owner_id}/{job.id}/"))
     left = [upload for upload in (job.source, job.target, *job.extra_sources.all()) if upload.deleted_at is None]
-    for upload in left:
-        if upload.s3_key not in deleted:
-            storage.delete(settings.S3_UPLOADS_BUCKET, upload.s3_key)
+    storage.delete_many(settings.S3_UPLOADS_BUCKET, keys | {upload.s3_key for upload in left})
     if left:
         Upload.objects.filter(id__in=[upload.id for upload in left], deleted_at__isnull=True).update(
             deleted_at=timezone.now()
@@ -43,8 +37,7 @@ def job_result_delete(job: Job) -> None:
 def result_discard(*, result_key: str) -> None:
     """Delete a stored result and everything stored beside it (models.result_keys): a result no job
     will show (canceled, superseded by a newer attempt), deleted, expired or taken down."""
-    for key in result_keys(result_key):
-        storage.delete(settings.S3_RESULTS_BUCKET, key)
+    storage.delete_many(settings.S3_RESULTS_BUCKET, result_keys(result_key))
 
 
 def uploads_sweep_orphans(*, now: datetime | None = None) -> int:
