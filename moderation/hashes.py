@@ -92,10 +92,18 @@ def hamming(a: str, b: str) -> int:
 def nearest(candidate: str, known: list[str]) -> tuple[int, int] | None:
     """(index, distance) of the closest known hash, or None for an empty list. Vectorised: the list
     is every known-bad hash, compared in memory because SQL has no portable popcount."""
+    return nearest_each([candidate], known)[0]
+
+
+def nearest_each(candidates: list[str], known: list[str]) -> list[tuple[int, int] | None]:
+    """`nearest` for each candidate, the known hashes parsed once."""
     if not known:
-        return None
+        return [None] * len(candidates)
     table = np.array([int(h, 16) for h in known], dtype=np.uint64)
-    xor = np.bitwise_xor(table, np.uint64(int(candidate, 16)))
-    distances = np.unpackbits(xor.view(np.uint8).reshape(-1, 8), axis=1).sum(axis=1)
-    index = int(np.argmin(distances))
-    return index, int(distances[index])
+    found = []
+    for candidate in candidates:
+        xor = np.bitwise_xor(table, np.uint64(int(candidate, 16)))
+        distances = np.unpackbits(xor.view(np.uint8).reshape(-1, 8), axis=1).sum(axis=1)
+        index = int(np.argmin(distances))
+        found.append((index, int(distances[index])))
+    return found

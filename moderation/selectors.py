@@ -25,20 +25,33 @@ def protected_vectors(*, kind: str) -> list[identities.ProtectedVector]:
     ]
 
 
-def known_bad_match(*, sha256: str, phash: str) -> tuple[ModerationRecord, int] | None:
-    """A rejected image this one is (sha256) or looks like (pHash within the threshold), with the distance."""
-    exact = ModerationRecord.objects.filter(known_bad=True, sha256=sha256).order_by("created_at").first()
-    if exact is not None:
-        return exact, 0
+def known_bad_matches(images: list[tuple[str, str]]) -> list[tuple[ModerationRecord, int] | None]:
+    """Per (sha256, phash) image: a rejected image it is (sha256) or looks like (pHash within the
+    threshold), with the distance; None when neither. Two queries for all the images (a job's source,
+    extra photos and target, or a clip's sampled frames), whatever their number: the known pHashes
+    are read once, not once an image."""
+    exact: dict[str, ModerationRecord] = {}
+    for record in ModerationRecord.objects.filter(
+        known_bad=True, sha256__in={sha256 for sha256, _ in images}
+    ).order_by("-created_at"):
+        exact[record.sha256] = record  # the oldest record of each hash stays
+    if all(sha256 in exact for sha256, _ in images):
+        return [(exact[sha256], 0) for sha256, _ in images]
     known = list(
         ModerationRecord.objects.filter(known_bad=True, known_bad_code="content_rejected").values_list(
             "id", "phash"
         )
     )
-    hit = hashes.nearest(phash, [h for _, h in known])
-    if hit is None or hit[1] > conf.phash_max_distance():
-        return None
-    return ModerationRecord.objects.get(id=known[hit[0]][0]), hit[1]
+    nearest = hashes.nearest_each([phash for _, phash in images], [h for _, h in known])
+    matches = [
+        None if sha256 in exact or hit is None or hit[1] > conf.phash_max_distance() else (known[hit[0]][0], hit[1])
+        for (sha256, _), hit in zip(images, nearest, strict=True)
+    ]
+    records = ModerationRecord.objects.in_bulk({match[0] for match in matches if match is not None})
+    return [
+        (exact[sha256], 0) if sha256 in exact else None if match is None else (records[match[0]], match[1])
+        for (sha256, _), match in zip(images, matches, strict=True)
+    ]
 
 
 def takedown_report_open(*, subject_id: uuid.UUID) -> bool:

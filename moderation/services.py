@@ -261,8 +261,8 @@ def _rejected(findings: list[Finding]) -> bool:
 
 def _known_bad(images: list[_Image]) -> list[Finding]:
     findings = []
-    for image in images:
-        match = selectors.known_bad_match(sha256=image.sha256, phash=image.phash)
+    matches = selectors.known_bad_matches([(image.sha256, image.phash) for image in images])
+    for image, match in zip(images, matches, strict=True):
         if match is None:
             continue
         record, distance = match
