@@ -20,11 +20,10 @@ from webapp.telemetry import context
 
 from . import engine, pushes, webhooks
 from .choices import JobState
-from .models import Job
 from .services import lifecycle, maintenance
 from .states import current
 from .steps import image, screen, segments, video
-from .steps.common import fault_injection_pause, run_guarded
+from .steps.common import fault_injection_pause, job_for_step, run_guarded
 
 logger = logging.getLogger(__name__)
 
@@ -40,7 +39,7 @@ def run_job(job_id: str) -> None:
     if not lifecycle.job_start(job_uuid):
         logger.info("job %s is not queued any more; nothing to do", job_id)
         return
-    job = Job.objects.select_related("source", "target").get(id=job_uuid)
+    job = job_for_step(job_uuid)
     started = time.perf_counter()
     fault_injection_pause()
     # The attempt job_start just counted (an RQ retry of this task is a new attempt): in every log line.

@@ -202,19 +202,19 @@ def test_no_face_data_outlives_the_uploads(api_a, astronaut_pair):
 
 def test_a_finished_job_deletes_each_stored_upload_once(api_a, astronaut_pair, monkeypatch):
     """The purge after the GPU step: every object under the job's uploads prefix (originals, face
-    analyses) deleted, each by one S3 request, and the uploads marked deleted."""
+    analyses) deleted, all in one S3 request (each once), and the uploads marked deleted."""
     source, target, _ = astronaut_pair
     job_id = screened(api_a, source, target)
     stored = storage.list_keys(settings.S3_UPLOADS_BUCKET, prefix=f"{Job.objects.get(id=job_id).owner_id}/{job_id}/")
     assert len(stored) == 3  # source, target and their analyses
-    deletes = []
-    real = storage.delete
-    monkeypatch.setattr(storage, "delete", lambda bucket, key: (deletes.append((bucket, key)), real(bucket, key))[1])
+    requests = []
+    real_many, real_one = storage.delete_many, storage.delete
+    monkeypatch.setattr(storage, "delete_many", lambda bucket, keys: (requests.append((bucket, sorted(keys))), real_many(bucket, keys))[1])
+    monkeypatch.setattr(storage, "delete", lambda bucket, key: (requests.append((bucket, [key])), real_one(bucket, key))[1])
     drain(GPU_QUEUES)
     job = Job.objects.get(id=job_id)
     assert job.state == "succeeded"
-    uploads = [(settings.S3_UPLOADS_BUCKET, key) for key in stored]
-    assert sorted(d for d in deletes if d[0] == settings.S3_UPLOADS_BUCKET) == sorted(uploads)
+    assert [r for r in requests if r[0] == settings.S3_UPLOADS_BUCKET] == [(settings.S3_UPLOADS_BUCKET, sorted(stored))]
     assert storage.list_keys(settings.S3_UPLOADS_BUCKET, prefix=f"{job.owner_id}/{job_id}/") == []
     assert job.source.deleted_at is not None and job.target.deleted_at is not None
 

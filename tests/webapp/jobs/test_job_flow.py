@@ -10,6 +10,8 @@ import zlib
 import pytest
 import requests
 from django.conf import settings
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from PIL import Image
 
 from billing.models import LedgerEntry
@@ -377,3 +379,14 @@ def test_a_quick_photo_job_publishes_no_progress_figures_between_running_and_suc
     slow = post_job(api_a, source, target).json()["id"]
     drain()
     assert _progress_events(funded_user.id, slow)[-3:] == [("running", 5), ("running", 80), ("succeeded", 100)]
+
+
+def test_each_step_reads_the_jobs_extra_source_photos_once(api_a, astronaut_pair):
+    """The steps ask for the source photos several times (to fetch, analyse, swap and label them):
+    read with the job, once a step (and the GPU step's end, which deletes the originals, once more)."""
+    source, target, _ = astronaut_pair
+    post_job(api_a, source, target)
+    for queue, reads in ((["moderation"], 1), (None, 2)):
+        with CaptureQueriesContext(connection) as queries:
+            drain(queue)
+        assert len([q for q in queries.captured_queries if "extra_sources" in q["sql"]]) == reads, queue

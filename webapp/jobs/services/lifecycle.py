@@ -251,7 +251,7 @@ def _record_outcome(job_id: uuid.UUID, outcome: JobOutcome) -> bool:
             **fields,
         )
         if moved:
-            _capture(Job.objects.get(id=job_id))
+            _capture(Job.objects.select_related("target").get(id=job_id))
             webhook_owe(job_id, state=JobState.SUCCEEDED)
             pushes_owe(job_id, state=JobState.SUCCEEDED)
     if moved:

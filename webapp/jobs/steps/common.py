@@ -108,8 +108,15 @@ def fault_injection_pause() -> None:
 
 
 def source_uploads(job: Job) -> list[Upload]:
-    """The source photo and any extra photos, in upload order (the engine's source order)."""
-    return [job.source, *job.extra_sources.order_by("created_at")]
+    """The source photo and any extra photos, in upload order (the engine's source order). Read from
+    the job's prefetched uploads when the step loaded it so (`job_for_step`): a step asks for them
+    several times."""
+    return [job.source, *sorted(job.extra_sources.all(), key=lambda upload: (upload.created_at, upload.pk))]
+
+
+def job_for_step(job_id: uuid.UUID) -> Job:
+    """The job as a step works on it: its source, target and extra source photos read with it."""
+    return Job.objects.select_related("source", "target").prefetch_related("extra_sources").get(id=job_id)
 
 
 def source_images(job: Job) -> list[np.ndarray]:
@@ -148,7 +155,7 @@ def resize_for_resolution(image: np.ndarray, resolution: str) -> np.ndarray:
 def result_claim(job: Job, *, extension: str, engine: dict) -> provenance.ResultClaim:
     """What the result's Content Credentials say: the job's content id, a hash over the inputs'
     hashes (never the inputs), the engine and its models' versions, and the target as an ingredient (by hash)."""
-    uploads = [job.source, *job.extra_sources.order_by("created_at"), job.target]
+    uploads = [*source_uploads(job), job.target]
     return provenance.ResultClaim(
         content_id=str(job.id),
         title=f"{job.id}.{extension}",

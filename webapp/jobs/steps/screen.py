@@ -25,7 +25,7 @@ from ..choices import TERMINAL_STATES, JobState
 from ..models import Job, Upload
 from ..services import lifecycle
 from ..states import current
-from .common import resize_for_resolution, source_uploads, swap_options_for
+from .common import job_for_step, resize_for_resolution, source_uploads, swap_options_for
 
 logger = logging.getLogger(__name__)
 
@@ -39,7 +39,7 @@ def run(job_id: uuid.UUID) -> None:
 
 
 def _screen(job_id: uuid.UUID) -> None:
-    job = Job.objects.select_related("source", "target").get(id=job_id)
+    job = job_for_step(job_id)
     sources = source_uploads(job)
     try:
         source = storage.get_bytes(settings.S3_UPLOADS_BUCKET, job.source.s3_key)
