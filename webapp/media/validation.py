@@ -15,7 +15,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import BinaryIO, NoReturn
 
+import PIL
 from django.conf import settings
+from django.core.cache import cache
 from django.template.defaultfilters import filesizeformat
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, pgettext
@@ -129,7 +131,18 @@ def read_upload(uploaded_file, *, field: str, limit_bytes: int | None = None) ->
     return data
 
 
+# A photo decoded whole once is known by its SHA-256 for a week (as its NSFW detections are): the
+# selfie a user uploads again for the next job is not decoded again. The same bytes decode the same
+# way under the same Pillow (in the key). The cache failing open (Redis down) decodes it.
+WHOLE_MEMO_TTL_S = 7 * 24 * 3600
+
+
+def _whole_memo_key(sha256: str) -> str:
+    return f"visage:decoded-whole:pillow-{PIL.__version__}:{sha256}"
+
+
 def inspect_image(data: bytes, *, field: str, media_type: str) -> MediaInfo:
+    sha256 = hashlib.sha256(data).hexdigest()
     try:
         with Image.open(io.BytesIO(data)) as image:
             width, height = image.size  # header only: nothing decoded yet
@@ -159,7 +172,9 @@ def inspect_image(data: bytes, *, field: str, media_type: str) -> MediaInfo:
                     ) % {"field": field_word(field), "width": width, "height": height},
                     field=field,
                 )
-            _check_whole(image)
+            if not cache.get(_whole_memo_key(sha256)):
+                _check_whole(image)
+                cache.set(_whole_memo_key(sha256), 1, timeout=WHOLE_MEMO_TTL_S)
     except UploadRejected:
         raise
     except Image.DecompressionBombError as exc:
@@ -175,7 +190,7 @@ def inspect_image(data: bytes, *, field: str, media_type: str) -> MediaInfo:
             "corrupt_image", _("The %(field)s file could not be decoded as an image (%(error)s).") % {"field": field_word(field), "error": exc},
             field=field
         ) from exc
-    return MediaInfo(data, hashlib.sha256(data).hexdigest(), media_type, MediaKind.IMAGE, width, height)
+    return MediaInfo(data, sha256, media_type, MediaKind.IMAGE, width, height)
 
 
 def _check_whole(image: Image.Image) -> None:
