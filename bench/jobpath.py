@@ -117,6 +117,29 @@ the job's face analyses in one S3 object (4 S3 requests a job instead of 8):
 (median -53 ms CPU a job, -8 %; +11 % jobs/min. The embedded S3 server's own cost, measured alone
 with 60 requests each: a 200 kB PUT 5.3-6.2 ms of its CPU, a GET 2.3-3.0, a small PUT 3.0, a
 DELETE 1.0-1.5, a LIST 2.1, plus 1-2 ms in the client; idle it burns 7-10 ms a second.)
+
+Measured 2026-12-04, same machine, a middling day, --naive 0 --single 5 --jobs 40 --status-seconds 5,
+three pairs alternating, before = 3b994e9, after = no progress figures for a quick photo job, one S3
+DeleteObjects for a job's originals, the job's extra photos read once a step, known-bad hashes in two
+queries a screening, the swapper's source figures known by the photo's pixels, an upload decoded whole
+once remembered by its SHA-256:
+                                      before                after
+  single job CPU                      370 / 378 / 384 ms    386 / 412 / 330 ms
+  burst jobs/min                      257.1 / 265.6 / 291.6 280.4 / 271.6 / 299.6
+  burst CPU per job                   395 / 392 / 351 ms    379 / 386 / 349 ms (GPU-step worker 139 / 152
+                                                            / 134, moderation 105 / 111 / 102, web 74 / 72
+                                                            / 66, S3 50 / 40 / 37)
+(a small gain, -1 to -4 % CPU and +1 to +9 % jobs/min, within a day whose spread is ±15 %.) Where the
+rest goes, from `--profile` of the single jobs (one at a time: samples are CPU), per photo job: the NSFW
+detector ~28 ms twice (the target at screening, the result at output screening: NudeNet's 320 px
+letterbox, square for any picture), face analysis at screening ~30 ms (detect 9, mesh 5, two dlib
+embeddings 13-15), the swap ~25-35 ms, decodes ~25 ms over three processes, C2PA signing ~8.5 ms and
+reading the result back ~4.6 ms. Tried and dropped: glibc malloc thresholds (MALLOC_MMAP_THRESHOLD_ /
+MALLOC_TRIM_THRESHOLD_; a 720p decode alone faults 1,562 pages a call in a micro-benchmark, 7.6 -> 3.8
+ms) made no difference to the stack (343 / 334 ms plain vs 358 / 346 ms tuned); an uncompressed face
+analysis .npz saves 0.3 ms. Not done, a trade: NudeNet on a rectangle (the model takes any size; a 16:9
+picture as 320x192 is ~40 % less work) changes its scores by up to 0.06 on ../shared/faces, either way,
+and no labelled set here says what that does to what it catches.
 """
 
 from __future__ import annotations
