@@ -401,6 +401,9 @@ def _disk(radius: int) -> np.ndarray:
     return cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1))
 
 
+SOURCE_PHOTOS_HELD = 8  # a job's source photos whose digests the swapper keeps (one selfie, or a few)
+
+
 class ClassicalSwapper:
     name = "classical"
     needs_embedding = None
@@ -410,7 +413,7 @@ class ClassicalSwapper:
     def __init__(self, settings: ClassicalSettings | None = None) -> None:
         self.settings = settings or ClassicalSettings()
         self._source_cache: dict = {}
-        self._digested: tuple[np.ndarray, bytes] | None = None  # the last source photo and its digest
+        self._digests: dict[int, tuple[np.ndarray, bytes]] = {}  # by id(): the photo array, its digest
 
     def swap(
         self,
@@ -750,12 +753,17 @@ class ClassicalSwapper:
         return self._source_cache[(what, photo)]
 
     def _digest(self, image: np.ndarray) -> bytes:
-        """The photo's SHA-256 (~0.45 ms a megapixel here), taken once per array: the array is held
-        while it is the last photo digested, so its identity stands for its pixels."""
-        if self._digested is None or self._digested[0] is not image:
+        """The photo's SHA-256 (~0.45 ms a megapixel here), taken once per array: the arrays of the
+        last few photos are held, so an array's identity stands for its pixels. Safe from the video's
+        swap threads (each call returns its own photo's digest)."""
+        held = self._digests.get(id(image))
+        if held is None or held[0] is not image:
             pixels = np.ascontiguousarray(image)
-            self._digested = (image, hashlib.sha256(pixels.data).digest() + repr(pixels.shape).encode())
-        return self._digested[1]
+            held = (image, hashlib.sha256(pixels.data).digest() + repr(pixels.shape).encode())
+            if len(self._digests) >= SOURCE_PHOTOS_HELD:
+                self._digests = {}
+            self._digests[id(image)] = held
+        return held[1]
 
     @staticmethod
     def _write_back(out, roi, blended, alpha, origin, box) -> None:
