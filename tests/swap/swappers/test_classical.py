@@ -307,3 +307,25 @@ def test_a_source_photos_figures_are_computed_once_for_its_pixels(pipeline, othe
     changed[0, 1] ^= 1
     pipeline.swap_frame(pipeline.prepare_source([changed]), other_face, faces=faces)
     assert len(computed) == 3 * source_figures - 1
+
+
+def test_each_source_photo_is_digested_once_across_frames(pipeline, astronaut, other_face, monkeypatch):
+    """hq uses every source photo on every frame: each photo's pixels are hashed once, not once a frame."""
+    import hashlib
+
+    import swap.swappers.classical as classical
+
+    hashed = []
+
+    class CountingHashlib:
+        @staticmethod
+        def sha256(data):
+            hashed.append(1)
+            return hashlib.sha256(data)
+
+    monkeypatch.setattr(classical, "hashlib", CountingHashlib)
+    source = pipeline.prepare_source([astronaut.copy(), cv2.flip(astronaut, 1)])
+    faces = pipeline.analyse(other_face, embed=False)
+    for _ in range(3):  # three frames of a clip
+        pipeline.swap_frame(source, other_face, SwapOptions(mode="hq"), faces=faces)
+    assert len(hashed) == 2
