@@ -189,6 +189,21 @@ def test_the_stored_object_is_validated_like_a_posted_file(api_a):
     assert upload.state == "rejected" and not storage.exists(settings.S3_UPLOADS_BUCKET, upload.s3_key)
 
 
+@pytest.mark.parametrize(("declared", "content_type", "message"), [("image", "image/png", "must be a photo"),
+                                                                    ("video", "video/mp4", "started as a video")])
+def test_the_stored_file_must_be_the_kind_declared(api_a, clip, source_png, settings, declared, content_type, message):
+    """The declared kind chose the size limit and is what the upload says it is: a video stored
+    under "image" or a photo under "video" is refused, not reported as ready with the wrong kind."""
+    settings.VIDEO_ENABLED = True
+    data = clip if declared == "image" else source_png
+    created = start_upload(api_a, data, kind=declared, content_type=content_type).json()
+    send_parts(created, data, [1])
+    response = api_a.post(f"/api/v1/uploads/{created['id']}/complete")
+    assert response.status_code == 400, response.content
+    assert response.json()["code"] == "unsupported_media_type" and message in response.json()["detail"]
+    assert DirectUpload.objects.get(id=created["id"]).state == "rejected"
+
+
 def test_a_stored_object_that_is_not_the_declared_file_is_refused(api_a, source_png):
     created = api_a.post(
         "/api/v1/uploads",

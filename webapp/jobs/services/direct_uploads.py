@@ -212,7 +212,18 @@ def _validate_stored(upload: DirectUpload) -> MediaInfo:
                 ) % {"size": size, "sha256": sha256, "declared_size": upload.size_bytes, "declared_sha256": upload.sha256},
                 field="sha256",
             )
-        return inspect_stored_file(path, sha256=sha256, field=field, allow_video=settings.VIDEO_ENABLED)
+        # What is stored must be the kind declared (which chose the size limit): a video declared as
+        # a photo is refused as one, and a photo declared as a video is said so, not kept as a "video".
+        allow_video = settings.VIDEO_ENABLED and upload.kind == MediaKind.VIDEO
+        info = inspect_stored_file(path, sha256=sha256, field=field, allow_video=allow_video)
+        if info.kind != upload.kind:
+            raise UploadRejected(
+                "unsupported_media_type",
+                _("The stored file is a photo, but this upload was started as a video: start a new upload with "
+                  "kind \"image\"."),
+                field=field,
+            )
+        return info
 
 
 def _media_fields(info: MediaInfo) -> dict:
