@@ -64,9 +64,21 @@ def takedown_report_create(
     return report
 
 
+class ReportAlreadyDecided(Exception):
+    """The report was decided otherwise before this decision (dismissed; or resolved, for a
+    dismissal): by another moderator, or by the same one in another tab. That decision stands."""
+
+
+def _decidable(status: str) -> list[str]:
+    """The states a report can be given `status` from: protecting the face and taking the result
+    down add to each other (a report may ask for both), a dismissal only closes an open report."""
+    return [ReportStatus.OPEN] if status == ReportStatus.DISMISSED else [ReportStatus.OPEN, ReportStatus.RESOLVED]
+
+
 @transaction.atomic
 def takedown_report_protect_face(*, report: TakedownReport, actor, name: str = "") -> ProtectedIdentity:
-    """One action: the reported face becomes a protected identity (its embedding; no photo)."""
+    """One action: the reported face becomes a protected identity (its embedding; no photo). Not on
+    a dismissed report (ReportAlreadyDecided, nothing created)."""
     if not report.face_vector:
         raise ValidationError(_("This report has no face embedding (no face was found in what was reported)."))
     identity = report.protected_identity
@@ -82,16 +94,20 @@ def takedown_report_protect_face(*, report: TakedownReport, actor, name: str = "
             vector=report.face_vector,
             source_sha256=report.file_sha256,
         )
-    TakedownReport.objects.filter(pk=report.pk).update(
+    decided = TakedownReport.objects.filter(pk=report.pk, status__in=_decidable(ReportStatus.RESOLVED)).update(
         protected_identity=identity, status=ReportStatus.RESOLVED, handled_by=actor, handled_at=timezone.now()
     )
     report.refresh_from_db()
+    if not decided:
+        raise ReportAlreadyDecided(report.pk)  # the identity made above is rolled back with it
     return identity
 
 
-def takedown_report_close(*, report: TakedownReport, actor, status: str, taken_down: bool = False) -> None:
+def takedown_report_close(*, report: TakedownReport, actor, status: str, taken_down: bool = False) -> bool:
+    """Resolve or dismiss a report; False (nothing changed) when it was decided otherwise first."""
     fields = {"status": status, "handled_by": actor, "handled_at": timezone.now()}
     if taken_down:
         fields["result_taken_down"] = True
-    TakedownReport.objects.filter(pk=report.pk).update(**fields)
+    decided = TakedownReport.objects.filter(pk=report.pk, status__in=_decidable(status)).update(**fields)
     report.refresh_from_db()
+    return bool(decided)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import transaction
 from django.shortcuts import get_object_or_404, redirect
 from django.urls import path, reverse
 from django.utils.html import format_html
@@ -141,6 +142,8 @@ class TakedownReportAdmin(admin.ModelAdmin):
     def _protect(self, request, report: TakedownReport) -> bool:
         try:
             moderation_takedowns.takedown_report_protect_face(report=report, actor=request.user)
+        except moderation_takedowns.ReportAlreadyDecided:
+            return self._decided_first(request, report)
         except ValidationError as exc:
             messages.warning(
                 request, _("Report #%(report)s: %(reason)s") % {"report": report.pk, "reason": " ".join(exc.messages)}
@@ -156,19 +159,31 @@ class TakedownReportAdmin(admin.ModelAdmin):
         if not (report.subject_id and Job.objects.filter(id=report.subject_id).exists()):
             messages.warning(request, _("Report #%(report)s names no result of ours.") % {"report": report.pk})
             return False
-        takedowns.job_take_down(job_id=report.subject_id)
-        moderation_takedowns.takedown_report_close(
-            report=report, actor=request.user, status=ReportStatus.RESOLVED, taken_down=True
-        )
+        with transaction.atomic():  # decided and taken down together: a failed take-down leaves it open
+            if not moderation_takedowns.takedown_report_close(
+                report=report, actor=request.user, status=ReportStatus.RESOLVED, taken_down=True
+            ):
+                return self._decided_first(request, report)
+            takedowns.job_take_down(job_id=report.subject_id)
         messages.success(request, _("Report #%(report)s: the result was taken down.") % {"report": report.pk})
         return True
 
     def _dismiss(self, request, report: TakedownReport) -> bool:
-        moderation_takedowns.takedown_report_close(
+        if not moderation_takedowns.takedown_report_close(
             report=report, actor=request.user, status=ReportStatus.DISMISSED
-        )
+        ):
+            return self._decided_first(request, report)
         messages.success(request, _("Report #%(report)s was dismissed.") % {"report": report.pk})
         return True
+
+    def _decided_first(self, request, report: TakedownReport) -> bool:
+        """A decision on a report someone already decided (another moderator, another tab): theirs stands."""
+        messages.warning(
+            request,
+            _("Report #%(report)s was already decided (%(status)s): that decision stands.")
+            % {"report": report.pk, "status": report.get_status_display()},
+        )
+        return False
 
     @admin.action(description=gettext_lazy("Protect the reported face (embedding only)"), permissions=["review"])
     def protect_face(self, request, queryset) -> None:

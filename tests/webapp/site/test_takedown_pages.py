@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 from django.conf import settings
+from django.contrib.auth.models import Group
 from django.test import Client
 from django.urls import reverse
 
@@ -117,3 +118,61 @@ def test_the_report_list_fits_a_laptop_screen(browser, live_server, artifacts, f
     context.close()
     assert table["x"] + table["width"] <= width and overflow <= 0, (table, width, overflow)
     print(f"takedown list at 1366 px: table {table['width']:.0f} px wide, right edge {table['x'] + table['width']:.0f} px")
+
+
+# --- a report decided once -----------------------------------------------------------------
+
+
+def _moderator_client(django_user_model, name):
+    user = django_user_model.objects.create_user(username=name, password="mod-pass-123", is_staff=True)
+    user.groups.add(Group.objects.get(name="moderator"))
+    client = Client()
+    client.force_login(user)
+    return user, client
+
+
+def _open_report():
+    return TakedownReport.objects.create(reporter_name="Ada", reporter_email="a@example.com", relation="self",
+                                         face_embedding_kind="arcface512", face_vector=[0.01] * 512)
+
+
+def test_dismiss_on_the_page_does_not_undo_another_moderators_protection(django_user_model):
+    first, as_first = _moderator_client(django_user_model, "first")
+    _, as_second = _moderator_client(django_user_model, "second")
+    report = _open_report()
+    as_first.post(reverse("admin:moderation_takedownreport_decide", args=[report.pk, "protect"]))
+    report.refresh_from_db()
+    assert report.status == "resolved" and report.protected_identity is not None
+    # The second moderator had the report open before and now clicks "Dismiss".
+    as_second.post(reverse("admin:moderation_takedownreport_decide", args=[report.pk, "dismiss"]))
+    report.refresh_from_db()
+    assert report.status == "resolved", "a resolved report was turned into a dismissed one"
+    assert report.handled_by == first
+
+
+def test_bulk_dismiss_on_a_mixed_selection_leaves_decided_reports_alone(django_user_model):
+    first, as_first = _moderator_client(django_user_model, "first")
+    _, as_second = _moderator_client(django_user_model, "second")
+    decided, still_open = _open_report(), _open_report()
+    as_first.post(reverse("admin:moderation_takedownreport_decide", args=[decided.pk, "protect"]))
+    as_second.post(reverse("admin:moderation_takedownreport_changelist"),
+                   {"action": "dismiss", "_selected_action": [decided.pk, still_open.pk], "index": 0})
+    decided.refresh_from_db()
+    still_open.refresh_from_db()
+    assert still_open.status == "dismissed"
+    assert decided.status == "resolved" and decided.handled_by == first
+
+
+def test_a_take_down_after_a_dismissal_says_so_and_the_dismissal_stands(funded_user, django_user_model):
+    first, as_first = _moderator_client(django_user_model, "first")
+    _, as_second = _moderator_client(django_user_model, "second")
+    job = stored_result_job(funded_user, width=640, height=480)
+    report = TakedownReport.objects.create(reporter_name="Ada", reporter_email="a@example.com", relation="self",
+                                           subject_id=job.id)
+    as_first.post(reverse("admin:moderation_takedownreport_decide", args=[report.pk, "dismiss"]))
+    page = as_second.post(reverse("admin:moderation_takedownreport_decide", args=[report.pk, "take-down"]), follow=True)
+    assert "already decided" in page.content.decode()
+    report.refresh_from_db()
+    job.refresh_from_db()
+    assert report.status == "dismissed" and report.handled_by == first and not report.result_taken_down
+    assert job.result_visible and job.media_deleted_at is None
