@@ -103,7 +103,15 @@ class AccountAdmin(admin.ModelAdmin):
         return Decimal(amount or 0).quantize(Decimal(1).scaleb(-obj.minor_unit_exponent))
 
     def get_readonly_fields(self, request, obj=None):
-        return [*self.readonly_fields, "user"] if obj is not None else self.readonly_fields
+        fields = [*self.readonly_fields, "user"] if obj is not None else list(self.readonly_fields)
+        if not self.has_credit_permission(request):
+            fields.remove("credit_link")
+        return fields
+
+    def has_credit_permission(self, request: HttpRequest) -> bool:
+        """Adding or taking away credits moves money: the ledger's add permission, as for the top-up
+        requests' actions and refunds (changing an account only assigns its plan)."""
+        return request.user.has_perm("billing.add_ledgerentry")
 
     @admin.display(ordering="balance")
     def balance(self, obj: Account):
@@ -141,7 +149,7 @@ class AccountAdmin(admin.ModelAdmin):
 
     def credit_view(self, request: HttpRequest, account_id: int) -> HttpResponse:
         account = get_object_or_404(Account.objects.select_related("user"), pk=account_id)
-        if not self.has_change_permission(request, account):
+        if not (self.has_change_permission(request, account) and self.has_credit_permission(request)):
             return HttpResponse(status=403)
         form = AccountCreditForm(request.POST or None)
         if request.method == "POST" and form.is_valid():

@@ -202,3 +202,27 @@ def test_a_plan_that_makes_jobs_free_is_refused(staff, plan):
     assert refused.status_code == 200 and not PricePlan.objects.filter(name="Free").exists()
     assert "must be above 0" in refused.content.decode()
     assert staff.post(reverse("admin:billing_priceplan_add"), {**form, "minimum_charge": "0.01"}).status_code == 302
+
+
+def test_staff_who_may_change_accounts_but_not_add_ledger_entries_cannot_add_credits(django_user_model, user_b):
+    """Changing an account assigns its plan; adding credits moves money: the ledger's add permission,
+    as for the top-up requests' actions. No button, and the form refuses."""
+    from django.contrib.auth.models import Permission
+    from django.test import Client
+
+    account = services.account_get_or_create(user=user_b)
+    clerk = django_user_model.objects.create_user(username="planclerk", password="x-pass-12345", is_staff=True)
+    clerk.user_permissions.add(*Permission.objects.filter(
+        content_type__app_label="billing", codename__in=["view_account", "change_account"]
+    ))
+    client = Client()
+    client.force_login(clerk)
+    page = client.get(reverse("admin:billing_account_change", args=[account.pk]))
+    assert page.status_code == 200 and reverse("admin:billing_account_credit", args=[account.pk]) not in page.content.decode()
+    response = client.post(
+        reverse("admin:billing_account_credit", args=[account.pk]),
+        {"kind": "top_up", "amount": "100000", "reason": "because I can"},
+    )
+    assert response.status_code == 403
+    assert selectors.account_balance(user=user_b).balance == 0
+    assert not LedgerEntry.objects.filter(actor=clerk).exists()
