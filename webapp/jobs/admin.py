@@ -90,9 +90,18 @@ class JobAdmin(admin.ModelAdmin):
 
     def get_list_display(self, request):
         # Links to every finished result put any staff member's view of people's pictures one
-        # click away: only superusers get the column (a job in review shows its own thumbnails).
-        shown = super().get_list_display(request)
-        return shown if request.user.is_superuser else [name for name in shown if name != "result"]
+        # click away: only superusers get the column. A job in review shows its own thumbnails, to
+        # those who review (staff who may only look jobs up, for a refund say, see no pictures).
+        hidden = set() if request.user.is_superuser else {"result"}
+        if not self.has_review_permission(request):
+            hidden.add("thumbnails")
+        return [name for name in super().get_list_display(request) if name not in hidden]
+
+    def get_fieldsets(self, request, obj=None):
+        if self.has_review_permission(request):
+            return self.fieldsets
+        return [(title, {**options, "fields": [f for f in options["fields"] if f != "thumbnails"]})
+                for title, options in self.fieldsets]
     list_filter = [ReviewQueueFilter, "state", "mode", "queue"]
     search_fields = ["id", "owner__username", "owner__email"]
     list_select_related = ["owner", "source", "target"]
@@ -362,13 +371,13 @@ def consent_csv(jobs) -> str:
 
 
 def _may_see_media(request, job: Job) -> bool:
-    """A moderator sees a person's photos and results when there is a reason to: the job waits in
-    review, or someone reported it (an open takedown report). Any job's desk showed them (the
-    originals of a job never flagged, presigned for download). Superusers see every job's."""
-    return (
-        request.user.is_superuser
-        or job.state == JobState.REVIEW
-        or moderation_selectors.takedown_report_open(subject_id=job.id)
+    """A moderator (moderation.review_content) sees a person's photos and results when there is a
+    reason to: the job waits in review, or someone reported it (an open takedown report). Any job's
+    desk showed them (the originals of a job never flagged, presigned for download), and then any
+    staff member's who could view jobs. Superusers see every job's."""
+    return request.user.is_superuser or (
+        request.user.has_perm("moderation.review_content")
+        and (job.state == JobState.REVIEW or moderation_selectors.takedown_report_open(subject_id=job.id))
     )
 
 

@@ -123,3 +123,29 @@ def test_the_consent_export_neutralises_a_username_that_is_a_formula(django_user
     job = Job.objects.create(owner=owner, source=upload, target=upload, state=JobState.SUCCEEDED)
     rows = list(csv.reader(io.StringIO(consent_csv([job]))))
     assert rows[1][3] == "'+1+cmd"
+
+
+def test_staff_who_may_only_view_jobs_get_no_pictures_of_jobs_in_review(django_user_model, user_b):
+    """People's pictures on the desk and in the review list are for reviewers (moderation.review_content),
+    not for every staff member who may look jobs up."""
+    uploads = [
+        Upload.objects.create(owner=user_b, role=role, s3_key=f"{user_b.id}/x-{role}.jpg", sha256="0" * 64,
+                              media_type="image/jpeg", width=64, height=64, size_bytes=10)
+        for role in ("source", "target")
+    ]
+    job = Job.objects.create(owner=user_b, source=uploads[0], target=uploads[1], state=JobState.REVIEW)
+    clerk = django_user_model.objects.create_user(username="clerk", password="x-pass-12345", is_staff=True)
+    clerk.user_permissions.add(Permission.objects.get(content_type__app_label="webapp", codename="view_job"))
+    client = Client()
+    client.force_login(clerk)
+    page = client.get(f"/admin/webapp/job/{job.id}/change/")
+    listing = client.get("/admin/webapp/job/?queue=review")
+    assert page.status_code == listing.status_code == 200
+    assert settings.S3_UPLOADS_BUCKET not in page.content.decode()
+    assert settings.S3_UPLOADS_BUCKET not in listing.content.decode()
+
+    clerk.groups.add(Group.objects.get(name="moderator"))  # a reviewer sees them
+    clerk = django_user_model.objects.get(pk=clerk.pk)
+    client.force_login(clerk)
+    assert settings.S3_UPLOADS_BUCKET in client.get(f"/admin/webapp/job/{job.id}/change/").content.decode()
+    assert settings.S3_UPLOADS_BUCKET in client.get("/admin/webapp/job/?queue=review").content.decode()
