@@ -1,12 +1,16 @@
 """Saving or deleting a user or an API token drops the cached copies of their tokens
 (selectors.api_token_by_key), e.g. a user made inactive in the admin is refused at once. A user
 saved with a new password (set_password: the change and reset pages, the admin, `changepassword`)
-signs out every device signed in to the account: the app's sessions end as the other browsers' do."""
+signs out every device signed in to the account: the app's sessions end as the other browsers' do,
+and the installs' push registrations go with them (a phone signed in by whoever had the old password
+was still told of every job of the account)."""
 
 from __future__ import annotations
 
 from django.contrib.auth import get_user_model
 from django.db.models.signals import post_delete, post_save
+
+from webapp.notifications import push_devices
 
 from . import devices, services
 from .models import ApiToken
@@ -21,6 +25,7 @@ def _password_changed(sender, instance, created=False, **kwargs) -> None:
     # has run the password validators' hooks, i.e. during this signal.
     if not created and getattr(instance, "_password", None) is not None:
         devices.devices_sign_out_all(user=instance, reason="password_changed")
+        push_devices.push_devices_remove_all(user=instance)
 
 
 def _token_changed(sender, instance, created=False, **kwargs) -> None:

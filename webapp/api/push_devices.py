@@ -20,7 +20,8 @@ from .fields import TextField
 from .throttles import ReadThrottle
 
 PROBLEM = OpenApiResponse(description="RFC 9457 application/problem+json with a stable `code`")
-APNS_TOKEN = RegexValidator(r"^[0-9a-fA-F]+$", "An APNs device token is hexadecimal.")
+# A device token is bytes (32 today; Apple says not to count on it) sent as hex: whole bytes only.
+APNS_TOKEN = RegexValidator(r"^(?:[0-9a-fA-F]{2})+$", "An APNs device token is hexadecimal bytes (an even number of digits).")
 FCM_TOKEN = RegexValidator(r"^[A-Za-z0-9_:\-]+$", "An FCM registration token has letters, digits, '_', ':' and '-'.")
 
 

@@ -73,7 +73,9 @@ def send(*, token: str, title: str, body: str, data: dict[str, str], collapse_ke
     if response.status_code == 200:
         return
     status, code, text = _error(response)
-    if response.status_code == 404 or code in DEAD_TOKEN_CODES:
+    # Only FCM's own word that the token is dead drops it: a 404 without it is a wrong URL or
+    # project (or a proxy's page), which says nothing about the token, and would drop every user's.
+    if code in DEAD_TOKEN_CODES:
         raise PushTokenInvalid(f"FCM {response.status_code} {code or status}: {text}")
     if status == "INVALID_ARGUMENT" and _about_token(response):
         raise PushTokenInvalid(f"FCM 400 INVALID_ARGUMENT (token): {text}")

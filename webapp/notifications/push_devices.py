@@ -60,5 +60,12 @@ def push_device_remove_invalid(*, device_id: int, reason: str) -> None:
         logger.info("push device %s removed: %s", device_id, reason)
 
 
+def push_devices_remove_all(*, user) -> int:
+    """Every install's registration of `user` (a password change: a phone signed in by whoever had the
+    old password must not go on being told of the account's jobs); how many. The owner's own apps
+    register again when they sign in with the new password."""
+    return PushDevice.objects.filter(owner=user).delete()[1].get(PushDevice._meta.label, 0)
+
+
 def push_devices_for_user(*, user) -> QuerySet[PushDevice]:
     return PushDevice.objects.filter(owner=user).order_by("-updated_at", "-id")

@@ -159,3 +159,53 @@ def test_a_phone_that_changed_hands_gets_no_push_about_the_previous_users_job(
     drain([settings.WEBHOOK_QUEUE])
     assert fcm_standin.sends == []
     assert PushDelivery.objects.count() == 0
+
+
+# --- found by trying it as an attacker ---------------------------------------------------------------
+
+
+def test_a_password_change_stops_pushes_to_the_phones_it_signed_out(
+    api_a, funded_user, astronaut_pair, fcm_standin, settings
+):
+    """Someone who had alice's password signs in on a phone and registers its push token; alice
+    changes her password: the phone is signed out and is told of none of her jobs any more."""
+    from rest_framework.test import APIClient
+
+    from webapp.accounts import devices as account_devices
+
+    phone = account_devices.device_sign_in(user=funded_user, device_name="intruder's phone")
+    intruder = APIClient()
+    intruder.credentials(HTTP_AUTHORIZATION=f"Bearer {phone.access_token}")
+    register(intruder, "fcm", FCM_A2)
+
+    funded_user.set_password("a brand new password 123!")
+    funded_user.save()
+    assert intruder.get("/api/v1/devices").status_code == 401
+    assert not PushDevice.objects.filter(owner=funded_user).exists()
+
+    cancel_new_job(api_a, astronaut_pair)
+    drain([settings.WEBHOOK_QUEUE])
+    assert fcm_standin.delivered_to(FCM_A2) == []
+
+
+@pytest.mark.parametrize("token", ["a", "abc", "0f" * 32 + "a"])
+def test_an_apns_token_that_is_not_whole_bytes_is_refused(api_a, apns_standin, token):
+    """An APNs device token is bytes sent as hex: an odd number of digits is no token at all (it was
+    stored, pushed to, and dropped only on Apple's BadDeviceToken)."""
+    response = api_a.post(
+        "/api/v1/devices", {"platform": "apns", "token": token, "app_id": apns_standin.topic}, format="json"
+    )
+    assert response.status_code == 400 and response["Content-Type"].startswith("application/problem+json")
+    assert not PushDevice.objects.exists()
+
+
+def test_a_404_that_does_not_say_unregistered_keeps_the_device(api_a, astronaut_pair, fcm_standin, settings):
+    """FCM says a token is dead with errorCode UNREGISTERED. Another 404 (a wrong FCM_URL or project, a
+    proxy's page) says nothing of the token: it was deleted at its first push, every user's alike."""
+    register(api_a, "fcm", FCM_A)
+    settings.FCM_URL = fcm_standin.url + "/gateway"  # the stand-in answers 404 NOT_FOUND on any other path
+    cancel_new_job(api_a, astronaut_pair)
+    drain([settings.WEBHOOK_QUEUE])
+    assert fcm_standin.delivered == []
+    assert PushDevice.objects.filter(token=FCM_A).exists()
+    assert PushDelivery.objects.filter(delivered_at__isnull=True, abandoned_at__isnull=True).count() == 1
