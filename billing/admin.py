@@ -14,6 +14,8 @@ from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 
 from billing import exports, reports, selectors, services, top_up_requests
 from billing.choices import EntryKind
@@ -33,6 +35,14 @@ from billing.models import (
     TopUpRequest,
 )
 
+# The usage report's column headers on the page (the CSV keeps exports.USAGE_COLUMNS' names).
+USAGE_HEADERS = {
+    "month": _("Month"), "user_id": _("User id"), "username": _("User"), "currency": _("Currency"),
+    "jobs": _("Jobs"), "frames": _("Frames"), "gpu_seconds": _("GPU seconds"), "charged": _("Charged"),
+    "refunded": _("Refunded"), "net": _("Net"), "gpu_cost": _("GPU cost"), "margin": _("Margin"),
+    "capped_jobs": _("Capped jobs"),
+}  # fmt: skip
+
 
 @admin.register(PricePlan)
 class PricePlanAdmin(admin.ModelAdmin):
@@ -49,7 +59,7 @@ class PricePlanAdmin(admin.ModelAdmin):
     fieldsets = [
         (None, {"fields": ["name", "is_default", "gpu_queue"]}),
         (
-            "Price",
+            _("Price"),
             {
                 "fields": [
                     "unit_price",
@@ -60,10 +70,10 @@ class PricePlanAdmin(admin.ModelAdmin):
             },
         ),
         (
-            "Resolution coefficients",
+            _("Resolution coefficients"),
             {"fields": ["coefficient_720p", "coefficient_1080p", "original_coefficient_tiers"]},
         ),
-        ("Mode weights", {"fields": ["weight_fast", "weight_standard", "weight_hq"]}),
+        (_("Mode weights"), {"fields": ["weight_fast", "weight_standard", "weight_hq"]}),
     ]
 
     def save_model(self, request, obj, form, change):
@@ -73,7 +83,7 @@ class PricePlanAdmin(admin.ModelAdmin):
                 PricePlan.objects.filter(is_default=True).exclude(pk=obj.pk).update(is_default=False)
             elif change and PricePlan.objects.filter(pk=obj.pk, is_default=True).exists():
                 obj.is_default = True
-                messages.warning(request, "A plan stays the default until another plan is made the default.")
+                messages.warning(request, gettext("A plan stays the default until another plan is made the default."))
             super().save_model(request, obj, form, change)
 
     def has_delete_permission(self, request, obj=None):
@@ -113,29 +123,34 @@ class AccountAdmin(admin.ModelAdmin):
         requests' actions and refunds (changing an account only assigns its plan)."""
         return request.user.has_perm("billing.add_ledgerentry")
 
-    @admin.display(ordering="balance")
+    @admin.display(description=_("Balance"), ordering="balance")
     def balance(self, obj: Account):
         return self._money(obj, obj.balance)
 
-    @admin.display(ordering="held")
+    @admin.display(description=_("Held"), ordering="held")
     def held(self, obj: Account):
         return self._money(obj, obj.held)
 
-    @admin.display(ordering="available")
+    @admin.display(description=_("Available"), ordering="available")
     def available(self, obj: Account):
         return self._money(obj, obj.available)
 
-    @admin.display(description="Money (from the ledger)")
+    @admin.display(description=_("Money (from the ledger)"))
     def money(self, obj: Account) -> str:
         balance = selectors.account_balance_for(account=obj)
-        return f"balance {balance.balance}, held {balance.held}, available {balance.available} {balance.currency}"
+        return gettext("balance %(balance)s, held %(held)s, available %(available)s %(currency)s") % {
+            "balance": balance.balance,
+            "held": balance.held,
+            "available": balance.available,
+            "currency": balance.currency,
+        }
 
-    @admin.display(description="Top-up / adjustment")
+    @admin.display(description=_("Top-up / adjustment"))
     def credit_link(self, obj: Account) -> str:
         if obj.pk is None:
             return "-"
         url = reverse("admin:billing_account_credit", args=[obj.pk])
-        return format_html('<a class="button" href="{}">Top up or adjust…</a>', url)
+        return format_html('<a class="button" href="{}">{}</a>', url, gettext("Top up or adjust…"))
 
     def get_urls(self):
         return [
@@ -163,12 +178,14 @@ class AccountAdmin(admin.ModelAdmin):
                 form.add_error(None, str(exc))
             else:
                 self.message_user(
-                    request, f"{entry.get_kind_display()} of {entry.amount} recorded for {account.user}."
+                    request,
+                    gettext("%(kind)s of %(amount)s recorded for %(user)s.")
+                    % {"kind": entry.get_kind_display(), "amount": entry.amount, "user": account.user},
                 )
                 return HttpResponseRedirect(reverse("admin:billing_account_change", args=[account.pk]))
         context = {
             **self.admin_site.each_context(request),
-            "title": f"Top up or adjust: {account.user}",
+            "title": gettext("Top up or adjust: %(user)s") % {"user": account.user},
             "opts": self.model._meta,
             "account": account,
             "money": selectors.account_balance_for(account=account),
@@ -205,11 +222,11 @@ class LedgerEntryAdmin(ReadOnlyAdmin):
             actions.pop("refund_jobs", None)
         return actions
 
-    @admin.action(description="Refund the selected captured jobs")
+    @admin.action(description=_("Refund the selected captured jobs"))
     def refund_jobs(self, request: HttpRequest, queryset):
         captures = list(queryset.filter(kind=EntryKind.CAPTURE).select_related("account__user"))
         if not captures:
-            self.message_user(request, "Select capture entries to refund.", messages.WARNING)
+            self.message_user(request, gettext("Select capture entries to refund."), messages.WARNING)
             return None
         form = RefundForm(request.POST if "apply" in request.POST else None)
         if "apply" in request.POST and form.is_valid():
@@ -221,12 +238,16 @@ class LedgerEntryAdmin(ReadOnlyAdmin):
                     )
                     refunded += 1
                 except BillingError as exc:
-                    self.message_user(request, f"Job {capture.job_id}: {exc.detail}", messages.WARNING)
-            self.message_user(request, f"Refunded {refunded} job(s).")
+                    self.message_user(
+                        request,
+                        gettext("Job %(job)s: %(detail)s") % {"job": capture.job_id, "detail": exc.detail},
+                        messages.WARNING,
+                    )
+            self.message_user(request, gettext("Refunded %(count)s job(s).") % {"count": refunded})
             return None
         context = {
             **self.admin_site.each_context(request),
-            "title": "Refund jobs",
+            "title": gettext("Refund jobs"),
             "opts": self.model._meta,
             "captures": captures,
             "form": form,
@@ -257,13 +278,13 @@ class LedgerEntryAdmin(ReadOnlyAdmin):
             return response
         context = {
             **self.admin_site.each_context(request),
-            "title": "Usage per user and month",
+            "title": gettext("Usage per user and month"),
             "opts": self.model._meta,
             "form": form,
             "rows": rows,
             "totals": reports.usage_totals(rows),
             "month": month,
-            "headers": list(exports.USAGE_COLUMNS.values()),
+            "headers": [USAGE_HEADERS.get(key, name) for key, name in exports.USAGE_COLUMNS.items()],
         }
         return TemplateResponse(request, "admin/billing/usage_report.html", context)
 
@@ -290,7 +311,7 @@ class ChargeAdmin(ReadOnlyAdmin):
     list_select_related = ["account__user"]
     search_fields = ["job_id", "account__user__username"]
 
-    @admin.display(description="Margin (paid − GPU cost)")
+    @admin.display(description=_("Margin (paid − GPU cost)"))
     def margin(self, obj: Charge) -> Decimal:
         return obj.amount - obj.gpu_cost
 
@@ -359,7 +380,7 @@ class TopUpRequestAdmin(admin.ModelAdmin):
     def has_add_permission(self, request):
         return False
 
-    @admin.display(description="user", ordering="account__user__username")
+    @admin.display(description=_("user"), ordering="account__user__username")
     def user(self, obj: TopUpRequest) -> str:
         return obj.account.user.get_username()
 
@@ -368,18 +389,20 @@ class TopUpRequestAdmin(admin.ModelAdmin):
     def has_fulfil_permission(self, request: HttpRequest) -> bool:
         return request.user.has_perm("billing.add_ledgerentry")
 
-    @admin.action(description="Add the credits asked for (and close)", permissions=["fulfil"])
+    @admin.action(description=_("Add the credits asked for (and close)"), permissions=["fulfil"])
     def add_credits(self, request: HttpRequest, queryset):
         done = [
             r for r in (top_up_requests.top_up_request_fulfil(request_id=pk, actor=request.user)
                         for pk in queryset.values_list("pk", flat=True)) if r is not None
         ]
-        self.message_user(request, f"Credits added for {len(done)} request(s).", messages.SUCCESS)
+        self.message_user(
+            request, gettext("Credits added for %(count)s request(s).") % {"count": len(done)}, messages.SUCCESS
+        )
 
-    @admin.action(description="Decline (no credits)", permissions=["fulfil"])
+    @admin.action(description=_("Decline (no credits)"), permissions=["fulfil"])
     def decline(self, request: HttpRequest, queryset):
         declined = sum(
             top_up_requests.top_up_request_decline(request_id=pk, actor=request.user)
             for pk in queryset.values_list("pk", flat=True)
         )
-        self.message_user(request, f"Declined {declined} request(s).", messages.SUCCESS)
+        self.message_user(request, gettext("Declined %(count)s request(s).") % {"count": declined}, messages.SUCCESS)

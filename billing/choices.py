@@ -27,14 +27,14 @@ class GpuQueue(models.TextChoices):
 
 
 class EntryKind(models.TextChoices):
-    TOP_UP = "top_up", "Top-up"
-    HOLD = "hold", "Hold"
-    CAPTURE = "capture", "Capture"
-    RELEASE = "release", "Release"
-    REFUND = "refund", "Refund"
-    ADJUSTMENT = "adjustment", "Adjustment"
-    PURCHASE = "purchase", "Purchase"  # credits bought with a card (Stripe Checkout)
-    REVERSAL = "reversal", "Purchase reversed"  # a bought pack refunded or disputed at Stripe
+    TOP_UP = "top_up", _("Top-up")
+    HOLD = "hold", _("Hold")
+    CAPTURE = "capture", _("Capture")
+    RELEASE = "release", _("Release")
+    REFUND = "refund", _("Refund")
+    ADJUSTMENT = "adjustment", _("Adjustment")
+    PURCHASE = "purchase", _("Purchase")  # credits bought with a card (Stripe Checkout)
+    REVERSAL = "reversal", _("Purchase reversed")  # a bought pack refunded or disputed at Stripe
 
 
 # The ledger arithmetic, in one place (see selectors.account_balance):

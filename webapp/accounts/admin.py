@@ -5,6 +5,8 @@ from __future__ import annotations
 from django.contrib import admin, messages
 from django.contrib.auth import get_user_model
 from django.contrib.auth.admin import UserAdmin
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 
 from . import login_limits, services
 from .forms import AdminLoginForm
@@ -24,11 +26,11 @@ class ApiTokenAdmin(admin.ModelAdmin):
     def has_add_permission(self, request) -> bool:
         return False  # tokens are created by their owner, who sees the key once
 
-    @admin.action(description="Revoke selected tokens", permissions=["change"])
+    @admin.action(description=_("Revoke selected tokens"), permissions=["change"])
     def revoke(self, request, queryset) -> None:
         for token in queryset.filter(revoked_at__isnull=True):
             services.api_token_revoke(token=token)
-        self.message_user(request, "Revoked.", messages.SUCCESS)
+        self.message_user(request, gettext("Revoked."), messages.SUCCESS)
 
 
 # --- sign-in limits: the admin login is limited like the site's, and staff can unlock ---
@@ -44,10 +46,13 @@ if admin.site.is_registered(User):
 class VisageUserAdmin(UserAdmin):
     actions = ["unlock_sign_in"]
 
-    @admin.action(description="Unlock sign-in (clear failed attempts)", permissions=["change"])
+    @admin.action(description=_("Unlock sign-in (clear failed attempts)"), permissions=["change"])
     def unlock_sign_in(self, request, queryset) -> None:
         for user in queryset:
             cleared = login_limits.login_unlock(username=user.get_username())
             self.message_user(
-                request, f"{user.get_username()}: {cleared} failed sign-in attempts cleared.", messages.SUCCESS
+                request,
+                gettext("%(user)s: %(count)s failed sign-in attempts cleared.")
+                % {"user": user.get_username(), "count": cleared},
+                messages.SUCCESS,
             )
