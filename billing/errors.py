@@ -80,6 +80,22 @@ def top_up_path() -> str:
         return "/account/credits/"
 
 
+class PlanChanged(BillingError):
+    """The account's price plan moved to another currency between the quote and the hold (an admin
+    changed it at that moment): the quote means nothing in the new currency."""
+
+    default_code = "price_changed"
+
+    def __init__(self) -> None:
+        super().__init__(
+            detail=_(
+                "Your price plan changed while this swap was being submitted, so nothing was charged. "
+                "Please submit it again to see its new price."
+            ),
+            code=self.default_code,
+        )
+
+
 class NoHold(BillingError):
     default_detail = "No credit is held for this job."
     default_code = "no_hold"

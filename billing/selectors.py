@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import uuid
-from decimal import Decimal
+from decimal import ROUND_FLOOR, ROUND_HALF_EVEN, Decimal
 from typing import Any
 
 from django.conf import settings
@@ -98,20 +98,23 @@ def plan_for_user(*, user) -> PricePlan:
     return default_plan()
 
 
-def quantize_for_plan(amount: Decimal, plan: PricePlan) -> Decimal:
-    rounded = amount.quantize(Decimal(1).scaleb(-plan.minor_unit_exponent))
+def quantize_for_plan(amount: Decimal, plan: PricePlan, rounding: str = ROUND_HALF_EVEN) -> Decimal:
+    rounded = amount.quantize(Decimal(1).scaleb(-plan.minor_unit_exponent), rounding=rounding)
     return abs(rounded) if rounded == 0 else rounded  # never "-0.00"
 
 
 def account_balance_for(*, account: Account) -> Balance:
-    """The account's money, derived from its ledger in one query."""
+    """The account's money, derived from its ledger in one query, in whole units of its plan's
+    currency, rounded down: never more than the ledger holds. The ledger can hold finer amounts (a
+    balance from a plan in a currency with more decimals; manual credits before they were refused),
+    and a hold or a debit checked against a figure rounded up left the account below zero."""
     totals = LedgerEntry.objects.filter(account=account).aggregate(
         balance=balance_expression(), held=held_expression()
     )
     plan = account.plan or default_plan()
-    balance = quantize_for_plan(totals["balance"], plan)
-    held = quantize_for_plan(totals["held"], plan)
-    return Balance(balance=balance, held=held, available=balance - held, currency=plan.currency)
+    balance = quantize_for_plan(totals["balance"], plan, ROUND_FLOOR)
+    available = quantize_for_plan(totals["balance"] - totals["held"], plan, ROUND_FLOOR)
+    return Balance(balance=balance, held=balance - available, available=available, currency=plan.currency)
 
 
 def account_balance(*, user) -> Balance:

@@ -14,7 +14,7 @@ from django.db import IntegrityError, transaction
 from billing import selectors
 from billing.calibration import DEFAULT_GPU_SECONDS_PER_FRAME, EMA_ALPHA, GPU_SECONDS_PER_FRAME_PLACES
 from billing.choices import EntryKind, MediaKind, Mode, Resolution, SampleOrigin
-from billing.errors import AlreadyRefunded, HoldClosed, InsufficientCredit, NoHold, NotRefundable
+from billing.errors import AlreadyRefunded, HoldClosed, InsufficientCredit, NoHold, NotRefundable, PlanChanged
 from billing.models import Account, Charge, GpuCalibration, GpuSample, LedgerEntry, ModeRun
 from billing.pricing import PlanPricing, charge_amount, pixel_class, processed_size
 from billing.values import Balance, Quote, Usage
@@ -73,9 +73,19 @@ def account_top_up(*, user, amount: Decimal, actor, reason: str) -> LedgerEntry:
         raise ValueError("a top-up must be positive")
     reason = _require_reason(reason)
     account = _locked_account(user=user)
+    _require_whole_units(amount, account)
     return LedgerEntry.objects.create(
         account=account, kind=EntryKind.TOP_UP, amount=amount, actor=actor, reason=reason
     )
+
+
+def _require_whole_units(amount: Decimal, account: Account) -> None:
+    """Credits by hand in whole units of the account's currency (cents for USD, yen for JPY): a finer
+    amount is money nobody can spend or be shown."""
+    plan = account.plan or selectors.default_plan()
+    if amount != selectors.quantize_for_plan(amount, plan):
+        unit = Decimal(1).scaleb(-plan.minor_unit_exponent)
+        raise ValueError(f"{amount} is finer than the account's currency allows (whole {unit} {plan.currency})")
 
 
 @transaction.atomic
@@ -86,6 +96,7 @@ def account_adjust(*, user, amount: Decimal, actor, reason: str) -> LedgerEntry:
         raise ValueError("an adjustment must not be zero")
     reason = _require_reason(reason)
     account = _locked_account(user=user)
+    _require_whole_units(amount, account)
     if amount < 0:
         available = selectors.account_balance_for(account=account).available
         if available + amount < 0:
@@ -214,7 +225,7 @@ def hold_place(*, user, job_id: uuid.UUID, quote: Quote) -> LedgerEntry:
             return _same_account(existing, account)
         plan = account.plan or selectors.default_plan()
         if quote.currency != plan.currency:
-            raise ValueError(f"the quote is in {quote.currency}, the account in {plan.currency}; quote again")
+            raise PlanChanged()
         available = selectors.account_balance_for(account=account).available
         if quote.hold_amount > available:
             raise InsufficientCredit(required=quote.hold_amount, available=available, quote=quote)

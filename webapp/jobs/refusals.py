@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from django.utils.translation import gettext, gettext_noop
 
-from billing.errors import InsufficientCredit
+from billing.errors import InsufficientCredit, PlanChanged
 from webapp.media.storage import StorageError
 from webapp.media.validation import UploadRejected
 
@@ -19,7 +19,7 @@ STORAGE_UNAVAILABLE = gettext_noop(
 )
 
 # What a submission may raise that is the user's to hear about (anything else is a bug: a 500).
-REFUSALS = (UploadRejected, JobError, InsufficientCredit, StorageError)
+REFUSALS = (UploadRejected, JobError, InsufficientCredit, PlanChanged, StorageError)
 
 
 @dataclass(frozen=True)
@@ -37,6 +37,8 @@ def refusal_for(exc: Exception) -> Refusal | None:
         return Refusal(status=exc.status, code=exc.code, message=exc.message, field=exc.field)
     if isinstance(exc, InsufficientCredit):
         return Refusal(status=exc.status_code, code=exc.default_code, message=str(exc.detail), top_up=True)
+    if isinstance(exc, PlanChanged):
+        return Refusal(status=exc.status_code, code=exc.default_code, message=str(exc.detail))
     if isinstance(exc, StorageError):
         # S3 refused or timed out before anything was held: the user may simply try again.
         return Refusal(status=503, code="service_unavailable", message=gettext(STORAGE_UNAVAILABLE))

@@ -115,3 +115,34 @@ def test_a_one_photo_submission_does_not_read_the_extra_photos_relation(api_a, a
         response = post_job(api_a, source, target)
     assert response.status_code == 201, response.content
     assert len([q for q in queries.captured_queries if "extra_sources" in q["sql"]]) == 1
+
+
+def test_a_plan_moved_to_another_currency_during_a_submit_is_a_409_not_a_500(api_a, funded_user, astronaut_pair,
+                                                                          monkeypatch):
+    """An admin moves the account to a plan in another currency between the submit's quote and its
+    hold: the quote means nothing in the new currency. A specific answer, nothing held."""
+    from decimal import Decimal
+
+    from billing import selectors, services
+    from billing.models import PricePlan
+    from webapp.jobs.services import intake
+
+    eur = PricePlan.objects.create(
+        name="EUR", unit_price=Decimal("0.10"), coefficient_720p=Decimal(1), coefficient_1080p=Decimal(2),
+        weight_fast=Decimal(1), weight_standard=Decimal(1), weight_hq=Decimal(1), minimum_charge=Decimal("0.05"),
+        currency="EUR", minor_unit_exponent=2,
+    )
+    real_quote = intake.job_quote
+
+    def quote_then_the_admin_moves_the_plan(**kwargs):
+        quote = real_quote(**kwargs)
+        services.account_get_or_create(user=funded_user).__class__.objects.filter(user=funded_user).update(plan=eur)
+        return quote
+
+    monkeypatch.setattr(intake, "job_quote", quote_then_the_admin_moves_the_plan)
+    source, target, _ = astronaut_pair
+    response = post_job(api_a, source, target)
+    assert response.status_code == 409, response.content
+    assert response["Content-Type"].startswith("application/problem+json")
+    assert response.json()["code"] == "price_changed" and "submit it again" in response.json()["detail"]
+    assert Job.objects.count() == 0 and selectors.account_balance(user=funded_user).held == 0
