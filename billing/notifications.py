@@ -80,8 +80,10 @@ def _alipay_apply(params: dict[str, str]) -> str:
         return f"order {session.stripe_session_id}: amount {params.get('total_amount')} differs from the pack"
     status = params.get("trade_status", "")
     refunded = _money(params.get("refund_fee"))
-    # TRADE_CLOSED: closed unpaid, or paid and then refunded in full (it carries refund_fee then).
-    paid = status in ALIPAY_PAID or (status == "TRADE_CLOSED" and refunded > 0 and params.get("gmt_payment"))
+    # TRADE_CLOSED: closed unpaid, or paid and then refunded in full (it carries refund_fee then: only
+    # a paid trade is refunded, with or without its gmt_payment in the notification; without one the
+    # refund was taken for "closed unpaid" and the buyer kept the credits and the money).
+    paid = status in ALIPAY_PAID or (status == "TRADE_CLOSED" and refunded > 0)
     if not paid:
         if status == "TRADE_CLOSED":
             CheckoutSession.objects.filter(pk=session.pk, status=CheckoutStatus.OPEN).update(
@@ -118,6 +120,10 @@ def _wechatpay_apply(event_type: str, resource: dict) -> str:
     price_fen = currencies.minor_amount(session.price, session.currency)  # CNY: fen
     if int(amount.get("total", -1)) != price_fen:
         return f"order {session.stripe_session_id}: amount {amount.get('total')} differs from the pack"
+    # A payment says its currency (a refund does not): 6800 of another currency is not the 68.00 CNY
+    # the pack costs (a cross-border or misconfigured merchant account).
+    if str(amount.get("currency") or session.currency).upper() != session.currency.upper():
+        return f"order {session.stripe_session_id}: paid in {amount.get('currency')}, not {session.currency.upper()}"
     payment_id = str(resource.get("transaction_id", ""))
     if event_type == "TRANSACTION.SUCCESS":
         if resource.get("trade_state") != "SUCCESS":

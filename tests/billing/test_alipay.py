@@ -215,3 +215,31 @@ def test_the_credits_page_offers_alipay_for_cny_packs_and_sends_the_buyer_to_it(
         "https://openapi.alipay.com/gateway.do?"
     )
     assert CheckoutSession.objects.get(account__user=user_a).provider == "alipay"
+
+
+# --- found by trying it as a paying user -------------------------------------------------------
+
+
+def test_alipay_notify_is_processed_whatever_accept_header_it_carries(alipay, cny_pack, user_a):
+    """A correctly signed paid notification must be applied and answered with plain `success`
+    whatever the notifier's Accept header; DRF's content negotiation answers 406 before the
+    handler runs, so nothing is credited and Alipay resends until it gives up."""
+    order = start(user_a, cny_pack)["id"]
+    response = APIClient().post(
+        "/api/v1/billing/alipay/notify", data=paid(alipay, order), HTTP_ACCEPT="text/plain"
+    )
+    assert response.status_code == 200 and response.content == b"success", response.content
+    assert balance(user_a) == Decimal("100.00")
+
+
+def test_alipay_full_refund_without_gmt_payment_is_still_taken_back(alipay, cny_pack, user_a):
+    """TRADE_CLOSED with refund_fee > 0 is a refund (Alipay never refunds an unpaid trade); when
+    the notification lacks gmt_payment it is treated as 'closed unpaid' on a PAID order: the
+    buyer keeps the credits and the money."""
+    order = start(user_a, cny_pack)["id"]
+    assert notify(paid(alipay, order)).content == b"success"
+    assert balance(user_a) == Decimal("100.00")
+    closed = paid(alipay, order, trade_status="TRADE_CLOSED", refund_fee="68.00", gmt_payment="")
+    assert notify(closed).content == b"success"
+    assert balance(user_a) == 0
+    assert CheckoutSession.objects.get(stripe_session_id=order).status == CheckoutStatus.REVERSED

@@ -7,8 +7,11 @@ ledger's invariants after each case. Keys and the certificate are made by the te
 from __future__ import annotations
 
 import json
+import re
 from decimal import Decimal
 
+import cv2
+import numpy as np
 import pytest
 from rest_framework.test import APIClient
 
@@ -223,3 +226,50 @@ def test_wechatpay_is_off_unless_configured(settings, cny_pack, user_a):
         "/api/v1/billing/checkout", {"pack_id": cny_pack.id, "provider": "paypal"}, format="json"
     )
     assert response.status_code == 400
+
+
+# --- found by trying it as a paying user -------------------------------------------------------
+
+
+def test_wechatpay_notify_is_processed_whatever_accept_header_it_carries(wechatpay, cny_pack, user_a):
+    keys, _ = wechatpay
+    order = start(user_a, cny_pack)["id"]
+    body = keys.notification("TRANSACTION.SUCCESS", transaction(keys, order))
+    response = post(body, {**keys.signed_headers(body), "Accept": "text/plain"})
+    assert response.status_code in (200, 204), response.content
+    assert balance(user_a) == Decimal("100.00")
+
+
+def test_wechatpay_payment_in_another_currency_credits_nothing(wechatpay, cny_pack, user_a):
+    """The order was for 6800 fen CNY; a notification saying 6800 of another currency is not
+    what the pack costs (Stripe's path checks the currency; this one ignores amount.currency)."""
+    keys, _ = wechatpay
+    order = start(user_a, cny_pack)["id"]
+    resource = transaction(keys, order)
+    resource["amount"] = {**resource["amount"], "currency": "JPY", "payer_currency": "JPY"}
+    assert send(keys, "TRANSACTION.SUCCESS", resource).status_code == 200
+    assert balance(user_a) == 0
+
+
+def test_wechatpay_site_page_shows_a_scannable_qr_code(client, wechatpay, cny_pack, user_a):
+    """WeChat Pay Native is paid by scanning code_url as a QR code; the site's page shows only
+    the weixin:// link as text, which a desktop browser cannot open and WeChat cannot scan."""
+    client.force_login(user_a)
+    response = client.post(f"/account/credits/{cny_pack.id}/buy", {"provider": "wechatpay"})
+    assert response.status_code == 200
+    page = response.content.decode()
+    code_url = re.search(r'id="wechatpay-code-url" href="([^"]+)"', page).group(1).replace("&amp;", "&")
+    svg = re.search(r'<figure class="payment-code"[^>]*>(.*?)</figure>', page, re.S).group(1)
+    assert _scanned(svg) == code_url  # what WeChat's Scan reads is the order's payment link
+
+
+def _scanned(svg: str) -> str:
+    """Read the QR code the way a camera would: the SVG's module squares drawn at 10 px a unit, then
+    OpenCV's QR detector."""
+    size = float(re.search(r'viewBox="0 0 ([\d.]+) ', svg).group(1))
+    scale = 10
+    image = np.full((round(size * scale), round(size * scale)), 255, np.uint8)
+    for x0, y0, x1, y1 in re.findall(r"M([\d.]+),([\d.]+)H([\d.]+)V([\d.]+)H[\d.]+z", svg):
+        image[round(float(y0) * scale):round(float(y1) * scale), round(float(x0) * scale):round(float(x1) * scale)] = 0
+    text, _, _ = cv2.QRCodeDetector().detectAndDecode(cv2.copyMakeBorder(image, 40, 40, 40, 40, cv2.BORDER_CONSTANT, value=255))
+    return text

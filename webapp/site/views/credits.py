@@ -6,12 +6,15 @@ from __future__ import annotations
 import re
 from decimal import Decimal, InvalidOperation
 
+import qrcode
+import qrcode.image.svg
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils.safestring import mark_safe
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
@@ -55,6 +58,13 @@ def credits(request: HttpRequest) -> HttpResponse:
     return render(request, "webapp/credits.html", money_context(request))
 
 
+def payment_code_svg(code_url: str) -> str:
+    """WeChat Pay Native's `code_url` as the QR code the buyer scans with WeChat (扫一扫), inline SVG:
+    a desktop browser cannot open the weixin:// link, and there was nothing on the page to scan."""
+    image = qrcode.make(code_url, image_factory=qrcode.image.svg.SvgPathImage, box_size=10, border=4)
+    return mark_safe(image.to_string(encoding="unicode"))  # our own SVG: paths of the URL's bits, no text
+
+
 @login_required
 @require_POST
 def credits_buy(request: HttpRequest, pack_id: int) -> HttpResponse:
@@ -73,7 +83,11 @@ def credits_buy(request: HttpRequest, pack_id: int) -> HttpResponse:
         messages.error(request, str(exc.detail))
         return render(request, "webapp/credits.html", money_context(request), status=exc.status_code)
     if started.code_url:  # WeChat Pay Native: the buyer scans it, then the page shows the credits
-        return render(request, "webapp/credits_wechatpay.html", {**money_context(request), "started": started})
+        return render(
+            request,
+            "webapp/credits_wechatpay.html",
+            {**money_context(request), "started": started, "code_svg": payment_code_svg(started.code_url)},
+        )
     return redirect(started.url, permanent=False)
 
 
