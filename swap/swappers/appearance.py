@@ -54,7 +54,13 @@ def _blur(image: np.ndarray, sigma: float) -> np.ndarray:
 
 
 def transfer_shading(
-    warped: np.ndarray, target: np.ndarray, skin: np.ndarray, sigma: float, *, detail_gain_max: float = 1.25
+    warped: np.ndarray,
+    target: np.ndarray,
+    skin: np.ndarray,
+    sigma: float,
+    *,
+    detail_gain_max: float = 1.25,
+    eyes: np.ndarray | None = None,
 ) -> np.ndarray:
     """The target's low-frequency shading and colour with the source's fine detail (Lab).
 
@@ -62,6 +68,10 @@ def transfer_shading(
     elsewhere the low-pass is filled in from around them. The detail layer's contrast is scaled
     to the target's (a flat, low-light target must not get a contrasty face), never boosted by
     more than `detail_gain_max`, and colour detail is never boosted (no green/blue casts).
+    `eyes` (0-1 weights): there the source's colour detail is kept whole (an iris's colour is the
+    person's, not the light's) and the lightness is never darker than the source's eye is in
+    proportion to the skin round it. Without that a blue or green iris on a shadowed, soft target
+    eye came out near black and brownish, beside a blue one on the lit side (mismatched eyes).
     """
     w = cv2.cvtColor(warped, cv2.COLOR_BGR2LAB).astype(np.float32)
     t = cv2.cvtColor(target, cv2.COLOR_BGR2LAB).astype(np.float32)
@@ -78,6 +88,15 @@ def transfer_shading(
     gain = np.clip(std_t / std_w, 0.5, detail_gain_max)
     gain[1:] = np.minimum(gain[1:], 1.0)
     out = low_t + detail_w * gain
+    if eyes is not None and eyes.any():
+        # Lightness as a ratio to the skin round it: added to a shadowed target's dark socket, an
+        # iris's difference from the source's lit skin went below black. (Only round the eyes.)
+        ys, xs = np.nonzero(eyes)
+        box = np.s_[ys.min() : ys.max() + 1, xs.min() : xs.max() + 1]
+        o, e = out[box], eyes[box]
+        ratio = low_t[box][..., 0] * (np.maximum(w[box][..., 0], 1.0) / np.maximum(low_w[box][..., 0], 8.0)) ** gain[0]
+        o[..., 0] += e * np.maximum(0.0, ratio - o[..., 0])
+        o[..., 1:] += e[..., None] * detail_w[box][..., 1:] * (1.0 - gain[1:])
     return cv2.cvtColor(np.clip(out, 0, 255).astype(np.uint8), cv2.COLOR_LAB2BGR)
 
 

@@ -396,11 +396,23 @@ def soften_eye_corners(warped: np.ndarray, stretch: np.ndarray, target_68: np.nd
     return np.clip(np.rint(mixed), 0, 255).astype(np.uint8)
 
 
+def _eye_weights(points_68: np.ndarray, shape: tuple[int, int], face_size: float) -> np.ndarray:
+    """0-1: the eye openings of `points_68`, soft-edged round the lids (transfer_shading's `eyes`)."""
+    eyes = np.zeros(shape, np.uint8)
+    for part in (slice(36, 42), slice(42, 48)):
+        cv2.fillPoly(eyes, [np.round(points_68[part]).astype(np.int32)], 255)
+    sigma = max(1.0, 0.01 * face_size)
+    return cv2.GaussianBlur(cv2.dilate(eyes, _disk(sigma)).astype(np.float32) / 255.0, (0, 0), sigma)
+
+
 def _disk(radius: int) -> np.ndarray:
     r = max(1, int(radius))
     return cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1))
 
 
+# The band along a source face's edge (x face size) where pale, grey pixels are left out as hair
+# (occlusion.rim_hair): the mesh's outline runs over the temples.
+SOURCE_RIM = 0.08
 SOURCE_PHOTOS_HELD = 8  # a job's source photos whose digests the swapper keeps (one selfie, or a few)
 
 
@@ -685,7 +697,7 @@ class ClassicalSwapper:
                 cv2.fillConvexPoly(features, cv2.convexHull(np.round(local[part]).astype(np.int32)), 255)
             plain_skin = skin & ~cv2.dilate(features, _disk(0.03 * face_size))
             warped = remove_highlights(warped, roi, plain_skin, sigma)
-        warped = transfer_shading(warped, roi, skin, sigma)
+        warped = transfer_shading(warped, roi, skin, sigma, eyes=_eye_weights(local, (rh, rw), face_size))
         if hq and cfg.detail_octaves > 0:
             warped = match_detail(
                 warped, roi, skin, cfg.detail_octaves, upscale=primary_upscale, max_invented=1 + cfg.sharpen
@@ -735,7 +747,7 @@ class ClassicalSwapper:
             image,
             face,
             lambda: occlusion_mask(
-                image, face.landmarks_68, size, region_points=src_pts, grayscale=is_grayscale(image)
+                image, face.landmarks_68, size, region_points=src_pts, grayscale=is_grayscale(image), rim=SOURCE_RIM
             ),
         )
 

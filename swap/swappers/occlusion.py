@@ -56,9 +56,11 @@ def occlusion_mask(
     *,
     region_points: np.ndarray | None = None,
     grayscale: bool = False,
+    rim: float = 0.0,
 ) -> np.ndarray:
     """0/255: pixels inside the face (the hull of `region_points`, default the 68 points) that
-    are not the target's skin, eyes or mouth."""
+    are not the target's skin, eyes or mouth. `rim` > 0 (x face size): in a band that wide inside the
+    hull's edge, paler or less coloured pixels count too, however few (`rim_hair`)."""
     shape = image.shape[:2]
     sample = skin_sample_mask(shape, points_68, face_size)
     if cv2.countNonZero(sample) < 64:
@@ -73,6 +75,7 @@ def occlusion_mask(
     too_dark = light < 0.35 * l_skin
     too_bright = light > min(250.0, 1.5 * l_skin + 25.0)
     off_hue = np.zeros(shape, bool)
+    along = np.ones(shape, np.float32)
     if grayscale or c_norm < 3.0:
         occluded = too_dark | too_bright
     else:
@@ -110,4 +113,33 @@ def occlusion_mask(
         _, labels = cv2.connectedComponents(out | inside, connectivity=8)
         touching = np.unique(labels[out > 0])
         out = np.isin(labels, touching[touching > 0]).astype(np.uint8) * 255
+    if rim > 0 and not grayscale and c_norm >= 3.0:
+        out |= rim_hair(face, light, along, l_skin, points_68, face_size, rim)
     return cv2.dilate(out, _disk(int(0.015 * face_size)))
+
+
+def rim_hair(
+    face: np.ndarray,
+    light: np.ndarray,
+    along: np.ndarray,
+    l_skin: float,
+    points_68: np.ndarray,
+    face_size: float,
+    rim: float,
+) -> np.ndarray:
+    """0/255: grey or white hair and blown-out light along the sides of the face: in the band `rim`
+    x face size inside `face` (0/255), below the brows, pixels both much lighter than the skin
+    (1.25x its median lightness + 15) and far less coloured (under half its saturation). The mesh's
+    outline runs over the temples' hair; a source's grey hair there is too close to skin for
+    `occlusion_mask`'s thresholds, in pieces under its smallest occluder, and was warped into the
+    target as a white streak beside the eye. Not above the brows: a shine on the forehead is as
+    pale, and is the person's."""
+    band = face & ~cv2.erode(face, _disk(int(rim * face_size)))
+    up = points_68[27] - points_68[8]
+    up = up / (float(np.linalg.norm(up)) or 1.0)
+    ys, xs = np.mgrid[0 : face.shape[0], 0 : face.shape[1]].astype(np.float32)
+    brows = float((points_68[17:27] @ up).mean())
+    band[xs * up[0] + ys * up[1] > brows] = 0
+    pale = ((light > 1.25 * l_skin + 15.0) & (along < 0.5)).astype(np.uint8) * 255
+    pale = cv2.morphologyEx(pale & band, cv2.MORPH_OPEN, _disk(max(1, int(0.005 * face_size))))
+    return cv2.morphologyEx(pale, cv2.MORPH_CLOSE, _disk(max(1, int(0.015 * face_size)))) & face

@@ -6,7 +6,7 @@ import cv2
 import numpy as np
 import pytest
 
-from swap.swappers.appearance import masked_blur, match_detail, sharpness
+from swap.swappers.appearance import masked_blur, match_detail, sharpness, transfer_shading
 
 
 def _texture(seed: int, size: int = 160) -> np.ndarray:
@@ -83,3 +83,39 @@ def test_a_wide_masked_blur_on_a_reduced_copy_matches_the_full_size_one(height, 
     near = cv2.dilate(mask, np.ones((9, 9), np.uint8)) > 0
     error = np.abs(masked_blur(values, weight, sigma) - exact)[near]
     assert error.max() < 2.0 and error.mean() < 0.5
+
+
+def _lab(image: np.ndarray, y: int, x: int) -> np.ndarray:
+    return cv2.cvtColor(image[y : y + 1, x : x + 1], cv2.COLOR_BGR2LAB)[0, 0].astype(np.float32)
+
+
+def test_an_eye_keeps_its_colour_and_is_not_crushed_to_black_in_a_shadowed_socket():
+    """A source's grey-blue iris on lit skin, onto a target whose eye lies in shadow: added as
+    detail to the dark socket the iris went below black and took the skin's hue (one eye brown,
+    the other blue); as `eyes` it stays as much darker than the skin round it as in the source,
+    in its own colour."""
+    size = 160
+    skin_lit = cv2.cvtColor(np.full((1, 1, 3), (175, 150, 145), np.uint8), cv2.COLOR_LAB2BGR)[0, 0]
+    iris = cv2.cvtColor(np.full((1, 1, 3), (75, 124, 112), np.uint8), cv2.COLOR_LAB2BGR)[0, 0]  # blue-grey
+    socket = cv2.cvtColor(np.full((1, 1, 3), (60, 140, 142), np.uint8), cv2.COLOR_LAB2BGR)[0, 0]
+    warped = np.full((size, size, 3), skin_lit, np.uint8)
+    cv2.circle(warped, (80, 80), 9, iris.tolist(), -1)
+    target = np.full((size, size, 3), socket, np.uint8)
+    target += np.random.default_rng(0).integers(0, 3, target.shape, dtype=np.uint8)  # a soft, flat picture
+    skin = np.full((size, size), 255, np.uint8)
+    eyes = np.zeros((size, size), np.float32)
+    cv2.circle(eyes, (80, 80), 14, 1.0, -1)
+    eyes = cv2.GaussianBlur(eyes, (0, 0), 2)
+
+    plain = transfer_shading(warped, target, skin, sigma=20)
+    kept = transfer_shading(warped, target, skin, sigma=20, eyes=eyes)
+
+    source_ratio = 75 / 175
+    around, centre_plain, centre_kept = _lab(kept, 80, 140), _lab(plain, 80, 80), _lab(kept, 80, 80)
+    assert centre_plain[0] < 0.3 * around[0]  # the failure: crushed to near black
+    assert centre_kept[0] == pytest.approx(around[0] * source_ratio ** 0.5, rel=0.35)
+    assert centre_kept[0] > 2 * centre_plain[0]
+    # Its hue is the iris's (blue: b below a), not the socket's warm brown.
+    assert centre_kept[2] - 128 < centre_kept[1] - 128 - 4
+    # Away from the eye the two are the same.
+    assert np.abs(kept[:, :40].astype(int) - plain[:, :40]).max() <= 1
