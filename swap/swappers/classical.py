@@ -22,6 +22,7 @@ global colour match, feathered alpha.
 from __future__ import annotations
 
 import hashlib
+import threading
 from dataclasses import dataclass
 
 import cv2
@@ -426,6 +427,7 @@ class ClassicalSwapper:
         self.settings = settings or ClassicalSettings()
         self._source_cache: dict = {}
         self._digests: dict[int, tuple[np.ndarray, bytes]] = {}  # by id(): the photo array, its digest
+        self._digests_lock = threading.Lock()
 
     def swap(
         self,
@@ -767,14 +769,16 @@ class ClassicalSwapper:
     def _digest(self, image: np.ndarray) -> bytes:
         """The photo's SHA-256 (~0.45 ms a megapixel here), taken once per array: the arrays of the
         last few photos are held, so an array's identity stands for its pixels. Safe from the video's
-        swap threads (each call returns its own photo's digest)."""
-        held = self._digests.get(id(image))
-        if held is None or held[0] is not image:
-            pixels = np.ascontiguousarray(image)
-            held = (image, hashlib.sha256(pixels.data).digest() + repr(pixels.shape).encode())
-            if len(self._digests) >= SOURCE_PHOTOS_HELD:
-                self._digests = {}
-            self._digests[id(image)] = held
+        swap threads (each call returns its own photo's digest). When full, the photo used longest ago
+        is let go, never all of them (emptied, a clip's photos in use were hashed again)."""
+        with self._digests_lock:
+            held = self._digests.pop(id(image), None)
+            if held is None or held[0] is not image:
+                pixels = np.ascontiguousarray(image)
+                held = (image, hashlib.sha256(pixels.data).digest() + repr(pixels.shape).encode())
+                while len(self._digests) >= SOURCE_PHOTOS_HELD:
+                    del self._digests[next(iter(self._digests))]
+            self._digests[id(image)] = held  # the most recently used last
         return held[1]
 
     @staticmethod

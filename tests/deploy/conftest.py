@@ -16,7 +16,8 @@ def prometheus_binary(name: str) -> str:
     found = shutil.which(name)
     if found:
         return found
-    message = f"`{name}` is not installed (apt-get install prometheus); the Prometheus rule/dashboard checks need it"
+    package = "prometheus-alertmanager" if name == "prometheus-alertmanager" else "prometheus"
+    message = f"`{name}` is not installed (apt-get install {package}); the Prometheus and alerting checks need it"
     if os.environ.get("CI", "").lower() == "true":
         pytest.fail(message + " — required under CI=true")
     pytest.skip(message)

@@ -377,3 +377,23 @@ def test_pale_grey_hair_along_the_side_of_a_source_face_is_left_out(pipeline, as
     # Nothing else changes.
     rest = cv2.dilate(hair, np.ones((15, 15), np.uint8)) == 0
     assert np.array_equal(after[rest], before[rest])
+
+
+def test_a_full_digest_store_lets_go_of_the_photo_used_longest_ago_not_the_ones_in_use(pipeline, astronaut):
+    """Eight photos held (other jobs' selfies): a clip's two photos each hashed once across its
+    frames; emptied when full, the first was let go as the second came in, and hashed again."""
+    from swap.swappers.classical import SOURCE_PHOTOS_HELD
+
+    swapper = ClassicalSwapper()
+    others = [np.full((8, 8, 3), i, np.uint8) for i in range(SOURCE_PHOTOS_HELD - 1)]
+    for photo in others:
+        swapper._digest(photo)
+    clip_photos = [astronaut.copy(), cv2.flip(astronaut, 1)]
+    digests = [swapper._digest(photo) for photo in clip_photos]
+    held = dict(swapper._digests)
+    for _ in range(3):
+        assert [swapper._digest(photo) for photo in clip_photos] == digests
+    assert {key: value[1] for key, value in swapper._digests.items()} == {k: v[1] for k, v in held.items()}
+    assert id(clip_photos[0]) in swapper._digests and id(clip_photos[1]) in swapper._digests
+    assert id(others[0]) not in swapper._digests  # the one used longest ago went
+    assert len(swapper._digests) == SOURCE_PHOTOS_HELD
