@@ -2,21 +2,28 @@
 
 from __future__ import annotations
 
+import hashlib
+
 import cv2
 import numpy as np
 import pytest
 
+import swap.swappers.classical as classical
 from swap.face_recognition.dlib_resnet import dlib_distance
 from swap.swappers.classical import (
+    SOURCE_PHOTOS_HELD,
+    SOURCE_RIM,
     ClassicalSettings,
     ClassicalSwapper,
     delaunay,
+    extended_points,
     face_mask,
     mouth_openness,
     piecewise_affine_maps,
     pose_residual,
 )
-from swap.types import SwapOptions
+from swap.swappers.occlusion import occlusion_mask, skin_sample_mask
+from swap.types import Face, SwapOptions
 
 
 def _outside(frame_shape, faces, grow: float = 0.25) -> np.ndarray:
@@ -152,8 +159,6 @@ def test_batched_triangulation_and_maps_match_the_per_triangle_ones(seed):
 
 
 def test_swapper_needs_landmarks(source, astronaut):
-    from swap.types import Face
-
     face = Face(box=np.array([0, 0, 10, 10], np.float32), score=1.0, landmarks_5=np.zeros((5, 2), np.float32))
     with pytest.raises(ValueError, match="68 target landmarks"):
         ClassicalSwapper().swap(source, astronaut, [face])
@@ -289,8 +294,6 @@ def test_hq_replaces_as_much_of_the_face_as_standard(pipeline, source, other_fac
 def test_a_source_photos_figures_are_computed_once_for_its_pixels(pipeline, other_face, astronaut, monkeypatch):
     """A user's selfie into one target after another: each job decodes it into a new array, and the
     figures of its face (what in its hull is not skin) are still computed once; other pixels, again."""
-    import swap.swappers.classical as classical
-
     computed = []
     real = classical.occlusion_mask
     monkeypatch.setattr(classical, "occlusion_mask", lambda *args, **kw: computed.append(1) or real(*args, **kw))
@@ -311,10 +314,6 @@ def test_a_source_photos_figures_are_computed_once_for_its_pixels(pipeline, othe
 
 def test_each_source_photo_is_digested_once_across_frames(pipeline, astronaut, other_face, monkeypatch):
     """hq uses every source photo on every frame: each photo's pixels are hashed once, not once a frame."""
-    import hashlib
-
-    import swap.swappers.classical as classical
-
     hashed = []
 
     class CountingHashlib:
@@ -336,9 +335,6 @@ def test_pale_grey_hair_along_the_side_of_a_source_face_is_left_out(pipeline, as
     under half its colour) passed the occluder thresholds and was warped into the target as a white
     streak beside the eye. With the source's rim band it is left out; an as pale shine on the
     forehead is not (it is the person's)."""
-    from swap.swappers.classical import SOURCE_RIM, extended_points
-    from swap.swappers.occlusion import occlusion_mask, skin_sample_mask
-
     face = pipeline.analyse(astronaut, embed=False)[0]
     pts68 = face.landmarks_68
     photo = (astronaut.astype(np.float32) * 0.6).astype(np.uint8)  # an indoor photo: skin at mid grey
@@ -382,8 +378,6 @@ def test_pale_grey_hair_along_the_side_of_a_source_face_is_left_out(pipeline, as
 def test_a_full_digest_store_lets_go_of_the_photo_used_longest_ago_not_the_ones_in_use(pipeline, astronaut):
     """Eight photos held (other jobs' selfies): a clip's two photos each hashed once across its
     frames; emptied when full, the first was let go as the second came in, and hashed again."""
-    from swap.swappers.classical import SOURCE_PHOTOS_HELD
-
     swapper = ClassicalSwapper()
     others = [np.full((8, 8, 3), i, np.uint8) for i in range(SOURCE_PHOTOS_HELD - 1)]
     for photo in others:
