@@ -382,10 +382,7 @@ def soften_eye_corners(warped: np.ndarray, stretch: np.ndarray, target_68: np.nd
     opened onto a wide target eye spreads a few lash pixels over its corners as a saw-toothed dark
     smear (a turned head's far eye). Blurred, they read as the eye's shadow; the source's eye stays
     (keeping the target's there instead cost 0.006 in dlib distance to the source on the bench)."""
-    eyes = np.zeros(stretch.shape, np.uint8)
-    for part in (slice(36, 42), slice(42, 48)):
-        cv2.fillPoly(eyes, [np.round(target_68[part]).astype(np.int32)], 255)
-    slivers = stretch & cv2.dilate(eyes, _disk(0.04 * face_size))
+    slivers = stretch & cv2.dilate(_eye_openings(target_68, stretch.shape), _disk(0.04 * face_size))
     if not slivers.any():
         return warped
     sigma = max(1.0, 0.012 * face_size)
@@ -397,13 +394,19 @@ def soften_eye_corners(warped: np.ndarray, stretch: np.ndarray, target_68: np.nd
     return np.clip(np.rint(mixed), 0, 255).astype(np.uint8)
 
 
-def _eye_weights(points_68: np.ndarray, shape: tuple[int, int], face_size: float) -> np.ndarray:
-    """0-1: the eye openings of `points_68`, soft-edged round the lids (transfer_shading's `eyes`)."""
-    eyes = np.zeros(shape, np.uint8)
+def _eye_openings(points_68: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """0/255: the two eye openings (between the lids) of `points_68`."""
+    eyes = np.zeros(shape[:2], np.uint8)
     for part in (slice(36, 42), slice(42, 48)):
         cv2.fillPoly(eyes, [np.round(points_68[part]).astype(np.int32)], 255)
+    return eyes
+
+
+def _eye_weights(points_68: np.ndarray, shape: tuple[int, int], face_size: float) -> np.ndarray:
+    """0-1: the eye openings of `points_68`, soft-edged round the lids (transfer_shading's `eyes`)."""
     sigma = max(1.0, 0.01 * face_size)
-    return cv2.GaussianBlur(cv2.dilate(eyes, _disk(sigma)).astype(np.float32) / 255.0, (0, 0), sigma)
+    eyes = cv2.dilate(_eye_openings(points_68, shape), _disk(sigma))
+    return cv2.GaussianBlur(eyes.astype(np.float32) / 255.0, (0, 0), sigma)
 
 
 def _disk(radius: int) -> np.ndarray:

@@ -137,9 +137,9 @@ def rim_hair(
     band = face & ~cv2.erode(face, _disk(int(rim * face_size)))
     up = points_68[27] - points_68[8]
     up = up / (float(np.linalg.norm(up)) or 1.0)
-    ys, xs = np.mgrid[0 : face.shape[0], 0 : face.shape[1]].astype(np.float32)
-    brows = float((points_68[17:27] @ up).mean())
-    band[xs * up[0] + ys * up[1] > brows] = 0
+    ys, xs = np.nonzero(band)
+    above = xs * up[0] + ys * up[1] > float((points_68[17:27] @ up).mean())
+    band[ys[above], xs[above]] = 0
     pale = ((light > 1.25 * l_skin + 15.0) & (along < 0.5)).astype(np.uint8) * 255
     pale = cv2.morphologyEx(pale & band, cv2.MORPH_OPEN, _disk(max(1, int(0.005 * face_size))))
     return cv2.morphologyEx(pale, cv2.MORPH_CLOSE, _disk(max(1, int(0.015 * face_size)))) & face
