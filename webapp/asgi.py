@@ -34,6 +34,8 @@ from webapp.serving import API_PREFIX, max_request_bytes
 
 django_application = get_asgi_application()  # the async views: the long-poll, the event stream
 
+from webapp.api import wait_slots  # noqa: E402 - its models need the apps loaded (above)
+
 
 class SyncViews(WSGIHandler):
     """Requests to sync views (every page and API call but the long-poll and the event stream) are
@@ -98,7 +100,9 @@ async def application(scope, receive, send):
         await send({"type": "lifespan.shutdown.complete"})
         return
     if scope["type"] == "http" and _waits(scope):
-        await django_application(scope, receive, send)
+        # The wait slots it still holds when it ends are given back (a client gone early: wait_slots).
+        async with wait_slots.given_back_at_the_end():
+            await django_application(scope, receive, send)
         return
     if scope["type"] != "http":
         raise ValueError(f"Only HTTP and lifespan are served, not {scope['type']}.")

@@ -88,19 +88,22 @@ class JobEventsView(ThrottledView):
         future = bool(after) and events.newer(after, newest)
         reset = future or (bool(after) and events.trimmed_after(user_id=user_id, after=after))
         start = newest if future or not after else after
-        try:
-            lease = wait_slots.take(user_id=user_id, seconds=settings.EVENTS_STREAM_MAX_S)
-        except wait_slots.TooManyWaits as refusal:
-            return waiting.too_many_waits(request, refusal)
         events.release_database_connection()  # the stream reads Redis only, for minutes
         job_url = request.build_absolute_uri(reverse("api-job-detail", args=[NIL_UUID]))
-        response = EventStreamResponse(
-            event_stream(user_id=user_id, after=start, reset=reset, lease=lease, job_url=job_url),
-            content_type="text/event-stream",
+
+        def respond(lease: wait_slots.Lease | None) -> EventStreamResponse:
+            response = EventStreamResponse(
+                event_stream(user_id=user_id, after=start, reset=reset, lease=lease, job_url=job_url),
+                content_type="text/event-stream",
+            )
+            response["Cache-Control"] = "no-cache"
+            response["X-Accel-Buffering"] = "no"  # nginx: pass each event on at once
+            return response
+
+        # One of the user's wait slots is taken on the event loop (webapp.api.waiting), then `respond`.
+        return waiting.Stream(
+            view=self, request=request, user_id=user_id, timeout_s=settings.EVENTS_STREAM_MAX_S, respond=respond
         )
-        response["Cache-Control"] = "no-cache"
-        response["X-Accel-Buffering"] = "no"  # nginx: pass each event on at once
-        return response
 
 
 class EventStreamResponse(StreamingHttpResponse):

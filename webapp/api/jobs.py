@@ -24,7 +24,7 @@ from webapp.jobs.payload import cache_job_payload, cached_job_payload, job_paylo
 from webapp.jobs.services import intake, user_actions
 from webapp.jobs.states import TERMINAL_STATES
 
-from . import wait_slots, waiting
+from . import waiting
 from .representations import JobPageSerializer, JobSerializer
 from .throttles import JobCreateThrottle, ReadThrottle
 
@@ -219,10 +219,6 @@ class JobDetailView(ThrottledView):
             job = self._load(request, job_id)
             etag, terminal = events.remember(job), job.state in TERMINAL_STATES
         if after is not None and not terminal:
-            try:
-                lease = wait_slots.take(user_id=user_id, seconds=wait_s)
-            except wait_slots.TooManyWaits as refusal:
-                return waiting.too_many_waits(request, refusal)
             arrived = (job.state, job.progress) if job is not None else None
             seen = {"job": job, "etag": etag}
 
@@ -247,7 +243,7 @@ class JobDetailView(ThrottledView):
             # The wait runs on the event loop (waiting.waiting_view), each event back here.
             return waiting.LongPoll(
                 view=self, request=request, user_id=user_id, job_id=job_id, after=after, timeout_s=wait_s,
-                lease=lease, on_event=on_event,
+                on_event=on_event,
                 on_timeout=lambda: self._answer(request, job_id, job=seen["job"], etag=seen["etag"],
                                                 client_etags=client_etags, terminal=terminal),
             )

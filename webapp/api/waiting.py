@@ -2,17 +2,19 @@
 
 DRF views are synchronous. `waiting_view(ViewClass)` runs the view as usual (authentication,
 throttling, validation, the first read: everything DRF does, on the request's thread within a
-webapp.serving slot) as an async Django view. A view that has to wait answers `LongPoll`, and the
-wait itself, an XREAD BLOCK on the user's event stream, is awaited on the event loop; each event
-and the timeout go back to the view's own code on a thread, whose answer DRF renders as before
-(errors as problem+json). An event stream's body is an async generator, so it waits on the loop
-too. Under WSGI (the test client) the same code runs, on a thread Django adapts.
+webapp.serving slot) as an async Django view. A view that has to wait answers a `Wait`: on the
+event loop, it takes one of the user's wait slots, then a `LongPoll` awaits its XREAD BLOCK on the
+user's event stream there, each event and the timeout going back to the view's own code on a
+thread, whose answer DRF renders as before (errors as problem+json); a `Stream` (the event stream)
+answers a response whose body, an async generator, waits on the loop too. Under WSGI (the test
+client) the same code runs, on a thread Django adapts.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
+from django.http.response import HttpResponseBase
 from django.views.decorators.csrf import csrf_exempt
 from rest_framework.response import Response
 
@@ -23,45 +25,24 @@ from . import wait_slots
 from .problems import problem_response
 
 
-class LongPoll(Response):
-    """A view's "not yet": wait for `job_id`'s events after `after` for `timeout_s`; each event goes
-    to `on_event` (a response ends the wait, None waits on), the end of the wait to `on_timeout`."""
+class Wait(Response):
+    """A view's "wait for it": what the view's sync part answers instead of a response when the
+    request has to wait. `answer()`, on the event loop, takes one of the user's wait slots
+    (webapp.api.wait_slots) and waits; a user with every slot taken gets the 429."""
 
-    def __init__(
-        self,
-        *,
-        view,
-        request,
-        user_id: int,
-        job_id,
-        after: str,
-        timeout_s: float,
-        lease: wait_slots.Lease | None,
-        on_event: Callable,
-        on_timeout: Callable,
-    ):
+    def __init__(self, *, view, request, user_id: int, timeout_s: float):
         super().__init__()
-        self.view, self.drf_request = view, request
-        self.user_id, self.job_id, self.after, self.timeout_s, self.lease = (
-            user_id,
-            job_id,
-            after,
-            timeout_s,
-            lease,
-        )
-        self.on_event, self.on_timeout = on_event, on_timeout
+        self.view, self.drf_request, self.user_id, self.timeout_s = view, request, user_id, timeout_s
 
     async def answer(self):
+        raise NotImplementedError
+
+    async def _take_slot(self) -> tuple[wait_slots.Lease | None, Response | None]:
+        """(the slot, None), or (None, the 429 problem) when the user's slots are all taken."""
         try:
-            async for event in events.job_updates(
-                user_id=self.user_id, job_id=self.job_id, after=self.after, timeout_s=self.timeout_s
-            ):
-                response = await serving.run_sync(self._respond, self.on_event, event)
-                if response is not None:
-                    return response
-            return await serving.run_sync(self._respond, self.on_timeout)
-        finally:
-            await wait_slots.give_back(self.lease)
+            return await wait_slots.take(user_id=self.user_id, seconds=self.timeout_s), None
+        except wait_slots.TooManyWaits as refusal:
+            return None, await serving.run_sync(self._respond, too_many_waits, self.drf_request, refusal)
 
     def _respond(self, step: Callable, *args):
         """`step` as DRF's dispatch would run a handler: exceptions become problem responses."""
@@ -72,6 +53,45 @@ class LongPoll(Response):
         except Exception as exc:  # noqa: BLE001 - DRF's handle_exception re-raises what it does not map
             response = self.view.handle_exception(exc)
         return self.view.finalize_response(self.drf_request, response)
+
+
+class LongPoll(Wait):
+    """Wait for `job_id`'s events after `after` for `timeout_s`; each event goes to `on_event` (a
+    response ends the wait, None waits on), the end of the wait to `on_timeout`."""
+
+    def __init__(self, *, job_id, after: str, on_event: Callable, on_timeout: Callable, **wait):
+        super().__init__(**wait)
+        self.job_id, self.after, self.on_event, self.on_timeout = job_id, after, on_event, on_timeout
+
+    async def answer(self):
+        lease, refused = await self._take_slot()
+        if refused is not None:
+            return refused
+        try:
+            async for event in events.job_updates(
+                user_id=self.user_id, job_id=self.job_id, after=self.after, timeout_s=self.timeout_s
+            ):
+                response = await serving.run_sync(self._respond, self.on_event, event)
+                if response is not None:
+                    return response
+            return await serving.run_sync(self._respond, self.on_timeout)
+        finally:
+            await wait_slots.give_back(lease)
+
+
+class Stream(Wait):
+    """A streamed response of at most `timeout_s`: `respond(lease)` makes it, and its body gives
+    the slot back when it ends."""
+
+    def __init__(self, *, respond: Callable[[wait_slots.Lease | None], HttpResponseBase], **wait):
+        super().__init__(**wait)
+        self.respond = respond
+
+    async def answer(self):
+        lease, refused = await self._take_slot()
+        if refused is not None:
+            return refused
+        return await serving.run_sync(self._respond, self.respond, lease)
 
 
 def too_many_waits(request, refusal: wait_slots.TooManyWaits):
@@ -92,7 +112,7 @@ def waiting_view(view_class, *, waits_only_with: str = "") -> Callable:
 
     async def view(request, *args, **kwargs):
         response = await serving.run_sync(sync_view, request, *args, **kwargs)
-        if isinstance(response, LongPoll):
+        if isinstance(response, Wait):
             response = await response.answer()
         return response
 

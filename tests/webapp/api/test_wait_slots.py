@@ -3,6 +3,7 @@ with Retry-After; other users are not counted; a slot left by a server that died
 
 from __future__ import annotations
 
+import asyncio
 import time
 
 import django_rq
@@ -32,7 +33,7 @@ def new_job(client, astronaut_pair) -> str:
 def test_a_wait_over_the_cap_is_a_429_problem_with_retry_after(api_a, user_a, astronaut_pair):
     job_id = new_job(api_a, astronaut_pair)
     for _ in range(2):
-        wait_slots.take(user_id=user_a.pk, seconds=30)  # two waits already open
+        asyncio.run(wait_slots.take(user_id=user_a.pk, seconds=30))  # two waits already open
     long_poll = api_a.get(f"/api/v1/jobs/{job_id}?wait=30&until=final")
     assert_problem(long_poll, 429, "too_many_waits")
     assert 1 <= int(long_poll["Retry-After"]) <= 30
@@ -46,7 +47,7 @@ def test_a_wait_over_the_cap_is_a_429_problem_with_retry_after(api_a, user_a, as
 def test_another_users_waits_do_not_count(api_a, api_b, user_a, astronaut_pair):
     job_id = new_job(api_b, astronaut_pair)
     for _ in range(2):
-        wait_slots.take(user_id=user_a.pk, seconds=30)
+        asyncio.run(wait_slots.take(user_id=user_a.pk, seconds=30))
     response = api_b.get(f"/api/v1/jobs/{job_id}?wait=0.1")
     assert response.status_code == 200 and response.json()["id"] == job_id
 
@@ -81,7 +82,7 @@ def test_a_short_wait_taken_after_a_long_one_does_not_cut_the_long_ones_slot(use
     user could then open one wait more than the cap)."""
     leases = django_rq.get_connection("default")
     key = wait_slots.leases_key(user_a.pk)
-    wait_slots.take(user_id=user_a.pk, seconds=300)
-    wait_slots.take(user_id=user_a.pk, seconds=20)
+    asyncio.run(wait_slots.take(user_id=user_a.pk, seconds=300))
+    asyncio.run(wait_slots.take(user_id=user_a.pk, seconds=20))
     assert leases.ttl(key) >= 300 + wait_slots.GRACE_S - 2
     leases.delete(key)
