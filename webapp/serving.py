@@ -89,6 +89,13 @@ async def run_sync(function: Callable[..., Any], *args, **kwargs) -> Any:
         return await sync_to_async(function, thread_sensitive=True)(*args, **kwargs)
 
 
+# Requests a web process admits at once besides its open waits (granian's --backpressure is the
+# waits' cap plus this). granian's default, its listen backlog / workers (512 with 2 workers), counts
+# waits too: a worker holding that many stopped taking any request, every page and API call then
+# waiting in the kernel's queue until a wait ended (up to 30 s; 300 s for an event stream).
+OTHER_REQUESTS_AT_ONCE = 1024
+
+
 def web_server_command(host: str, port: str) -> list[str]:
     """granian, not runserver: the same server as production (deploy/image/entrypoint.sh). ASGI:
     event streams and long-polls wait on the event loop; other requests run Django's sync code, at
@@ -96,4 +103,5 @@ def web_server_command(host: str, port: str) -> list[str]:
     bench/scaleout.py start this too."""
     return [sys.executable, "-m", "granian", "--interface", "asgi", "webapp.asgi:application",
             "--host", host, "--port", port, "--workers", "2",
+            "--backpressure", str(settings.WAITS_PER_PROCESS + OTHER_REQUESTS_AT_ONCE),
             "--respawn-failed-workers", "--workers-kill-timeout", "10", "--access-log"]

@@ -23,6 +23,7 @@ import requests
 from tests.helpers.waiting import wait_until
 from tests.helpers.worker_process import database_url_for_subprocess
 from tests.webapp.conftest import post_job
+from webapp import serving
 from webapp.api import wait_slots
 from webapp.ops.embedded import free_port
 
@@ -226,3 +227,66 @@ def test_a_wait_past_the_process_cap_answers_at_once_with_the_job_as_it_is(
             return answered, still_waiting
 
     assert asyncio.run(scenario()) == ((200, "created"), 2)
+
+
+MANY_WAITS = 140  # more than granian admits at once per worker by default with a 128 backlog (backlog / workers)
+
+
+@pytest.fixture
+def web_as_run(tmp_path, settings):
+    """The server exactly as `make run` and the image start it (webapp.serving.web_server_command:
+    two workers), with a small listen backlog so that its default admission (backlog / workers = 64
+    requests at once per worker) is below the open waits."""
+    settings.WAITS_PER_PROCESS = 200
+    port = free_port()
+    env = dict(os.environ, DJANGO_SETTINGS_MODULE="webapp.settings", DATABASE_URL=database_url_for_subprocess(),
+               DEBUG="0", GRANIAN_BACKLOG="128", VISAGE_WAITS_PER_USER=str(MANY_WAITS + 1),
+               VISAGE_WAITS_PER_PROCESS=str(settings.WAITS_PER_PROCESS))
+    log = (tmp_path / "web.log").open("wb")
+    process = subprocess.Popen(serving.web_server_command("127.0.0.1", str(port)), env=env, start_new_session=True,
+                               stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+
+    def answering():
+        assert process.poll() is None, (tmp_path / "web.log").read_text()[-3000:]
+        try:
+            return requests.get(f"{url}/api/v1/me", timeout=5).status_code == 401
+        except requests.ConnectionError:
+            return False
+
+    wait_until(answering, timeout_s=60, what="the web server")
+    yield url
+    os.killpg(process.pid, signal.SIGTERM)
+    process.wait(timeout=20)
+
+
+def test_waits_up_to_the_process_cap_never_hold_back_other_requests(web_as_run, api_a, api_b, astronaut_pair):
+    """granian admits at most `--backpressure` requests at once per worker (by default its listen
+    backlog / workers: 512 with 2 workers), whatever they are: past that, every new request waited
+    in the kernel's queue until a wait ended (up to 30 s for a long-poll, 300 s for a stream),
+    although Visage lets a process hold VISAGE_WAITS_PER_PROCESS (5,000) waits."""
+    source, target, _ = astronaut_pair
+    job_id = post_job(api_a, source, target).json()["id"]  # no worker: it stays "created"
+    waiter = {"Authorization": api_a._credentials["HTTP_AUTHORIZATION"]}
+    other = {"Authorization": api_b._credentials["HTTP_AUTHORIZATION"]}
+
+    async def scenario():
+        async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0)) as session:
+            waits = [
+                asyncio.create_task(session.get(f"{web_as_run}/api/v1/jobs/{job_id}?wait=25&until=final", headers=waiter))
+                for _ in range(MANY_WAITS)
+            ]
+            await asyncio.to_thread(
+                wait_until, lambda: blocked_reads() >= MANY_WAITS, timeout_s=60, what=f"{MANY_WAITS} waits blocked"
+            )
+            answered = []
+            for _ in range(4):  # each may go to either worker
+                async with session.get(f"{web_as_run}/api/v1/me", headers=other) as me:
+                    answered.append(me.status)
+            open_waits = sum(not task.done() for task in waits)
+            for task in waits:
+                task.cancel()
+            await asyncio.gather(*waits, return_exceptions=True)
+            return answered, open_waits
+
+    assert asyncio.run(scenario()) == ([200] * 4, MANY_WAITS)  # answered while every wait was open
