@@ -33,9 +33,14 @@ SYNC_THREADS = 2  # the server's threads for sync code (WEB_THREADS): fewer than
 WAITS = 12
 
 
-def start_web(tmp_path, **env):
-    """granian ASGI with one process on the test database, `env` over the test's environment; yields
-    its URL, stopped afterwards."""
+def one_process(port: int) -> list[str]:
+    return [sys.executable, "-m", "granian", "--interface", "asgi", "webapp.asgi:application",
+            "--host", "127.0.0.1", "--port", str(port), "--workers", "1"]
+
+
+def start_web(tmp_path, command=one_process, **env):
+    """granian ASGI (`command(port)`: one process by default) on the test database, `env` over the
+    test's environment; yields its URL, stopped afterwards."""
     port = free_port()
     env = dict(
         os.environ,
@@ -46,24 +51,7 @@ def start_web(tmp_path, **env):
     )
     log = (tmp_path / "web.log").open("wb")
     process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "granian",
-            "--interface",
-            "asgi",
-            "webapp.asgi:application",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-            "--workers",
-            "1",
-        ],
-        env=env,
-        start_new_session=True,
-        stdout=log,
-        stderr=subprocess.STDOUT,
+        command(port), env=env, start_new_session=True, stdout=log, stderr=subprocess.STDOUT
     )
     url = f"http://127.0.0.1:{port}"
 
@@ -238,26 +226,13 @@ def web_as_run(tmp_path, settings):
     two workers), with a small listen backlog so that its default admission (backlog / workers = 64
     requests at once per worker) is below the open waits."""
     settings.WAITS_PER_PROCESS = 200
-    port = free_port()
-    env = dict(os.environ, DJANGO_SETTINGS_MODULE="webapp.settings", DATABASE_URL=database_url_for_subprocess(),
-               DEBUG="0", GRANIAN_BACKLOG="128", VISAGE_WAITS_PER_USER=str(MANY_WAITS + 1),
-               VISAGE_WAITS_PER_PROCESS=str(settings.WAITS_PER_PROCESS))
-    log = (tmp_path / "web.log").open("wb")
-    process = subprocess.Popen(serving.web_server_command("127.0.0.1", str(port)), env=env, start_new_session=True,
-                               stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-
-    def answering():
-        assert process.poll() is None, (tmp_path / "web.log").read_text()[-3000:]
-        try:
-            return requests.get(f"{url}/api/v1/me", timeout=5).status_code == 401
-        except requests.ConnectionError:
-            return False
-
-    wait_until(answering, timeout_s=60, what="the web server")
-    yield url
-    os.killpg(process.pid, signal.SIGTERM)
-    process.wait(timeout=20)
+    yield from start_web(
+        tmp_path,
+        command=lambda port: serving.web_server_command("127.0.0.1", str(port)),
+        GRANIAN_BACKLOG="128",
+        VISAGE_WAITS_PER_USER=str(MANY_WAITS + 1),
+        VISAGE_WAITS_PER_PROCESS=str(settings.WAITS_PER_PROCESS),
+    )
 
 
 def test_waits_up_to_the_process_cap_never_hold_back_other_requests(web_as_run, api_a, api_b, astronaut_pair):
