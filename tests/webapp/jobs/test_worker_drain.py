@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import signal
+import time
 from decimal import Decimal
 
 import django_rq
@@ -84,3 +85,22 @@ def test_a_job_outlasting_the_drain_timeout_is_requeued_and_charged_once(api_a, 
     me = api_a.get("/api/v1/me").json()
     assert Decimal(me["held"]) == 0
     assert Decimal(me["balance"]) == balance_before - Decimal(api_a.get(f"/api/v1/jobs/{job_id}").json()["cost"]["charge"])
+
+
+def test_a_worker_ends_without_waiting_a_minute_for_its_command_listener(settings):
+    """The end of a worker (SIGTERM, a burst drained) stops RQ's command listener. One that has
+    already seen its subscription end sleeps up to 60 s for a new one, and stopping it waited for
+    that: a worker's end hung a minute now and then (a test in every full run took 60 s more).
+    Here the listener is put in that state on purpose before the worker ends."""
+    from webapp.jobs.worker import VisageWorker
+
+    connection = django_rq.get_connection(settings.MODERATION_QUEUE)
+    worker = VisageWorker([django_rq.get_queue(settings.MODERATION_QUEUE)], connection=connection)
+    worker.subscribe()
+    wait_until(lambda: worker.pubsub.subscribed, timeout_s=30, what="the listener subscribed")
+    worker.pubsub.unsubscribe()
+    wait_until(lambda: not worker.pubsub.subscribed, timeout_s=30, what="the listener saw its channel end")
+    started = time.monotonic()
+    worker.unsubscribe()
+    # Bounds a hang of 60 s (RQ's sleep_time); not a speed expectation.
+    assert time.monotonic() - started < 20
