@@ -63,9 +63,9 @@ def drain(queues: list[str] | None = None) -> None:
         worker.work(burst=True)
     finally:
         # A worker that died with its Redis (chaos tests) leaves its command listener running.
+        # stop() joins the thread (redis-py 8): bounded, as VisageWorker.unsubscribe bounds it.
         if worker.pubsub_thread is not None and worker.pubsub_thread.is_alive():
-            worker.pubsub_thread.stop()
-            worker.pubsub_thread.join(timeout=1)
+            worker.pubsub_thread.stop(timeout=1)
 
 
 @pytest.fixture
