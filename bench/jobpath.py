@@ -146,6 +146,7 @@ from __future__ import annotations
 
 import argparse
 import io
+import itertools
 import os
 import signal
 import statistics
@@ -497,6 +498,24 @@ def timings(jobs: list[dict]) -> dict[str, list[float]]:
     return out
 
 
+def gpu_worker_gaps(jobs: list[dict]) -> str:
+    """How the GPU-step worker(s) spent the burst: the share of the span inside a job's step, and
+    the gap between one job's end and the next job's start when that job was already queued (the
+    worker's own per-job overhead outside the step: dequeue, bookkeeping, heartbeats)."""
+    ordered = sorted(jobs, key=lambda job: parse(job["started_at"]))
+    gaps = [
+        parse(nxt["started_at"]) - parse(job["completed_at"])
+        for job, nxt in itertools.pairwise(ordered)
+        if parse(nxt["queued_at"]) < parse(job["completed_at"]) <= parse(nxt["started_at"])
+    ]
+    busy = sum(parse(job["completed_at"]) - parse(job["started_at"]) for job in jobs)
+    span = parse(ordered[-1]["completed_at"]) - parse(ordered[0]["started_at"])
+    if not gaps:
+        return f"GPU step busy {busy / span:.0%} of its span"
+    return (f"GPU step busy {busy / span:.0%} of its span; gap between jobs with one queued: p50"
+            f" {statistics.median(gaps) * 1000:.0f} ms, p90 {percentile(gaps, 90) * 1000:.0f} ms ({len(gaps)} gaps)")
+
+
 def stage_medians(jobs: list[dict]) -> str:
     stages: dict[str, list[float]] = {}
     for job in jobs:
@@ -572,6 +591,7 @@ def main() -> None:
                   f" {statistics.median(t['total']):.2f} s, p99 {percentile(t['total'], 99):.2f} s;"
                   f" medians: screening {statistics.median(t['screening']):.2f} s, GPU queue"
                   f" {statistics.median(t['gpu_queue']):.2f} s, GPU step {statistics.median(t['gpu_step']):.2f} s")
+            print(f"burst {gpu_worker_gaps(done)}")
             print(f"client requests per job in the burst (submit + waits): {stack.requests / len(burst):.2f}")
             print(f"burst {cpu_report(cpu_before, cpu_after, len(burst))}")
 

@@ -59,9 +59,11 @@ class JobAnalyses:
     """The stored analyses of one job: read from S3 at the first lookup, written by `save` when
     something was added."""
 
-    def __init__(self, job: Job) -> None:
+    def __init__(self, job: Job, *, nothing_stored: bool = False) -> None:
+        """`nothing_stored`: the caller knows no analysis of this job was stored yet (its first
+        screening): none is read."""
         self.key = object_key(job)
-        self._entries: dict[str, bytes] | None = None
+        self._entries: dict[str, bytes] | None = {} if nothing_stored else None
         self._added = False
 
     def _stored(self) -> dict[str, bytes]:

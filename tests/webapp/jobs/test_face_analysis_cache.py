@@ -108,6 +108,37 @@ def test_screening_stores_each_inputs_analysis_in_one_object_under_the_jobs_pref
     assert (int(keys["target"]["width"]), int(keys["target"]["height"])) == (769, 720)
 
 
+def test_a_first_screening_reads_nothing_stored_and_a_screening_run_again_reuses_what_it_stored(
+    api_a, astronaut_pair, monkeypatch
+):
+    """The first screening of a job is the first to analyse it: it asks S3 for no stored analysis
+    (a GET that could only miss, one a job). A screening of the same job run again (RQ's retry, the
+    sweeper's re-screen) reads what the earlier try stored and analyses nothing again."""
+    from moderation import identities
+    from webapp.jobs.steps import screen as screen_step
+
+    reads: list[str] = []
+    real_get = storage.get_bytes
+    monkeypatch.setattr(storage, "get_bytes", lambda bucket, key: (reads.append(key), real_get(bucket, key))[1])
+    source, target, _ = astronaut_pair
+    job_id = screened(api_a, source, target)
+    job = Job.objects.get(id=job_id)
+    key = face_analysis.object_key(job)
+    assert key not in reads
+    assert set(stored_entries(job_id)) == {"source", "target"}
+
+    detections = []
+    analyser = identities.get_analyser()
+    real_faces = analyser.faces
+    monkeypatch.setattr(analyser, "faces", lambda *a, **kw: (detections.append(1), real_faces(*a, **kw))[1])
+    Job.objects.filter(id=job_id).update(state="screening")  # as a worker that died mid-screening left it
+    reads.clear()
+    screen_step.run(job.id)
+    assert key in reads
+    assert detections == []
+    assert Job.objects.get(id=job_id).state == "queued"
+
+
 def test_a_cache_hit_skips_detection_and_swaps_pixel_identically(
     api_a, astronaut_pair, swapped_pixels, gpu_detections
 ):

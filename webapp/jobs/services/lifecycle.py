@@ -67,13 +67,15 @@ def job_fail(job_id: uuid.UUID, *, code: str, message: str, from_states: Iterabl
 # --- screening and review ----------------------------------------------------------------------------
 
 
-def job_screen_start(job_id: uuid.UUID) -> bool:
-    """Also from `screening`: RQ retries a screening that hit a transient fault (the verdict is
-    applied by guarded transitions, so a duplicate screening cannot move the job twice)."""
-    return (
-        transition(job_id, from_states=[JobState.CREATED], to_state=JobState.SCREENING)
-        or Job.objects.filter(id=job_id, state=JobState.SCREENING).exists()
-    )
+def job_screen_start(job_id: uuid.UUID) -> str:
+    """"first" when the job moved from `created` to `screening` now; "again" when it was already
+    screening: RQ retries a screening that hit a transient fault, the sweeper re-screens one whose
+    worker died (the verdict is applied by guarded transitions, so a duplicate screening cannot move
+    the job twice), and what the earlier try stored may be there; "" when it is not waiting for
+    screening."""
+    if transition(job_id, from_states=[JobState.CREATED], to_state=JobState.SCREENING):
+        return "first"
+    return "again" if Job.objects.filter(id=job_id, state=JobState.SCREENING).exists() else ""
 
 
 def job_enqueue_gpu(job_id: uuid.UUID, *, from_states: Iterable[str]) -> bool:

@@ -31,14 +31,15 @@ logger = logging.getLogger(__name__)
 
 
 def run(job_id: uuid.UUID) -> None:
-    if not lifecycle.job_screen_start(job_id):
+    start = lifecycle.job_screen_start(job_id)
+    if not start:
         logger.info("job %s is not waiting for screening; nothing to do", job_id)
         return
     with metrics.timed_stage("screening"):
-        _screen(job_id)
+        _screen(job_id, first=start == "first")
 
 
-def _screen(job_id: uuid.UUID) -> None:
+def _screen(job_id: uuid.UUID, *, first: bool) -> None:
     job = job_for_step(job_id)
     sources = source_uploads(job)
     try:
@@ -71,7 +72,9 @@ def _screen(job_id: uuid.UUID) -> None:
             )
             return
     else:
-        analyses = face_analysis.JobAnalyses(job)
+        # A first screening is the first to analyse this job: nothing stored to read (one S3 GET
+        # that could only miss). A retry or a re-screen reads what an earlier try stored.
+        analyses = face_analysis.JobAnalyses(job, nothing_stored=first)
         outcome = moderation_services.screen_inputs(
             subject_id=job_id,
             source=source,
