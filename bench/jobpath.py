@@ -140,6 +140,24 @@ ms) made no difference to the stack (343 / 334 ms plain vs 358 / 346 ms tuned); 
 analysis .npz saves 0.3 ms. Not done, a trade: NudeNet on a rectangle (the model takes any size; a 16:9
 picture as 320x192 is ~40 % less work) changes its scores by up to 0.06 on ../shared/faces, either way,
 and no labelled set here says what that does to what it catches.
+
+Measured 2026-12-04 (a later session), same machine, a middling day, --naive 0 --single 5 --jobs 40
+--status-seconds 1, two pairs alternating, before = 13a1978, after = a job's first screening reads
+no stored face analysis (one S3 GET a job that could only miss):
+                                      before                after
+  single job CPU                      348 / 336 ms          370 / 332 ms
+  burst jobs/min                      294.9 / 309.6         314.7 / 315.5
+  burst CPU per job                   350 / 334 ms          325 / 332 ms (S3 48 / 37 -> 35 / 36)
+  GPU step busy / gap between jobs    80 % 35 ms, 82 % 31   80 % 35 ms, 80 % 34 (p50, one queued)
+(within the day's noise.) The new line "GPU step busy ... gap between jobs" says what limits the
+burst: the GPU-step worker is in a job's step 80 % of the span and spends a p50 of 31-35 ms between
+one job's end and the next's start while that one waits (its RQ bookkeeping costs ~6 ms of CPU a
+job in the profile: the rest is waiting for a core); 0.14 s a step + 0.035 s = ~340 jobs/min at
+most with one GPU-step worker on this machine. Also tried, no gain (two pairs each, same day): every
+model on one thread (VISAGE_MODERATION_THREADS=1, VISAGE_THREADS=1: the NSFW detector alone costs
+17.5 instead of 21.9 ms of CPU a 720p picture on one thread, but the stack's CPU a job did not move:
+342 / 343 vs 345 / 332 ms), and SeaweedFS's -filer.saveToFilerLimit (small objects in the filer's
+store: 3.6-4.0 ms a 200 kB PUT, 1.7-2.0 ms a GET either way).
 """
 
 from __future__ import annotations
