@@ -96,6 +96,11 @@ async def take(*, user_id: int, seconds: float) -> Lease | None:
             raise
     except RedisError as exc:
         logger.warning("user %s: could not count open waits (Redis down?): %s", user_id, exc)
+        if held is not None:
+            # Nothing for the request's end to give back: a second try at a Redis that is down only
+            # waits and warns again. A script that ran after all (an answer lost in a timeout) holds
+            # one of the user's slots until its lease expires (the wait's length + GRACE_S).
+            held.discard(lease)
         return None
     if int(taken[0]) != 1:
         if held is not None:

@@ -4,6 +4,7 @@ with Retry-After; other users are not counted; a slot left by a server that died
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 
 import django_rq
@@ -13,6 +14,7 @@ from tests.helpers.problems import assert_problem
 from tests.helpers.sse import chunks, parse
 from tests.webapp.conftest import post_job
 from webapp.api import wait_slots
+from webapp.ops.embedded import free_port
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -86,3 +88,19 @@ def test_a_short_wait_taken_after_a_long_one_does_not_cut_the_long_ones_slot(use
     asyncio.run(wait_slots.take(user_id=user_a.pk, seconds=20))
     assert leases.ttl(key) >= 300 + wait_slots.GRACE_S - 2
     leases.delete(key)
+
+
+def test_a_wait_taken_while_redis_is_down_is_let_in_and_leaves_nothing_to_give_back(settings, caplog):
+    """Redis down: the take lets the wait in (it ends at once anyway: it reads Redis) with one
+    warning. Its lease is not given back at the request's end (it expires by itself): no second
+    try at a Redis that is down, which warned again and could wait its whole answer time."""
+    settings.REDIS_URL = f"redis://127.0.0.1:{free_port()}/0"  # nothing listens there
+
+    async def one_request():
+        async with wait_slots.given_back_at_the_end():
+            return await wait_slots.take(user_id=1, seconds=20)
+
+    with caplog.at_level(logging.WARNING, logger="webapp.api.wait_slots"):
+        assert asyncio.run(one_request()) is None
+    warnings = [r.getMessage() for r in caplog.records if r.name == "webapp.api.wait_slots"]
+    assert len(warnings) == 1 and "could not count open waits" in warnings[0], warnings
