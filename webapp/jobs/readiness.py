@@ -16,7 +16,8 @@ import time
 from dataclasses import dataclass
 
 from django.conf import settings
-from rq import Queue, worker_registration
+from rq import worker_registration
+from rq.utils import as_text
 
 from . import dispatch
 from .choices import JobState
@@ -98,37 +99,50 @@ def clear_warming(role: str, worker: str) -> None:
 def role_state(role: str, *, now: float | None = None) -> RoleState:
     """Where a role stands; an unknown state (Redis trouble, no worker at all) is neither ready nor
     warming, and the site says nothing about it."""
+    return role_states([role], now=now)[role]
+
+
+def role_states(roles: list[str], *, now: float | None = None) -> dict[str, RoleState]:
+    """`role_state` of each role, read in two Redis round trips whatever the roles and queues: RQ's
+    per-queue worker sets and the warming marks, then whether each worker's (TTL-bound) key is
+    still there, so a worker that died without unregistering stops counting when its key expires.
+    Reads no worker's data (Worker.all would load every worker's: ~4 ms a call on the 2-core CI
+    machine). A job's submit and every read of a waiting job ask this (was 4 + 2 round trips)."""
     now = time.time() if now is None else now
+    unknown = RoleState(ready=False, warming=False, ready_in_s=None)
     try:
         connection = _connection()
-        if _registered(connection, role_queues(role)):
-            return RoleState(ready=True, warming=False, ready_in_s=None)
-        marks = [json.loads(raw) for raw in connection.hvals(_warming_key(role))]
+        first = connection.pipeline(transaction=False)
+        for role in roles:
+            for name in role_queues(role):
+                first.smembers(worker_registration.WORKERS_BY_QUEUE_KEY % name)
+            first.hvals(_warming_key(role))
+        replies = iter(first.execute())
+        members: dict[str, set[str]] = {}
+        marks: dict[str, list[dict]] = {}
+        for role in roles:
+            members[role] = {as_text(m) for name in role_queues(role) for m in next(replies)}
+            marks[role] = [json.loads(raw) for raw in next(replies)]
+        workers = sorted(set().union(*members.values()))
+        second = connection.pipeline(transaction=False)
+        for key in workers:
+            second.exists(key)
+        alive = {key for key, exists in zip(workers, second.execute() if workers else [], strict=True) if exists}
     except Exception:  # a hint for the user; Redis trouble must not break a page
         logger.debug("could not read the workers' readiness", exc_info=True)
-        return RoleState(ready=False, warming=False, ready_in_s=None)
-    marks = [mark for mark in marks if mark["expires_at"] > now]  # not those of workers that died loading
-    if not marks:
-        return RoleState(ready=False, warming=False, ready_in_s=None)
-    # The first of them to be ready takes the job.
-    left_s = min(mark["started_at"] + mark["expected_s"] - now for mark in marks)
-    return RoleState(ready=False, warming=True, ready_in_s=round(left_s) if left_s >= 1 else None)
-
-
-def _registered(connection, queue_names: list[str]) -> bool:
-    """Whether a live worker is registered for any of these queues: RQ's per-queue worker sets,
-    each member checked for its (TTL-bound) worker key, so a worker that died without unregistering
-    stops counting when its key expires. Reads no worker's data (Worker.all would load every
-    worker's: measured ~4 ms a call on the 2-core CI machine, twice in every job submission)."""
-    keys = set()
-    for name in queue_names:
-        keys |= worker_registration.get_keys(queue=Queue(name, connection=connection))
-    if not keys:
-        return False
-    pipeline = connection.pipeline(transaction=False)
-    for key in keys:
-        pipeline.exists(key)
-    return any(pipeline.execute())
+        return dict.fromkeys(roles, unknown)
+    states = {}
+    for role in roles:
+        live_marks = [mark for mark in marks[role] if mark["expires_at"] > now]  # not of workers that died loading
+        if members[role] & alive:
+            states[role] = RoleState(ready=True, warming=False, ready_in_s=None)
+        elif not live_marks:
+            states[role] = unknown
+        else:
+            # The first of them to be ready takes the job.
+            left_s = min(mark["started_at"] + mark["expected_s"] - now for mark in live_marks)
+            states[role] = RoleState(ready=False, warming=True, ready_in_s=round(left_s) if left_s >= 1 else None)
+    return states
 
 
 @dataclass(frozen=True)
@@ -139,8 +153,7 @@ class WarmingUp:
 def warming_up(roles: list[str]) -> WarmingUp | None:
     """Whether the workers these roles need are still warming up (None: they are not, or no one
     knows); the wait is the longest of theirs (they load side by side)."""
-    states = [role_state(role) for role in roles]
-    warming = [state for state in states if state.warming]
+    warming = [state for state in role_states(roles).values() if state.warming]
     if not warming:
         return None
     waits = [state.ready_in_s for state in warming]
@@ -157,4 +170,4 @@ def roles_needed(state: str) -> list[str]:
 
 
 def all_ready() -> bool:
-    return all(role_state(role).ready for role in (SCREENING, SWAP))
+    return all(state.ready for state in role_states([SCREENING, SWAP]).values())

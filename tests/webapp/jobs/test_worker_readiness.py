@@ -161,3 +161,17 @@ def test_a_worker_that_died_without_unregistering_stops_counting_when_its_key_ex
     assert not readiness.role_state(readiness.SWAP).ready  # it takes no GPU queue
     queue.connection.delete(worker.key)  # its TTL ran out: nobody heard from it
     assert readiness.role_state(readiness.SCREENING) == readiness.RoleState(ready=False, warming=False, ready_in_s=None)
+
+
+def test_one_read_tells_each_role_apart():
+    """role_states reads every role at once: a registered screening worker and a warming swap
+    worker are each told as they are, and the job waits for the one still warming."""
+    queue = django_rq.get_queue("moderation")
+    VisageWorker([queue], connection=queue.connection, name="screening-worker").register_birth()
+    now = time.time()
+    readiness.mark_warming(readiness.SWAP, "g1", started_at=now - 2)
+    states = readiness.role_states(BOTH, now=now)
+    assert states[readiness.SCREENING] == readiness.RoleState(ready=True, warming=False, ready_in_s=None)
+    expected = round(readiness.SHIPPED_WARMUP_S[readiness.SWAP] - 2)
+    assert states[readiness.SWAP] == readiness.RoleState(ready=False, warming=True, ready_in_s=expected)
+    assert not readiness.all_ready()
