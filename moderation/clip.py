@@ -35,7 +35,7 @@ class ClipKey:
 
 class ClipClassifier:
     def __init__(self, key: ClipKey) -> None:
-        import open_clip  # noqa: PLC0415 - torch is heavy: import only where CLIP is configured
+        import open_clip  # noqa: PLC0415 - the moderation extra, absent from the web image; torch + open_clip ~2.8 s
         import torch  # noqa: PLC0415 - the same: loaded by open_clip above, named here for inference_mode
 
         if key.config_path:

@@ -51,7 +51,7 @@ def matching_terms(texts: Iterable[str], terms: Iterable[str]) -> list[str]:
 
 class TextReader:
     def __init__(self, max_side: int) -> None:
-        from rapidocr.main import RapidOCR, RapidOCRError  # noqa: PLC0415 - onnxruntime + models: ~1.5 s, workers only
+        from rapidocr.main import RapidOCR, RapidOCRError  # noqa: PLC0415 - the moderation extra, absent from the web image (which imports this module); ~0.5 s
 
         self.max_side = max_side
         # limit_type "max" caps the detector input; the default ("min" 736) upscales small images.

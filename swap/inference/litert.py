@@ -17,6 +17,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
+from ai_edge_litert.interpreter import Interpreter
 
 from swap.errors import ModelMissing
 from swap.inference import clock as inference_clock
@@ -30,8 +31,6 @@ class TfliteModel:
     """A loaded .tflite file: `run(tensor)` returns its outputs in the model's output order."""
 
     def __init__(self, path: Path, name: str) -> None:
-        from ai_edge_litert.interpreter import Interpreter  # noqa: PLC0415 - only where a model is loaded
-
         self.name = name
         self.path = path
         # LiteRT's C++ logs "INFO: Created TensorFlow Lite XNNPACK delegate" on the first run.
