@@ -119,3 +119,39 @@ def test_an_eye_keeps_its_colour_and_is_not_crushed_to_black_in_a_shadowed_socke
     assert centre_kept[2] - 128 < centre_kept[1] - 128 - 4
     # Away from the eye the two are the same.
     assert np.abs(kept[:, :40].astype(int) - plain[:, :40]).max() <= 1
+
+
+def test_a_flushed_cheek_of_the_source_takes_the_targets_even_colour():
+    """A red patch on the source's cheek (a fifth of the face wide: detail at the lightness scale)
+    onto a target of even skin: split at the finer colour scale, the patch takes the target's
+    colour; its lightness texture is the source's either way. And the iris is still the source's
+    colour (the eye weights keep the whole colour detail)."""
+    size = 200
+    skin_colour = cv2.cvtColor(np.full((1, 1, 3), (160, 142, 140), np.uint8), cv2.COLOR_LAB2BGR)[0, 0]
+    warped_lab = cv2.cvtColor(np.full((size, size, 3), skin_colour, np.uint8), cv2.COLOR_BGR2LAB).astype(np.float32)
+    yy, xx = np.mgrid[0:size, 0:size]
+    patch = np.exp(-(((xx - 60) ** 2 + (yy - 110) ** 2) / (2 * 14.0**2)))  # ~40 px across
+    warped_lab[..., 1] += 18 * patch  # redder
+    warped_lab[..., 0] += _texture(3, size)[..., 0].astype(np.float32) - 128  # the source's pores
+    warped = cv2.cvtColor(np.clip(warped_lab, 0, 255).astype(np.uint8), cv2.COLOR_LAB2BGR)
+    cv2.circle(warped, (140, 70), 8, cv2.cvtColor(np.full((1, 1, 3), (80, 124, 110), np.uint8), cv2.COLOR_LAB2BGR)[0, 0].tolist(), -1)
+    target = np.full((size, size, 3), skin_colour, np.uint8)
+    skin = np.full((size, size), 255, np.uint8)
+    cv2.circle(skin, (140, 70), 12, 0, -1)  # the eye opening is not skin (the swapper leaves it out)
+    eyes = np.zeros((size, size), np.float32)
+    cv2.circle(eyes, (140, 70), 12, 1.0, -1)
+    face_size = 200
+    sigma, colour_sigma = 0.12 * face_size, 0.04 * face_size
+
+    before = transfer_shading(warped, target, skin, sigma, eyes=eyes)
+    after = transfer_shading(warped, target, skin, sigma, eyes=eyes, colour_sigma=colour_sigma)
+
+    def redness(image):
+        return float(cv2.cvtColor(image, cv2.COLOR_BGR2LAB)[100:121, 50:71, 1].astype(np.float32).mean()) - 142
+
+    assert redness(before) > 3  # the failure: the patch passed as detail (4.8 of the 18 put in)
+    assert redness(after) < 0.4 * redness(before)  # 1.1
+    lightness = cv2.cvtColor(after, cv2.COLOR_BGR2LAB)[..., 0].astype(np.float32)
+    assert np.corrcoef(lightness[20:60, 20:180].ravel(), warped_lab[20:60, 20:180, 0].ravel())[0, 1] > 0.9
+    iris_before, iris_after = _lab(before, 70, 140), _lab(after, 70, 140)
+    assert np.abs(iris_after[1:] - iris_before[1:]).max() <= 1
