@@ -86,8 +86,8 @@ class ClassicalSettings:
     membrane_limit: float = 20.0  # most the Poisson colour correction may stray from its median
     shading_sigma: float = 0.12  # x face size: below this scale lighting and colour are the target's
     # x face size: colour's own, finer scale (appearance.transfer_shading): a source's flushed cheek
-    # was a red patch on the target (paired on 315 bench swaps: the colour step at the border -0.074
-    # dE, identity +0.0038 dlib distance). >= shading_sigma: colour splits with the lightness.
+    # was a red patch on the target (figures in docs/engine/models.md). >= shading_sigma: colour
+    # splits with the lightness.
     colour_sigma: float = 0.04
     occlusion: bool = True  # keep what covers the target's face
     match_grain: bool = True

@@ -171,7 +171,7 @@ class VisageWorker(SimpleWorker):
         RQ 3.0 runs the command listener with a 60 s sleep_time and stops it with `stop()`, which
         redis-py 8 made wait for the thread to end. A listener that has already seen its channel's
         unsubscribe sleeps up to those 60 s waiting for a new subscription, so `stop()` hung a minute
-        now and then (measured: one worker end in a few hundred, one test each full run). Here the
+        now and then (seen about once in each full run of the suite, which ends hundreds of workers). Here the
         listener is told to stop first (the unsubscribe reply then ends its read), is given a second,
         and is left behind if it still sleeps: a daemon thread, stopped, on a closed connection."""
         thread = self.pubsub_thread
