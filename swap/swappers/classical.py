@@ -367,10 +367,14 @@ def unmatched_openings(
     return cv2.dilate(mask, _disk(0.01 * width))
 
 
-def mesh_destination(source_mesh: np.ndarray, target_mesh: np.ndarray, source_shape: float) -> np.ndarray:
+def mesh_destination(
+    source_mesh: np.ndarray, target_mesh: np.ndarray, source_shape: float, moved: tuple[str, ...] = ()
+) -> np.ndarray:
     """Where the source's 468 mesh points land: the target's silhouette, lips and eyelids (its head
     pose, mouth opening, lip line and blinks: the expression), and the source's proportions blended
-    into everything inside (brows, nose, cheeks, eye spacing: identity), as destination_points."""
+    into everything inside (brows, nose, cheeks, eye spacing: identity), as destination_points.
+    The features named in `moved` ("right_eye", "left_eye", "lips") keep the target's outline but
+    move as a whole by the same share towards where the source has them (`move_feature`)."""
     target = target_mesh[:, :2].astype(np.float32)
     inner = np.setdiff1d(np.arange(len(target)), MESH_FACE_OVAL)
     m = _similarity(source_mesh[inner, :2], target[inner])
@@ -378,15 +382,44 @@ def mesh_destination(source_mesh: np.ndarray, target_mesh: np.ndarray, source_sh
     blended = np.setdiff1d(inner, np.concatenate([MESH_LIPS, MESH_RIGHT_EYE, MESH_LEFT_EYE]))
     dst = target.copy()
     dst[blended] = (1 - source_shape) * target[blended] + source_shape * aligned[blended]
+    for name in moved:
+        group, corners, scaled = MOVED_FEATURES[name]
+        dst[group] = move_feature(
+            target[group], aligned[group], corners, source_shape if scaled else 0.0, source_shape
+        )
     return dst.astype(np.float32)
 
 
-def soften_eye_corners(warped: np.ndarray, stretch: np.ndarray, target_68: np.ndarray, face_size: float):
-    """`warped` with the stretched triangles round the target's eyes blurred: a narrow source eye
+# The features the dense warp may move as wholes: their mesh points, the two corners (positions in
+# the group) whose distance is the feature's width, and whether that width is the source's too. A
+# mouth's width changes with a smile (expression), an eye's barely (identity), so lips only move.
+MOVED_FEATURES = {
+    "right_eye": (MESH_RIGHT_EYE, (0, 8), True),
+    "left_eye": (MESH_LEFT_EYE, (0, 8), True),
+    "lips": (MESH_LIPS, (0, 10), False),
+}
+
+
+def move_feature(
+    target: np.ndarray, source: np.ndarray, corners: tuple[int, int], size_share: float, place_share: float
+) -> np.ndarray:
+    """`target`'s points (one feature's outline) moved `place_share` of the way to where the source
+    has its centre and scaled `size_share` of the way (geometrically) to the source's width: the
+    target's shape (the eye's opening, the lips' line) kept, the source's placement and size, which
+    carry identity (eye spacing, where the mouth sits), taken in. Both point sets in the same frame."""
+    centre = target.mean(0)
+    width = float(np.linalg.norm(target[corners[0]] - target[corners[1]]))
+    source_width = float(np.linalg.norm(source[corners[0]] - source[corners[1]]))
+    factor = (source_width / width) ** size_share if width > 0 and source_width > 0 else 1.0
+    return centre + place_share * (source.mean(0) - centre) + factor * (target - centre)
+
+
+def soften_eye_corners(warped: np.ndarray, stretch: np.ndarray, points_68: np.ndarray, face_size: float):
+    """`warped` with the stretched triangles round the eyes (where `points_68` put them) blurred: a narrow source eye
     opened onto a wide target eye spreads a few lash pixels over its corners as a saw-toothed dark
     smear (a turned head's far eye). Blurred, they read as the eye's shadow; the source's eye stays
     (keeping the target's there instead cost 0.006 in dlib distance to the source on the bench)."""
-    slivers = stretch & cv2.dilate(_eye_openings(target_68, stretch.shape), _disk(0.04 * face_size))
+    slivers = stretch & cv2.dilate(_eye_openings(points_68, stretch.shape), _disk(0.04 * face_size))
     if not slivers.any():
         return warped
     sigma = max(1.0, 0.012 * face_size)
@@ -560,7 +593,9 @@ class ClassicalSwapper:
         # openings say (Face Mesh can place the lips of a closed smile apart).
         tgt_teeth = teeth_shown(out, tgt_68)
         src_teeth = {
-            i: self._for_source("teeth", *photos[i], lambda i=i: teeth_shown(photos[i][0], photos[i][1].landmarks_68))
+            i: self._for_source(
+                "teeth", *photos[i], lambda i=i: teeth_shown(photos[i][0], photos[i][1].landmarks_68)
+            )
             for _, i in used
         }
         # The source grins onto closed lips: its lips are drawn closed on the target's mouth line
@@ -572,13 +607,6 @@ class ClassicalSwapper:
             and teeth_differ(src_teeth[used[0][1]], tgt_teeth)
             and mouth_openness(tgt_68) <= mouth_openness(primary.landmarks_68) + cfg.expression_tolerance
         )
-        if dense:
-            dst_mesh = mesh_destination(primary.landmarks_468, target_mesh, cfg.source_shape)
-            if close_lips:
-                closed_lips(dst_mesh, MESH_UPPER_INNER_LIP, MESH_LOWER_INNER_LIP)
-            dst_68 = dst_mesh[MESH_TO_68].copy()
-        else:
-            dst_68 = destination_points(primary.landmarks_68, tgt_68, cfg.source_shape)
         # Expression: where the target's mouth or eyes are posed differently from the source's (an
         # open mouth over closed lips, a blink), that part keeps the target's shape and opening;
         # where they match, the source's own (part of its identity) is used.
@@ -591,13 +619,31 @@ class ClassicalSwapper:
         # mouth under the source's open one: the lips take the target's line (the warp closes them)
         # and what the source shows between them is left out (unmatched_openings).
         keep_mouth = cfg.keep_target_mouth and (
-            (mouth_differs and mouth_openness(tgt_68) > 0.06) or teeth_differ(tgt_teeth, src_teeth[used[0][1]])
+            (mouth_differs and mouth_openness(tgt_68) > 0.06)
+            or teeth_differ(tgt_teeth, src_teeth[used[0][1]])
         )
         # Each eye on its own: a wink keeps the target's closed eye and may take the source's open one.
         keep_eye = [
             cfg.keep_target_eyes and abs(target - source) > cfg.eye_tolerance
             for target, source in zip(eye_openness_each(tgt_68), eye_openness_each(src_68), strict=True)
         ]
+        if dense:
+            # Features the target's own pixels are not kept in move towards the source's places.
+            moved = tuple(
+                name
+                for name, kept in (
+                    ("right_eye", keep_eye[0]),
+                    ("left_eye", keep_eye[1]),
+                    ("lips", keep_mouth or mouth_differs),
+                )
+                if not kept
+            )
+            dst_mesh = mesh_destination(primary.landmarks_468, target_mesh, cfg.source_shape, moved)
+            if close_lips:
+                closed_lips(dst_mesh, MESH_UPPER_INNER_LIP, MESH_LOWER_INNER_LIP)
+            dst_68 = dst_mesh[MESH_TO_68].copy()
+        else:
+            dst_68 = destination_points(primary.landmarks_68, tgt_68, cfg.source_shape)
         for kept, part in zip(keep_eye, (slice(36, 42), slice(42, 48)), strict=True):
             if kept:
                 dst_68[part] = tgt_68[part]
@@ -668,7 +714,7 @@ class ClassicalSwapper:
         if cfg.stretch_limit > 0:
             stretch = stretched(warp_local, warp_src_primary, tris, (rw, rh), cfg.stretch_limit)
             shape_mask &= ~rim_stretch(stretch, cv2.erode(hull, _disk(cfg.mask_shrink * face_size)))
-            warped = soften_eye_corners(warped, stretch, tgt_local, face_size)
+            warped = soften_eye_corners(warped, stretch, local[:68], face_size)
         holes = np.zeros((rh, rw), np.uint8)
         if keep_mouth:
             cv2.fillPoly(holes, [np.round(tgt_local[MOUTH_INNER]).astype(np.int32)], 255)
@@ -707,7 +753,11 @@ class ClassicalSwapper:
             plain_skin = skin & ~cv2.dilate(features, _disk(0.03 * face_size))
             warped = remove_highlights(warped, roi, plain_skin, sigma)
         warped = transfer_shading(
-            warped, roi, skin, sigma, eyes=_eye_weights(local, (rh, rw), face_size),
+            warped,
+            roi,
+            skin,
+            sigma,
+            eyes=_eye_weights(local, (rh, rw), face_size),
             colour_sigma=max(1.0, cfg.colour_sigma * face_size),
         )
         if hq and cfg.detail_octaves > 0:
@@ -759,7 +809,12 @@ class ClassicalSwapper:
             image,
             face,
             lambda: occlusion_mask(
-                image, face.landmarks_68, size, region_points=src_pts, grayscale=is_grayscale(image), rim=SOURCE_RIM
+                image,
+                face.landmarks_68,
+                size,
+                region_points=src_pts,
+                grayscale=is_grayscale(image),
+                rim=SOURCE_RIM,
             ),
         )
 

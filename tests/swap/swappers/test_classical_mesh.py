@@ -7,13 +7,21 @@ import dataclasses
 import cv2
 import numpy as np
 
-from swap.face_mesh_points import MESH_LOWER_INNER_LIP, MESH_TO_68, MESH_UPPER_INNER_LIP
+from swap.face_mesh_points import (
+    MESH_LEFT_EYE,
+    MESH_LOWER_INNER_LIP,
+    MESH_RIGHT_EYE,
+    MESH_TO_68,
+    MESH_UPPER_INNER_LIP,
+)
 from swap.swappers import classical
 from swap.swappers.classical import (
     ClassicalSettings,
     ClassicalSwapper,
     closed_lips,
     delaunay,
+    eye_openness_each,
+    mesh_destination,
     mouth_openness,
     piecewise_affine_maps,
     rim_stretch,
@@ -318,12 +326,16 @@ def test_a_source_photos_figures_are_taken_once_for_many_frames(mesh_pipeline, a
     calls = []
     teeth_of, not_face_of = classical.teeth_shown, classical.occlusion_mask
     monkeypatch.setattr(
-        classical, "teeth_shown", lambda image, points: calls.append(("teeth", image is photo)) or teeth_of(image, points)
+        classical,
+        "teeth_shown",
+        lambda image, points: calls.append(("teeth", image is photo)) or teeth_of(image, points),
     )
     monkeypatch.setattr(
         classical,
         "occlusion_mask",
-        lambda image, *args, **kwargs: calls.append(("mask", image is photo)) or not_face_of(image, *args, **kwargs),
+        lambda image, *args, **kwargs: (
+            calls.append(("mask", image is photo)) or not_face_of(image, *args, **kwargs)
+        ),
     )
     swapper = ClassicalSwapper()
     for _ in range(3):
@@ -340,7 +352,9 @@ def test_lips_are_closed_only_over_a_mouth_no_wider_than_the_grin(mesh_pipeline,
     source = mesh_pipeline.prepare_source([astronaut])
     dropped = open_mouth(mesh_pipeline, cv2.flip(astronaut, 1))
     (face,) = mesh_pipeline.analyse(dropped, embed=False)
-    assert teeth_differ(teeth_shown(astronaut, source.face.landmarks_68), teeth_shown(dropped, face.landmarks_68))
+    assert teeth_differ(
+        teeth_shown(astronaut, source.face.landmarks_68), teeth_shown(dropped, face.landmarks_68)
+    )
     ClassicalSwapper().swap(source, dropped, [face])
     assert closed == []
     image = cv2.flip(astronaut, 1)
@@ -348,3 +362,72 @@ def test_lips_are_closed_only_over_a_mouth_no_wider_than_the_grin(mesh_pipeline,
     (face,) = mesh_pipeline.analyse(image, embed=False)
     ClassicalSwapper().swap(source, shut, [face])
     assert closed == [468, 68]
+
+
+def eyes_apart(pipeline, image: np.ndarray, spread: float) -> np.ndarray:
+    """`image` with the eyes (and the skin round them) moved apart by `spread` x their distance: the
+    same person with another eye spacing, warped on the mesh."""
+    (face,) = pipeline.analyse(image, embed=False)
+    src = face.landmarks_468[:, :2].astype(np.float32)
+    right, left = src[MESH_RIGHT_EYE].mean(0), src[MESH_LEFT_EYE].mean(0)
+    shift = (left - right) * spread / 2
+    dst = src.copy()
+    near = 0.45 * float(np.linalg.norm(left - right))
+    for centre, sign in ((right, -1), (left, 1)):
+        weight = np.clip(1.5 - np.linalg.norm(src - centre, axis=1) / near, 0, 1)  # 1 on the eye, 0 past it
+        dst += sign * weight[:, None] * shift
+    h, w = image.shape[:2]
+    corners = np.array([[0, 0], [w - 1, 0], [0, h - 1], [w - 1, h - 1]], np.float32)
+    to, back = np.vstack([dst, corners]), np.vstack([src, corners])
+    map_x, map_y, _ = piecewise_affine_maps(to, back, delaunay(to, (w, h)), (w, h))
+    return cv2.remap(image, map_x, map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+
+def eye_distance(pipeline, image: np.ndarray) -> float:
+    """The distance between the eyes' centres over the face's width (jaw's ends)."""
+    (face,) = pipeline.analyse(image, embed=False)
+    points = face.landmarks_468[:, :2]
+    width = float(np.linalg.norm(points[454] - points[234]))
+    return float(np.linalg.norm(points[MESH_LEFT_EYE].mean(0) - points[MESH_RIGHT_EYE].mean(0))) / width
+
+
+def test_a_moved_eye_takes_the_sources_place_and_size_and_keeps_the_targets_opening(mesh_pipeline, astronaut):
+    (face,) = mesh_pipeline.analyse(astronaut, embed=False)
+    target = face.landmarks_468.astype(np.float32)
+    source = target.copy()
+    eye = source[MESH_LEFT_EYE, :2]
+    centre = eye.mean(0)
+    source[MESH_LEFT_EYE, :2] = (
+        centre + [12.0, 0.0] + 1.44 * (eye - centre) * [1.0, 2.0]
+    )  # wider, and open wider
+    kept = mesh_destination(source, target, 0.5)
+    moved = mesh_destination(source, target, 0.5, moved=("left_eye",))
+    assert np.allclose(kept[MESH_LEFT_EYE], target[MESH_LEFT_EYE, :2])  # not named: the target's outline
+    assert np.allclose(moved[MESH_RIGHT_EYE], kept[MESH_RIGHT_EYE])
+    shifted = moved[MESH_LEFT_EYE].mean(0) - target[MESH_LEFT_EYE, :2].mean(0)
+    assert (
+        4.5 < shifted[0] < 7.5 and abs(shifted[1]) < 1.5
+    )  # half of the 12 px (the alignment takes a little)
+    corner = MESH_LEFT_EYE[[0, 8]]
+    ratio = np.linalg.norm(np.subtract(*moved[corner])) / np.linalg.norm(np.subtract(*target[corner, :2]))
+    assert abs(ratio - 1.2) < 0.03  # sqrt(1.44): half the way in size, geometrically
+    moved_68 = np.zeros((68, 2), np.float32)
+    moved_68[42:48] = moved[MESH_TO_68[42:48]]
+    target_68 = np.zeros((68, 2), np.float32)
+    target_68[42:48] = target[MESH_TO_68[42:48], :2]
+    # the lids' opening (gap over width) is the target's, not the source's wider one
+    assert abs(eye_openness_each(moved_68)[1] - eye_openness_each(target_68)[1]) < 1e-4
+
+
+def test_the_swapped_face_takes_in_the_sources_eye_spacing(mesh_pipeline, astronaut):
+    """Eye spacing is part of who someone is: the swap moves the target's eyes (outline and all)
+    half the way to where the source has them. Before, the eyes' outlines stayed the target's."""
+    source = eyes_apart(mesh_pipeline, astronaut, 0.2)
+    spacing = {
+        "target": eye_distance(mesh_pipeline, astronaut),
+        "source": eye_distance(mesh_pipeline, source),
+    }
+    assert spacing["source"] > spacing["target"] + 0.04  # the synthetic spread shows in the mesh
+    swapped = eye_distance(mesh_pipeline, mesh_pipeline.swap_image(source, astronaut).image)
+    share = (swapped - spacing["target"]) / (spacing["source"] - spacing["target"])
+    assert 0.45 < share < 0.75  # 0.58 measured; 0.34 before (only the skin round the eyes moved)
