@@ -5,6 +5,10 @@ of a different person is a target, as is and transformed (rotated, low light, gr
 occluding bar over the mouth, cut by the frame edge, blocky JPEG). For each swap:
 
 - identity: dlib distance from the output face to the source and to the original target;
+  d_alike: to the source photo under the target's own change of picture (low light, grayscale,
+  blocky JPEG; the plain source for the others): the descriptor reads a picture's light as well as
+  the person (the sources darkened as the low-light targets are move 0.11-0.18 from themselves), so
+  an output in the target's low light is judged against the source in that light too;
 - seam: mean gradient magnitude of the output along the boundary of the changed region over the
   target's own gradient there (1 = no added edge);
 - border dE: CIE76 colour difference (Lab) between the output's skin just inside that boundary
@@ -68,6 +72,8 @@ JUDGE_EYES = (([37, 38], [41, 40], 36, 39), ([43, 44], [47, 46], 42, 45))
 OUT = Path("var/bench")
 THUMB = 150
 TRANSFORMS = ("clean", "rotated", "lowlight", "grayscale", "occluder", "edge", "jpeg")
+# The transforms that change the picture, not the face's place in it: a source can be made alike.
+PICTURE_TRANSFORMS = ("lowlight", "grayscale", "jpeg")
 
 
 def shrink(image: np.ndarray, max_side: int) -> np.ndarray:
@@ -446,6 +452,15 @@ def main() -> None:
             break
     identities = {p: pipeline.prepare_source([images[p]]) for p in sources}
     references = {p: judge.prepare_source([images[p]]).embedding for p in sources}
+    alike = {}  # (source, transform) -> the source's embedding in that picture
+    for p in sources:
+        for name in set(transforms) & set(PICTURE_TRANSFORMS):
+            try:
+                alike[(p, name)] = judge.prepare_source(
+                    [transform(images[p], name, analysed[p][0].box)[0]]
+                ).embedding
+            except EngineError:  # no face found in it: judged against the plain source
+                print(f"{p.stem} [{name}]: no face in the source made alike")
 
     rows: dict[tuple[str, str], list[dict]] = defaultdict(list)
     sheet_rows = []
@@ -478,7 +493,9 @@ def main() -> None:
                     if out_face is not None and ref is not None:
                         d_src = dlib_distance(out_face.embedding, references[s])
                         d_tgt = dlib_distance(out_face.embedding, ref.embedding)
+                        d_alike = dlib_distance(out_face.embedding, alike.get((s, name), references[s]))
                         figures.update(d_src=d_src, d_tgt=d_tgt, closer=float(d_src < d_tgt))
+                        figures.update(d_alike=d_alike, closer_alike=float(d_alike < d_tgt))
                         figures.update(expression_error(ref, out_face))
                     figures.update(artefacts(target, result.image, used.box))
                     if bar is not None:
@@ -504,6 +521,8 @@ def main() -> None:
         "d_src",
         "d_tgt",
         "closer",
+        "d_alike",
+        "closer_alike",
         "seam",
         "border_dE",
         "border_dE_target",
