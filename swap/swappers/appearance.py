@@ -75,8 +75,10 @@ def transfer_shading(
     more than `detail_gain_max`, and colour detail is never boosted (no green/blue casts).
     `eyes` (0-1 weights): there the source's colour detail is kept whole (an iris's colour is the
     person's, not the light's) and the lightness is never darker than the source's eye is in
-    proportion to the skin round it. Without that a blue or green iris on a shadowed, soft target
-    eye came out near black and brownish, beside a blue one on the lit side (mismatched eyes).
+    proportion to the skin round it (the proportion taken to the power of the target's contrast for
+    its lightness over the source's: a dim picture darkens an eye more than the skin). Without that a
+    blue or green iris on a shadowed, soft target eye came out near black and brownish, beside a blue
+    one on the lit side (mismatched eyes).
     """
     w = cv2.cvtColor(warped, cv2.COLOR_BGR2LAB).astype(np.float32)
     t = cv2.cvtColor(target, cv2.COLOR_BGR2LAB).astype(np.float32)
@@ -97,19 +99,33 @@ def transfer_shading(
         # On whole planes (cv2.split): arithmetic on strided channel slices cost 4 ms a 330-px face.
         _, a_w, b_w = cv2.split(w)
         _, a_t, b_t = cv2.split(t)
-        low_aw, low_bw, low_at, low_bt = cv2.split(masked_blur(cv2.merge([a_w, b_w, a_t, b_t]), m, colour_sigma))
-        out = cv2.merge([
-            np.ascontiguousarray(out[..., 0]),
-            low_at + (a_w - low_aw) * gain[1],
-            low_bt + (b_w - low_bw) * gain[2],
-        ])
+        low_aw, low_bw, low_at, low_bt = cv2.split(
+            masked_blur(cv2.merge([a_w, b_w, a_t, b_t]), m, colour_sigma)
+        )
+        out = cv2.merge(
+            [
+                np.ascontiguousarray(out[..., 0]),
+                low_at + (a_w - low_aw) * gain[1],
+                low_bt + (b_w - low_bw) * gain[2],
+            ]
+        )
     if eyes is not None and eyes.any():
         # Lightness as a ratio to the skin round it: added to a shadowed target's dark socket, an
         # iris's difference from the source's lit skin went below black. (Only round the eyes.)
         ys, xs = np.nonzero(eyes)
         box = np.s_[ys.min() : ys.max() + 1, xs.min() : xs.max() + 1]
         o, e = out[box], eyes[box]
-        ratio = low_t[box][..., 0] * (np.maximum(w[box][..., 0], 1.0) / np.maximum(low_w[box][..., 0], 8.0)) ** gain[0]
+        # The ratio's power is the target's contrast relative to its own lightness over the source's
+        # (not `gain`, which is in lightness units): a dim picture darkens its dark parts more than in
+        # proportion (a camera's tone curve), so there the eye is darker than in proportion too; at
+        # `gain` a dim target's eyes stayed as light as the source's against the skin and glowed.
+        relative_t = std_t[0] / max(float(t[..., 0][sel].mean()), 1.0)
+        relative_w = std_w[0] / max(float(w[..., 0][sel].mean()), 1.0)
+        contrast = float(np.clip(relative_t / relative_w, 0.5, 2.0))
+        ratio = (
+            low_t[box][..., 0]
+            * (np.maximum(w[box][..., 0], 1.0) / np.maximum(low_w[box][..., 0], 8.0)) ** contrast
+        )
         o[..., 0] += e * np.maximum(0.0, ratio - o[..., 0])
         o[..., 1:] += e[..., None] * detail_w[box][..., 1:] * (1.0 - gain[1:])
     return cv2.cvtColor(np.clip(out, 0, 255).astype(np.uint8), cv2.COLOR_LAB2BGR)
@@ -169,7 +185,9 @@ def _lift(lab: np.ndarray, sel: np.ndarray, sigma: float) -> tuple[np.ndarray, n
     small_sel = cv2.resize(sel.astype(np.float32), size, interpolation=cv2.INTER_AREA) > 0.5
     # Off the skin (hair, brows, eyes, the rim) the skin's own mean stands in: skin beside dark
     # hair must not count as lifted.
-    filled = np.where(small_sel[..., None], small, masked_blur(small, small_sel.astype(np.float32), sigma / f))
+    filled = np.where(
+        small_sel[..., None], small, masked_blur(small, small_sel.astype(np.float32), sigma / f)
+    )
     filled = np.clip(np.rint(filled), 0, 255).astype(np.uint8)
     k = 2 * max(1, round(sigma / f)) + 1
     around = cv2.merge([cv2.medianBlur(np.ascontiguousarray(filled[..., c]), k) for c in range(3)])
@@ -319,7 +337,9 @@ def blockiness(grey: np.ndarray, mask: np.ndarray, offset: tuple[int, int] = (0,
     return float((on.mean() + 0.5) / (off.mean() + 0.5))
 
 
-def blockiness_grid(shape: tuple[int, ...], size: tuple[int, int], origin: tuple[int, int]) -> tuple[int, int, int, int]:
+def blockiness_grid(
+    shape: tuple[int, ...], size: tuple[int, int], origin: tuple[int, int]
+) -> tuple[int, int, int, int]:
     """(x0, y0, x1, y1): the region of `size` (height, width) at `origin` (x, y) widened to the
     frame's 8x8 grid, within a frame of `shape`: all that match_blockiness reads or changes."""
     h, w = size
