@@ -96,12 +96,12 @@ async def run_sync(function: Callable[..., Any], *args, **kwargs) -> Any:
 OTHER_REQUESTS_AT_ONCE = 1024
 
 
-def web_server_command(host: str, port: str) -> list[str]:
-    """granian, not runserver: the same server as production (deploy/image/entrypoint.sh). ASGI:
-    event streams and long-polls wait on the event loop; other requests run Django's sync code, at
-    most WEB_THREADS at once per process (sync_slots above). bench/waiting_clients.py and
-    bench/scaleout.py start this too."""
+def web_server_command(host: str, port: str, workers: int = 2) -> list[str]:
+    """granian, not runserver: the same server as production (the image runs it through
+    `manage.py visage_web`). ASGI: event streams and long-polls wait on the event loop; other
+    requests run Django's sync code, at most WEB_THREADS at once per process (sync_slots above).
+    bench/waiting_clients.py and bench/scaleout.py start this too."""
     return [sys.executable, "-m", "granian", "--interface", "asgi", "webapp.asgi:application",
-            "--host", host, "--port", port, "--workers", "2",
+            "--host", host, "--port", port, "--workers", str(workers),
             "--backpressure", str(settings.WAITS_PER_PROCESS + OTHER_REQUESTS_AT_ONCE),
             "--respawn-failed-workers", "--workers-kill-timeout", "10", "--access-log"]

@@ -10,14 +10,12 @@ case "$1" in
     # (prometheus-client multiprocess mode); emptied at start, as counters restart with the processes.
     export PROMETHEUS_MULTIPROC_DIR="${PROMETHEUS_MULTIPROC_DIR:-/tmp/prometheus}"
     rm -rf "$PROMETHEUS_MULTIPROC_DIR" && mkdir -p "$PROMETHEUS_MULTIPROC_DIR"
-    # granian (ASGI): long-polls and event streams wait on the event loop; other requests run
-    # Django's sync code, at most WEB_THREADS (default 32) at once per process (README, "Serving").
-    # --backpressure: the waits' cap per process (VISAGE_WAITS_PER_PROCESS) plus 1,024 other requests
-    # at once, as webapp.serving.web_server_command; granian's default counts the waits too.
-    exec granian --interface asgi webapp.asgi:application --host 0.0.0.0 --port "${PORT:-8000}" \
-      --workers "${WEB_CONCURRENCY:-2}" \
-      --backpressure "$(( ${VISAGE_WAITS_PER_PROCESS:-5000} + 1024 ))" \
-      --respawn-failed-workers --workers-kill-timeout 10 --access-log "$@"
+    # granian (ASGI) as webapp.serving.web_server_command builds it, the same command `make run`
+    # starts: long-polls and event streams wait on the event loop; other requests run Django's sync
+    # code, at most WEB_THREADS (default 32) at once per process (README, "Serving"). visage_web
+    # replaces itself with granian; options given after `web` go to granian.
+    exec python manage.py visage_web --host 0.0.0.0 --port "${PORT:-8000}" \
+      --workers "${WEB_CONCURRENCY:-2}" -- "$@"
     ;;
   worker)
     shift

@@ -23,7 +23,6 @@ import requests
 from tests.helpers.waiting import wait_until
 from tests.helpers.worker_process import database_url_for_subprocess
 from tests.webapp.conftest import post_job
-from webapp import serving
 from webapp.api import wait_slots
 from webapp.ops.embedded import free_port
 
@@ -222,14 +221,16 @@ MANY_WAITS = 140  # more than granian admits at once per worker by default with 
 
 @pytest.fixture
 def web_as_run(tmp_path, settings):
-    """The server exactly as `make run` and the image start it (webapp.serving.web_server_command:
-    two workers), with a small listen backlog so that its default admission (backlog / workers = 64
-    requests at once per worker) is below the open waits."""
+    """The server exactly as the image starts it (`manage.py visage_web`, which runs
+    webapp.serving.web_server_command, as `make run` does: two workers), with a small listen backlog
+    (given after `--`, as the image passes options to granian) so that granian's default admission
+    (backlog / workers = 64 requests at once per worker) is below the open waits."""
     settings.WAITS_PER_PROCESS = 200
+    manage = str(Path(__file__).resolve().parents[2] / "manage.py")
     yield from start_web(
         tmp_path,
-        command=lambda port: serving.web_server_command("127.0.0.1", str(port)),
-        GRANIAN_BACKLOG="128",
+        command=lambda port: [sys.executable, manage, "visage_web", "--host", "127.0.0.1", "--port", str(port),
+                              "--", "--backlog", "128"],
         VISAGE_WAITS_PER_USER=str(MANY_WAITS + 1),
         VISAGE_WAITS_PER_PROCESS=str(settings.WAITS_PER_PROCESS),
     )
