@@ -414,12 +414,20 @@ def move_feature(
     return centre + place_share * (source.mean(0) - centre) + factor * (target - centre)
 
 
-def soften_eye_corners(warped: np.ndarray, stretch: np.ndarray, points_68: np.ndarray, face_size: float):
-    """`warped` with the stretched triangles round the eyes (where `points_68` put them) blurred: a narrow source eye
-    opened onto a wide target eye spreads a few lash pixels over its corners as a saw-toothed dark
-    smear (a turned head's far eye). Blurred, they read as the eye's shadow; the source's eye stays
-    (keeping the target's there instead cost 0.006 in dlib distance to the source on the bench)."""
-    slivers = stretch & cv2.dilate(_eye_openings(points_68, stretch.shape), _disk(0.04 * face_size))
+def soften_feature_corners(warped: np.ndarray, stretch: np.ndarray, points_68: np.ndarray, face_size: float):
+    """`warped` with the stretched triangles round the eyes and at the mouth's corners (where
+    `points_68` put them) blurred. A narrow source eye opened onto a wide target eye spreads a few
+    lash pixels over its corners as a saw-toothed dark smear (a turned head's far eye); a smile
+    narrower than the target's draws its corner out into a dark wedge with a jagged pale lip edge
+    (eileen_collins_1 onto paul_rudd_1). Blurred, they read as the eye's shadow and the mouth's
+    corner; the source's eye and mouth stay (keeping the target's eye there instead cost 0.006 in
+    dlib distance to the source on the bench). Only the mouth's corners: a sliver between the front
+    teeth is left sharp."""
+    corners = _eye_openings(points_68, stretch.shape)
+    for corner in (48, 54, 60, 64):
+        centre = (int(round(points_68[corner][0])), int(round(points_68[corner][1])))
+        cv2.circle(corners, centre, max(1, int(0.02 * face_size)), 255, -1)
+    slivers = stretch & cv2.dilate(corners, _disk(0.04 * face_size))
     if not slivers.any():
         return warped
     sigma = max(1.0, 0.012 * face_size)
@@ -714,7 +722,7 @@ class ClassicalSwapper:
         if cfg.stretch_limit > 0:
             stretch = stretched(warp_local, warp_src_primary, tris, (rw, rh), cfg.stretch_limit)
             shape_mask &= ~rim_stretch(stretch, cv2.erode(hull, _disk(cfg.mask_shrink * face_size)))
-            warped = soften_eye_corners(warped, stretch, local[:68], face_size)
+            warped = soften_feature_corners(warped, stretch, local[:68], face_size)
         holes = np.zeros((rh, rw), np.uint8)
         if keep_mouth:
             cv2.fillPoly(holes, [np.round(tgt_local[MOUTH_INNER]).astype(np.int32)], 255)

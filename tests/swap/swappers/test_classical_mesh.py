@@ -25,7 +25,7 @@ from swap.swappers.classical import (
     mouth_openness,
     piecewise_affine_maps,
     rim_stretch,
-    soften_eye_corners,
+    soften_feature_corners,
     stretched,
     teeth_differ,
     teeth_shown,
@@ -200,7 +200,7 @@ def test_stretched_eye_corners_are_softened_and_nothing_else(mesh_pipeline, astr
     chin = np.round([points[8], points[8] + [0.05 * size, 0], points[8] + [0, 0.02 * size]]).astype(np.int32)
     cv2.fillConvexPoly(stretch, chin, 255)  # stretch far from the eyes: left alone
 
-    out = soften_eye_corners(image, stretch, points, size)
+    out = soften_feature_corners(image, stretch, points, size)
 
     def edges(img: np.ndarray) -> float:
         grey = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY).astype(np.float32)
@@ -212,7 +212,36 @@ def test_stretched_eye_corners_are_softened_and_nothing_else(mesh_pipeline, astr
     near = cv2.dilate(stretch, np.ones((int(0.1 * size),) * 2, np.uint8)) > 0
     near[int(points[8][1]) - 5 :] = False  # the chin's stretch is not near an eye
     assert np.array_equal(out[~near], image[~near])
-    assert soften_eye_corners(image, np.zeros_like(stretch), points, size) is image
+    assert soften_feature_corners(image, np.zeros_like(stretch), points, size) is image
+
+
+
+def test_a_stretched_mouth_corner_is_softened_and_not_the_teeth_between(mesh_pipeline, astronaut):
+    """A smile narrower than the target's draws its corner out in thin stretched triangles: a dark
+    wedge with a jagged pale lip edge (eileen_collins_1 -> paul_rudd_1 on the bench). The corner's
+    slivers are blurred; a sliver between the front teeth stays sharp."""
+    (face,) = mesh_pipeline.analyse(astronaut, embed=False)
+    points, size = face.landmarks_68, float(face.box[2] - face.box[0])
+    image = astronaut.copy()
+    corner = points[54]  # the image-right mouth corner
+    at_corner = np.zeros(astronaut.shape[:2], np.uint8)
+    for k in range(4):  # pale and dark teeth of a lip edge in slivers at the corner
+        sliver = [corner + [-0.02 * size * k, -0.01 * size], corner + [-0.02 * size * (k + 0.5), -0.01 * size], corner]
+        cv2.fillConvexPoly(at_corner, np.round(sliver).astype(np.int32), 255)
+        cv2.fillConvexPoly(image, np.round(sliver).astype(np.int32), (235, 235, 235) if k % 2 else (25, 20, 20))
+    middle = (points[62] + points[66]) / 2
+    between = np.zeros_like(at_corner)
+    gap = [middle + [0, -0.015 * size], middle + [0.004 * size, 0.015 * size], middle + [-0.004 * size, 0.015 * size]]
+    cv2.fillConvexPoly(between, np.round(gap).astype(np.int32), 255)
+    image[between > 0] = (30, 30, 30)
+
+    out = soften_feature_corners(image, at_corner | between, points, size)
+
+    grey = {name: cv2.cvtColor(img, cv2.COLOR_BGR2GRAY).astype(np.float32) for name, img in (("in", image), ("out", out))}
+    zone = cv2.dilate(at_corner, np.ones((3, 3), np.uint8)) > 0
+    lap = {name: float(np.abs(cv2.Laplacian(g, cv2.CV_32F))[zone].mean()) for name, g in grey.items()}
+    assert lap["out"] < 0.8 * lap["in"]
+    assert np.array_equal(out[between > 0], image[between > 0])
 
 
 OUTER_LIPS = [61, 146, 91, 181, 84, 17, 314, 405, 321, 375, 291, 409, 270, 269, 267, 0, 37, 39, 40, 185]
