@@ -119,8 +119,8 @@ def transfer_shading(
         # (not `gain`, which is in lightness units): a dim picture darkens its dark parts more than in
         # proportion (a camera's tone curve), so there the eye is darker than in proportion too; at
         # `gain` a dim target's eyes stayed as light as the source's against the skin and glowed.
-        relative_t = std_t[0] / max(float(t[..., 0][sel].mean()), 1.0)
-        relative_w = std_w[0] / max(float(w[..., 0][sel].mean()), 1.0)
+        relative_t = std_t[0] / max(cv2.mean(t, mask=skin)[0], 1.0)
+        relative_w = std_w[0] / max(cv2.mean(w, mask=skin)[0], 1.0)
         contrast = float(np.clip(relative_t / relative_w, 0.5, 2.0))
         ratio = (
             low_t[box][..., 0]
