@@ -99,16 +99,12 @@ def transfer_shading(
         # On whole planes (cv2.split): arithmetic on strided channel slices cost 4 ms a 330-px face.
         _, a_w, b_w = cv2.split(w)
         _, a_t, b_t = cv2.split(t)
-        low_aw, low_bw, low_at, low_bt = cv2.split(
-            masked_blur(cv2.merge([a_w, b_w, a_t, b_t]), m, colour_sigma)
-        )
-        out = cv2.merge(
-            [
-                np.ascontiguousarray(out[..., 0]),
-                low_at + (a_w - low_aw) * gain[1],
-                low_bt + (b_w - low_bw) * gain[2],
-            ]
-        )
+        low_aw, low_bw, low_at, low_bt = cv2.split(masked_blur(cv2.merge([a_w, b_w, a_t, b_t]), m, colour_sigma))
+        out = cv2.merge([
+            np.ascontiguousarray(out[..., 0]),
+            low_at + (a_w - low_aw) * gain[1],
+            low_bt + (b_w - low_bw) * gain[2],
+        ])
     if eyes is not None and eyes.any():
         # Lightness as a ratio to the skin round it: added to a shadowed target's dark socket, an
         # iris's difference from the source's lit skin went below black. (Only round the eyes.)
@@ -122,10 +118,7 @@ def transfer_shading(
         relative_t = std_t[0] / max(cv2.mean(t, mask=skin)[0], 1.0)
         relative_w = std_w[0] / max(cv2.mean(w, mask=skin)[0], 1.0)
         contrast = float(np.clip(relative_t / relative_w, 0.5, 2.0))
-        ratio = (
-            low_t[box][..., 0]
-            * (np.maximum(w[box][..., 0], 1.0) / np.maximum(low_w[box][..., 0], 8.0)) ** contrast
-        )
+        ratio = low_t[box][..., 0] * (np.maximum(w[box][..., 0], 1.0) / np.maximum(low_w[box][..., 0], 8.0)) ** contrast
         o[..., 0] += e * np.maximum(0.0, ratio - o[..., 0])
         o[..., 1:] += e[..., None] * detail_w[box][..., 1:] * (1.0 - gain[1:])
     return cv2.cvtColor(np.clip(out, 0, 255).astype(np.uint8), cv2.COLOR_LAB2BGR)
@@ -185,9 +178,7 @@ def _lift(lab: np.ndarray, sel: np.ndarray, sigma: float) -> tuple[np.ndarray, n
     small_sel = cv2.resize(sel.astype(np.float32), size, interpolation=cv2.INTER_AREA) > 0.5
     # Off the skin (hair, brows, eyes, the rim) the skin's own mean stands in: skin beside dark
     # hair must not count as lifted.
-    filled = np.where(
-        small_sel[..., None], small, masked_blur(small, small_sel.astype(np.float32), sigma / f)
-    )
+    filled = np.where(small_sel[..., None], small, masked_blur(small, small_sel.astype(np.float32), sigma / f))
     filled = np.clip(np.rint(filled), 0, 255).astype(np.uint8)
     k = 2 * max(1, round(sigma / f)) + 1
     around = cv2.merge([cv2.medianBlur(np.ascontiguousarray(filled[..., c]), k) for c in range(3)])
@@ -337,9 +328,7 @@ def blockiness(grey: np.ndarray, mask: np.ndarray, offset: tuple[int, int] = (0,
     return float((on.mean() + 0.5) / (off.mean() + 0.5))
 
 
-def blockiness_grid(
-    shape: tuple[int, ...], size: tuple[int, int], origin: tuple[int, int]
-) -> tuple[int, int, int, int]:
+def blockiness_grid(shape: tuple[int, ...], size: tuple[int, int], origin: tuple[int, int]) -> tuple[int, int, int, int]:
     """(x0, y0, x1, y1): the region of `size` (height, width) at `origin` (x, y) widened to the
     frame's 8x8 grid, within a frame of `shape`: all that match_blockiness reads or changes."""
     h, w = size

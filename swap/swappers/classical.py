@@ -613,9 +613,7 @@ class ClassicalSwapper:
         # openings say (Face Mesh can place the lips of a closed smile apart).
         tgt_teeth = teeth_shown(out, tgt_68)
         src_teeth = {
-            i: self._for_source(
-                "teeth", *photos[i], lambda i=i: teeth_shown(photos[i][0], photos[i][1].landmarks_68)
-            )
+            i: self._for_source("teeth", *photos[i], lambda i=i: teeth_shown(photos[i][0], photos[i][1].landmarks_68))
             for _, i in used
         }
         # The source grins onto closed lips: its lips are drawn closed on the target's mouth line
@@ -639,8 +637,7 @@ class ClassicalSwapper:
         # mouth under the source's open one: the lips take the target's line (the warp closes them)
         # and what the source shows between them is left out (unmatched_openings).
         keep_mouth = cfg.keep_target_mouth and (
-            (mouth_differs and mouth_openness(tgt_68) > 0.06)
-            or teeth_differ(tgt_teeth, src_teeth[used[0][1]])
+            (mouth_differs and mouth_openness(tgt_68) > 0.06) or teeth_differ(tgt_teeth, src_teeth[used[0][1]])
         )
         # Each eye on its own: a wink keeps the target's closed eye and may take the source's open one.
         keep_eye = [
@@ -648,7 +645,7 @@ class ClassicalSwapper:
             for target, source in zip(eye_openness_each(tgt_68), eye_openness_each(src_68), strict=True)
         ]
         if dense:
-            # Features the target's own pixels are not kept in move towards the source's places.
+            # An eye or the lips whose target pixels are not kept moves towards where the source has it.
             moved = tuple(
                 name
                 for name, kept in (
@@ -773,11 +770,7 @@ class ClassicalSwapper:
             plain_skin = skin & ~cv2.dilate(features, _disk(0.03 * face_size))
             warped = remove_highlights(warped, roi, plain_skin, sigma)
         warped = transfer_shading(
-            warped,
-            roi,
-            skin,
-            sigma,
-            eyes=_eye_weights(local, (rh, rw), face_size),
+            warped, roi, skin, sigma, eyes=_eye_weights(local, (rh, rw), face_size),
             colour_sigma=max(1.0, cfg.colour_sigma * face_size),
         )
         if hq and cfg.detail_octaves > 0:
@@ -829,12 +822,7 @@ class ClassicalSwapper:
             image,
             face,
             lambda: occlusion_mask(
-                image,
-                face.landmarks_68,
-                size,
-                region_points=src_pts,
-                grayscale=is_grayscale(image),
-                rim=SOURCE_RIM,
+                image, face.landmarks_68, size, region_points=src_pts, grayscale=is_grayscale(image), rim=SOURCE_RIM
             ),
         )
 

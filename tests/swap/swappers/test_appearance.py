@@ -72,17 +72,14 @@ def test_a_wide_masked_blur_on_a_reduced_copy_matches_the_full_size_one(height, 
     # lighting by several full-size pixels) and stay within a fraction of a level of the exact
     # normalised convolution, inside the mask and just outside it (where the face is filled in).
     rng = np.random.default_rng(7)
-    base = cv2.resize(
-        rng.uniform(0, 255, (height // 20, width // 20, 3)), (width, height), interpolation=cv2.INTER_CUBIC
-    )
+    base = cv2.resize(rng.uniform(0, 255, (height // 20, width // 20, 3)), (width, height), interpolation=cv2.INTER_CUBIC)
     values = (base + rng.normal(0, 6, base.shape)).astype(np.float32)
     mask = np.zeros((height, width), np.uint8)
     cv2.ellipse(mask, (width // 2, height // 2), (width // 3, height // 3), 0, 0, 360, 255, -1)
     weight = (mask > 0).astype(np.float32)
-    exact = (
-        cv2.GaussianBlur(values * weight[..., None], (0, 0), sigma)
-        / np.maximum(cv2.GaussianBlur(weight, (0, 0), sigma), 1e-4)[..., None]
-    )
+    exact = cv2.GaussianBlur(values * weight[..., None], (0, 0), sigma) / np.maximum(
+        cv2.GaussianBlur(weight, (0, 0), sigma), 1e-4
+    )[..., None]
     near = cv2.dilate(mask, np.ones((9, 9), np.uint8)) > 0
     error = np.abs(masked_blur(values, weight, sigma) - exact)[near]
     assert error.max() < 2.0 and error.mean() < 0.5
@@ -116,7 +113,7 @@ def test_an_eye_keeps_its_colour_and_is_not_crushed_to_black_in_a_shadowed_socke
     source_ratio = 75 / 175
     around, centre_plain, centre_kept = _lab(kept, 80, 140), _lab(plain, 80, 80), _lab(kept, 80, 80)
     assert centre_plain[0] < 0.3 * around[0]  # the failure: crushed to near black
-    assert centre_kept[0] == pytest.approx(around[0] * source_ratio**0.5, rel=0.35)
+    assert centre_kept[0] == pytest.approx(around[0] * source_ratio ** 0.5, rel=0.35)
     assert centre_kept[0] > 2 * centre_plain[0]
     # Its hue is the iris's (blue: b below a), not the socket's warm brown.
     assert centre_kept[2] - 128 < centre_kept[1] - 128 - 4
@@ -165,21 +162,13 @@ def test_a_flushed_cheek_of_the_source_takes_the_targets_even_colour():
     colour (the eye weights keep the whole colour detail)."""
     size = 200
     skin_colour = cv2.cvtColor(np.full((1, 1, 3), (160, 142, 140), np.uint8), cv2.COLOR_LAB2BGR)[0, 0]
-    warped_lab = cv2.cvtColor(np.full((size, size, 3), skin_colour, np.uint8), cv2.COLOR_BGR2LAB).astype(
-        np.float32
-    )
+    warped_lab = cv2.cvtColor(np.full((size, size, 3), skin_colour, np.uint8), cv2.COLOR_BGR2LAB).astype(np.float32)
     yy, xx = np.mgrid[0:size, 0:size]
     patch = np.exp(-(((xx - 60) ** 2 + (yy - 110) ** 2) / (2 * 14.0**2)))  # ~40 px across
     warped_lab[..., 1] += 18 * patch  # redder
     warped_lab[..., 0] += _texture(3, size)[..., 0].astype(np.float32) - 128  # the source's pores
     warped = cv2.cvtColor(np.clip(warped_lab, 0, 255).astype(np.uint8), cv2.COLOR_LAB2BGR)
-    cv2.circle(
-        warped,
-        (140, 70),
-        8,
-        cv2.cvtColor(np.full((1, 1, 3), (80, 124, 110), np.uint8), cv2.COLOR_LAB2BGR)[0, 0].tolist(),
-        -1,
-    )
+    cv2.circle(warped, (140, 70), 8, cv2.cvtColor(np.full((1, 1, 3), (80, 124, 110), np.uint8), cv2.COLOR_LAB2BGR)[0, 0].tolist(), -1)
     target = np.full((size, size, 3), skin_colour, np.uint8)
     skin = np.full((size, size), 255, np.uint8)
     cv2.circle(skin, (140, 70), 12, 0, -1)  # the eye opening is not skin (the swapper leaves it out)
@@ -192,9 +181,7 @@ def test_a_flushed_cheek_of_the_source_takes_the_targets_even_colour():
     after = transfer_shading(warped, target, skin, sigma, eyes=eyes, colour_sigma=colour_sigma)
 
     def redness(image):
-        return (
-            float(cv2.cvtColor(image, cv2.COLOR_BGR2LAB)[100:121, 50:71, 1].astype(np.float32).mean()) - 142
-        )
+        return float(cv2.cvtColor(image, cv2.COLOR_BGR2LAB)[100:121, 50:71, 1].astype(np.float32).mean()) - 142
 
     assert redness(before) > 3  # the failure: the patch passed as detail (4.8 of the 18 put in)
     assert redness(after) < 0.4 * redness(before)  # 1.1

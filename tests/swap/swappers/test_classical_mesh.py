@@ -215,7 +215,6 @@ def test_stretched_eye_corners_are_softened_and_nothing_else(mesh_pipeline, astr
     assert soften_feature_corners(image, np.zeros_like(stretch), points, size) is image
 
 
-
 def test_a_stretched_mouth_corner_is_softened_and_not_the_teeth_between(mesh_pipeline, astronaut):
     """A smile narrower than the target's draws its corner out in thin stretched triangles: a dark
     wedge with a jagged pale lip edge (eileen_collins_1 -> paul_rudd_1 on the bench). The corner's
@@ -355,16 +354,12 @@ def test_a_source_photos_figures_are_taken_once_for_many_frames(mesh_pipeline, a
     calls = []
     teeth_of, not_face_of = classical.teeth_shown, classical.occlusion_mask
     monkeypatch.setattr(
-        classical,
-        "teeth_shown",
-        lambda image, points: calls.append(("teeth", image is photo)) or teeth_of(image, points),
+        classical, "teeth_shown", lambda image, points: calls.append(("teeth", image is photo)) or teeth_of(image, points)
     )
     monkeypatch.setattr(
         classical,
         "occlusion_mask",
-        lambda image, *args, **kwargs: (
-            calls.append(("mask", image is photo)) or not_face_of(image, *args, **kwargs)
-        ),
+        lambda image, *args, **kwargs: calls.append(("mask", image is photo)) or not_face_of(image, *args, **kwargs),
     )
     swapper = ClassicalSwapper()
     for _ in range(3):
@@ -381,9 +376,7 @@ def test_lips_are_closed_only_over_a_mouth_no_wider_than_the_grin(mesh_pipeline,
     source = mesh_pipeline.prepare_source([astronaut])
     dropped = open_mouth(mesh_pipeline, cv2.flip(astronaut, 1))
     (face,) = mesh_pipeline.analyse(dropped, embed=False)
-    assert teeth_differ(
-        teeth_shown(astronaut, source.face.landmarks_68), teeth_shown(dropped, face.landmarks_68)
-    )
+    assert teeth_differ(teeth_shown(astronaut, source.face.landmarks_68), teeth_shown(dropped, face.landmarks_68))
     ClassicalSwapper().swap(source, dropped, [face])
     assert closed == []
     image = cv2.flip(astronaut, 1)
