@@ -125,7 +125,12 @@ def transfer_shading(
 
 
 def remove_highlights(
-    warped: np.ndarray, target: np.ndarray, skin: np.ndarray, sigma: float, knee: float = 3.0
+    warped: np.ndarray,
+    target: np.ndarray,
+    skin: np.ndarray,
+    sigma: float,
+    knee: float = 3.0,
+    texture: np.ndarray | None = None,
 ) -> np.ndarray:
     """Flatten the source's highlights (a shiny nose tip, the lit rim under it, a cheek's shine)
     where the target's light makes none.
@@ -140,13 +145,19 @@ def remove_highlights(
     left. Pores and wrinkles stay, as does the source's shine where the target's light puts one.
     (Inpainting spots brighter than the target skin's own brightest 0.1 % missed the source's lit
     nose rim whenever the target had a shiny cheek elsewhere: a white blob on the nose wing of a
-    turned head; and a mean of the surroundings took a small spot in and left a pale ghost of it.)"""
+    turned head; and a mean of the surroundings took a small spot in and left a pale ghost of it.)
+    The texture's spread is measured over `texture` (default: `skin`), skin away from the face's
+    outline: the rim's shading and edges there are no skin texture, and counted as such they raised
+    the bound until a cheek's spot kept its shoulder as a ring."""
     sel = skin > 0
+    measured = sel if texture is None else (texture > 0) & sel
+    if measured.sum() < 256:
+        measured = sel
     if sel.sum() < 256:
         return warped
     lab = cv2.cvtColor(warped, cv2.COLOR_BGR2LAB)
-    around, lift, spread = _lift(lab, sel, sigma)
-    _, lift_t, spread_t = _lift(cv2.cvtColor(target, cv2.COLOR_BGR2LAB), sel, sigma)
+    around, lift, spread = _lift(lab, sel, sigma, measured)
+    _, lift_t, spread_t = _lift(cv2.cvtColor(target, cv2.COLOR_BGR2LAB), sel, sigma, measured)
     lab = lab.astype(np.float32)
     chroma = np.linalg.norm(lab[..., 1:] - 128.0, axis=2)
     chroma_around = np.linalg.norm(around[..., 1:] - 128.0, axis=2)
@@ -164,11 +175,13 @@ def remove_highlights(
     return cv2.cvtColor(np.clip(np.rint(out), 0, 255).astype(np.uint8), cv2.COLOR_LAB2BGR)
 
 
-def _lift(lab: np.ndarray, sel: np.ndarray, sigma: float) -> tuple[np.ndarray, np.ndarray, float]:
+def _lift(
+    lab: np.ndarray, sel: np.ndarray, sigma: float, measured: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, float]:
     """The 8-bit Lab picture's median round each pixel (a window of about 2 x `sigma`: robust to a spot
     smaller than half of it, which a mean would take in and so be brightened by), how far each
     pixel's lightness rises above that, and the robust spread (standard deviation) of the rise
-    over `sel` (the skin's texture). The median is smooth at that scale, so it is taken on a copy
+    over `measured` (the skin's texture). The median is smooth at that scale, so it is taken on a copy
     reduced to about 4 px per `sigma` and enlarged back (a 2 x `sigma` window at full size cost
     ~60 ms a channel on a 700-px face)."""
     h, w = sel.shape
@@ -184,7 +197,7 @@ def _lift(lab: np.ndarray, sel: np.ndarray, sigma: float) -> tuple[np.ndarray, n
     around = cv2.merge([cv2.medianBlur(np.ascontiguousarray(filled[..., c]), k) for c in range(3)])
     around = cv2.resize(around, (w, h), interpolation=cv2.INTER_LINEAR).astype(np.float32)
     lift = lab[..., 0].astype(np.float32) - around[..., 0]
-    spread = 1.4826 * float(np.median(np.abs(lift[sel] - np.median(lift[sel]))))
+    spread = 1.4826 * float(np.median(np.abs(lift[measured] - np.median(lift[measured]))))
     return around, lift, max(spread, 1.0)
 
 

@@ -64,6 +64,9 @@ CLOSED_EYE = 0.15
 # Mesh can place the inner lips of a closed smile apart (0.15 open on obama_3, whose lips touch),
 # so the openings alone would take a grin's teeth onto closed lips; the teeth tell them apart.
 TEETH_SHOWN = 0.008
+# x face size: how far inside the face's region its texture (sharpness, detail, grain, the spread
+# that bounds a highlight) is measured: the outline's band holds the rim's edges, no skin texture.
+TEXTURE_INSET = 0.03
 
 
 @dataclass
@@ -72,7 +75,13 @@ class ClassicalSettings:
     # but pulled fringe hair across the forehead as a band; 0.12 keeps 100 % of bench pairs.
     forehead: float = 0.12
     source_shape: float = 0.5  # 0 = inner features take the target's shape, 1 = the source's
-    mask_shrink: float = 0.04  # erode the hull by this x face size, so the seam sits on skin
+    # Erode the hull by this x face size so the seam sits on the target's skin (shrunk_region):
+    # below the brows, where the hull is the face's own outline (0.04 until 2026-12-04: 0.01 puts
+    # the source's cheeks and jaw line in, -0.031 dlib distance to the source on the bench), ...
+    mask_shrink: float = 0.01
+    # ... and above them, where the region's top is a line lifted from the brows across the
+    # hairline: a source's fringe showed its edge as a band across the forehead at 0.02.
+    forehead_shrink: float = 0.04
     feather: float = 0.05  # soften the rim over this x face size
     keep_target_mouth: bool = True  # the target's lips and mouth opening (teeth, tongue): expression
     keep_target_eyes: bool = True  # the target's eye openings (gaze, blinks)
@@ -466,6 +475,23 @@ def _eye_weights(points_68: np.ndarray, shape: tuple[int, int], face_size: float
     return cv2.GaussianBlur(eyes.astype(np.float32) / 255.0, (0, 0), sigma)
 
 
+def shrunk_region(shape_mask: np.ndarray, points: np.ndarray, face_size: float, cfg: ClassicalSettings) -> np.ndarray:
+    """`shape_mask` eroded so that the seam sits on the target's skin: by `mask_shrink` x face size
+    below the brows, where the hull is the face's own outline, and by `forehead_shrink` above them,
+    where its top is a line lifted from the brows across the hairline (`points`: the 68 + forehead)."""
+    below = cv2.erode(shape_mask, _disk(cfg.mask_shrink * face_size))
+    if cfg.forehead_shrink <= cfg.mask_shrink:
+        return below
+    above = cv2.erode(shape_mask, _disk(cfg.forehead_shrink * face_size))
+    # Above the brows: past the line through the highest brow point, square to the face's up axis.
+    up = points[27] - points[8]
+    up = up / (np.linalg.norm(up) or 1.0)
+    level = float((points[17:27] @ up).max())
+    h, w = shape_mask.shape
+    height = np.arange(w, dtype=np.float32)[None, :] * up[0] + np.arange(h, dtype=np.float32)[:, None] * up[1]
+    return np.where(height > level, above, below)
+
+
 def _disk(radius: int) -> np.ndarray:
     r = max(1, int(radius))
     return cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1))
@@ -579,8 +605,7 @@ class ClassicalSwapper:
         warped, valid = self._warp(src_img, src_pts, local, tris, (rw, rh))
         mask = np.zeros((rh, rw), np.uint8)
         cv2.fillConvexPoly(mask, cv2.convexHull(np.round(local).astype(np.int32)), 255)
-        mask &= valid
-        mask = cv2.erode(mask, _disk(cfg.mask_shrink * face_size))
+        mask = shrunk_region(mask & valid, local, face_size, cfg)
         if cv2.countNonZero(mask) < 64:
             return
         warped = transfer_colour(warped, roi, mask)
@@ -754,12 +779,17 @@ class ClassicalSwapper:
                 region_points=extended_points(tgt_local, cfg.forehead),
                 grayscale=grayscale,
             )
-        shrink = max(1, int(cfg.mask_shrink * face_size))
-        mask = cv2.erode(shape_mask, _disk(shrink)) & ~holes
+        outer = shrunk_region(shape_mask, local, face_size, cfg)
+        mask = outer & ~holes
         if cv2.countNonZero(mask & inframe) < 64:
             return
 
         skin = mask & inframe
+        # Sharpness, detail, grain and the skin's texture spread are measured off the outline, where
+        # the warp's rim and the picture's own face edge are not skin texture (with the seam at the
+        # outline, hq's detail match read them as detail the face already had and left it softer than
+        # standard, and a cheek's highlight kept its shoulder as a ring).
+        texture = cv2.erode(skin, _disk(TEXTURE_INSET * face_size))
         sigma = max(2.0, cfg.shading_sigma * face_size)
         if cfg.remove_highlights:
             # Eyes (with their lids, up to the brows) and mouth excluded: eye whites, a lit lid
@@ -768,19 +798,19 @@ class ClassicalSwapper:
             for part in (np.r_[17:22, 36:42], np.r_[22:27, 42:48], np.r_[48:60]):
                 cv2.fillConvexPoly(features, cv2.convexHull(np.round(local[part]).astype(np.int32)), 255)
             plain_skin = skin & ~cv2.dilate(features, _disk(0.03 * face_size))
-            warped = remove_highlights(warped, roi, plain_skin, sigma)
+            warped = remove_highlights(warped, roi, plain_skin, sigma, texture=texture)
         warped = transfer_shading(
             warped, roi, skin, sigma, eyes=_eye_weights(local, (rh, rw), face_size),
             colour_sigma=max(1.0, cfg.colour_sigma * face_size),
         )
         if hq and cfg.detail_octaves > 0:
             warped = match_detail(
-                warped, roi, skin, cfg.detail_octaves, upscale=primary_upscale, max_invented=1 + cfg.sharpen
+                warped, roi, texture, cfg.detail_octaves, upscale=primary_upscale, max_invented=1 + cfg.sharpen
             )
         else:
-            warped = match_sharpness(warped, roi, skin, cfg.sharpen)
+            warped = match_sharpness(warped, roi, texture, cfg.sharpen)
         if cfg.match_grain:
-            warped = match_grain(warped, roi, skin)
+            warped = match_grain(warped, roi, texture)
 
         feather = max(1, int(cfg.feather * face_size))
         inner = cv2.erode(mask, _disk(feather / 2))
@@ -792,7 +822,6 @@ class ClassicalSwapper:
             # eye, an occluder) the shaded face stands in for the picture, so nothing there pulls
             # the face's colour (a blue bar over the mouth tinted the lips and nose blue-purple).
             # The holes are cut out again by `alpha`.
-            outer = cv2.erode(shape_mask, _disk(shrink))
             boundary = np.where(holes[..., None] > 0, warped, roi)
             cloned = poisson(warped, boundary, outer, cfg.membrane_limit)
             if hq and cfg.multiband_levels > 0:
