@@ -16,10 +16,10 @@ import time
 import unicodedata
 from collections.abc import Iterable
 
-import cv2
 import numpy as np
 from PIL import Image, ImageDraw
 
+from swap.image_io import reduced
 from swap.inference.sessions import record_model_load
 
 from . import conf
@@ -79,9 +79,7 @@ class TextReader:
         height, width = image_bgr.shape[:2]
         scale = self.max_side / max(height, width)
         if scale < 1:
-            image_bgr = cv2.resize(
-                image_bgr, (round(width * scale), round(height * scale)), interpolation=cv2.INTER_AREA
-            )
+            image_bgr = reduced(image_bgr, (round(width * scale), round(height * scale)))
         # RapidOCR's own __call__ runs these steps too; called one by one, the gate is ours to see.
         image, op_record = self.engine.preprocess_img(image_bgr)
         try:

@@ -206,6 +206,22 @@ def _to_bgr_uint8(image: Image.Image) -> np.ndarray:
     return np.ascontiguousarray(cv2.cvtColor(rgb, cv2.COLOR_RGB2BGR))
 
 
+def reduced(image: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+    """`image` made smaller to `size` (width, height) for analysis (a detector's or OCR's copy):
+    exact halvings by area averaging, then bilinear for the last factor, under 2, where bilinear
+    sampling skips no pixel. OpenCV's area averaging at an uneven ratio is 6-8x slower (a
+    2333-px photo to 1,024 px: 16 -> 2.5 ms; 12 MP: 43 -> 6 ms, one thread) for the same picture
+    to within ~1 grey level. Halving drops an odd last row or column (less than a pixel of the
+    result). Results a person sees keep cv2.INTER_AREA."""
+    width, height = size
+    while image.shape[1] >= 2 * width and image.shape[0] >= 2 * height:
+        h, w = image.shape[:2]
+        image = cv2.resize(image[: h - h % 2, : w - w % 2], (w // 2, h // 2), interpolation=cv2.INTER_AREA)
+    if image.shape[1] == width and image.shape[0] == height:
+        return image
+    return cv2.resize(image, (width, height), interpolation=cv2.INTER_LINEAR)
+
+
 def encode_image(image: np.ndarray, fmt: str = "png", quality: int = 92) -> bytes:
     """Encode a BGR uint8 frame as png, jpeg or webp bytes."""
     fmt = fmt.lower()

@@ -18,6 +18,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from swap.image_io import reduced
 from swap.inference.litert import load_tflite
 from swap.types import Face
 
@@ -113,17 +114,7 @@ class BlazeFaceDetector:
         tiled = (self.upsample if upsample is None else upsample) > 0 and max(h, w) * scale > TILE * 1.1
         if not tiled:  # one pass: straight from the frame to the detector's input, no copy between
             scale = 1.0
-        # Area averaging is what a reduction needs, but OpenCV's is slow off whole ratios (10 ms for
-        # 1137 -> 1024 px); a copy more than half the size loses nothing to bilinear sampling.
-        copy = (
-            frame
-            if scale == 1.0
-            else cv2.resize(
-                frame,
-                (round(w * scale), round(h * scale)),
-                interpolation=cv2.INTER_AREA if scale < 0.5 else cv2.INTER_LINEAR,
-            )
-        )
+        copy = frame if scale == 1.0 else reduced(frame, (round(w * scale), round(h * scale)))
         rgb = cv2.cvtColor(copy, cv2.COLOR_BGR2RGB)
         passes = [self._candidates(rgb)]
         if tiled:

@@ -12,6 +12,7 @@ import numpy as np
 
 from swap import dlib_models
 from swap.face_detection.dlib_hog import _five_from_box
+from swap.image_io import reduced
 from swap.inference import clock as inference_clock
 from swap.types import Face
 
@@ -29,11 +30,7 @@ class DlibCnnDetector:
     def detect(self, frame: np.ndarray, *, max_side: int | None = None) -> list[Face]:
         h, w = frame.shape[:2]
         scale = min(1.0, (max_side or self.max_side) / max(h, w))
-        small = (
-            frame
-            if scale == 1.0
-            else cv2.resize(frame, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA)
-        )
+        small = frame if scale == 1.0 else reduced(frame, (round(w * scale), round(h * scale)))
         rgb = np.ascontiguousarray(cv2.cvtColor(small, cv2.COLOR_BGR2RGB))
         with inference_clock.measure():
             found = self._detector(rgb, self.upsample)

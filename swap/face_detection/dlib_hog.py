@@ -11,6 +11,7 @@ import dlib
 import numpy as np
 
 from swap import dlib_models
+from swap.image_io import reduced
 from swap.inference import clock as inference_clock
 from swap.types import Face
 
@@ -38,11 +39,7 @@ class DlibHogDetector:
         the configured values). Each doubling finds faces half as small and costs ~4x."""
         h, w = frame.shape[:2]
         scale = min(1.0, (max_side or self.max_side) / max(h, w))
-        small = (
-            frame
-            if scale == 1.0
-            else cv2.resize(frame, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA)
-        )
+        small = frame if scale == 1.0 else reduced(frame, (round(w * scale), round(h * scale)))
         # HOG runs on grey; a contiguous single-channel image avoids dlib's own conversion.
         grey = np.ascontiguousarray(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY))
         with inference_clock.measure(self.name, "dlib", 1):

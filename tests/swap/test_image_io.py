@@ -6,12 +6,14 @@ import io
 import struct
 import zlib
 
+import cv2
 import numpy as np
 import pytest
 from PIL import Image
+from skimage import data
 
 from swap.errors import InvalidImage
-from swap.image_io import decode_image, encode_image
+from swap.image_io import decode_image, encode_image, reduced
 
 
 def _png_header_only(width: int, height: int) -> bytes:
@@ -119,3 +121,32 @@ def test_max_side_keeps_16bit_grey_scaled_not_clipped():
     decoded = decode_image(_pil_bytes(grey16, "PNG"), which="source", max_side=1000)
     assert decoded.shape[1] <= 1000 and decoded.dtype == np.uint8
     assert 100 < decoded[decoded.shape[0] // 2, decoded.shape[1] // 2, 0] < 160  # mid-grey stays mid-grey
+
+
+def _astronaut(width: int, height: int) -> np.ndarray:
+    """scikit-image's astronaut enlarged to a phone photo's size, with sensor noise for fine detail."""
+    photo = cv2.resize(data.astronaut()[:, :, ::-1], (width, height), interpolation=cv2.INTER_CUBIC)
+    noise = np.random.default_rng(0).normal(0, 6, photo.shape)
+    return np.clip(photo + noise, 0, 255).astype(np.uint8)
+
+
+@pytest.mark.parametrize(("shape", "size"), [((2333, 1434), (629, 1024)), ((3025, 4031), (1024, 768)), ((720, 1280), (480, 270))])
+def test_reduced_is_the_area_average_within_a_grey_level(shape, size):
+    """The same picture as OpenCV's area averaging: the sensor noise a bilinear last step averages
+    less apart (under 2 grey levels a pixel), the same brightness."""
+    photo = _astronaut(shape[1], shape[0])
+    out = reduced(photo, size)
+    assert out.shape == (size[1], size[0], 3)
+    exact = cv2.resize(photo, size, interpolation=cv2.INTER_AREA).astype(np.float32)
+    assert np.abs(out - exact).mean() < 2
+    assert abs(float(out.mean()) - float(exact.mean())) < 0.2
+
+
+def test_reduced_averages_detail_finer_than_its_pixels():
+    """One-pixel stripes reduced 3.3x are grey, as area averaging makes them: bilinear sampling of
+    the whole ratio picks stripes (a moire from black to white)."""
+    stripes = np.zeros((800, 1200, 3), np.uint8)
+    stripes[:, ::2] = 255
+    out = reduced(stripes, (360, 240))
+    assert out.shape == (240, 360, 3)
+    assert np.abs(out.astype(np.float32) - 127.5).max() <= 1
