@@ -72,7 +72,10 @@ def occlusion_mask(
     l_skin = float(np.median(light[sel]))
     c_skin = np.median(chroma[sel], axis=0)
     c_norm = float(np.linalg.norm(c_skin))
-    too_dark = light < 0.35 * l_skin
+    # Darker than a third of the skin's median and than 0.6 of its darkest twentieth: in a dim
+    # picture the tone curve spreads the skin's own shading (its darkest twentieth at 0.2-0.45 of its
+    # median, 0.5-0.7 in daylight), and its shadows passed for dark occluders.
+    too_dark = light < min(0.35 * l_skin, 0.6 * float(np.percentile(light[sel], 5)))
     too_bright = light > min(250.0, 1.5 * l_skin + 25.0)
     off_hue = np.zeros(shape, bool)
     along = np.ones(shape, np.float32)
@@ -83,7 +86,10 @@ def occlusion_mask(
         along = (chroma @ unit) / c_norm  # saturation relative to the skin's, along its hue
         across = (chroma[..., 0] * unit[1] - chroma[..., 1] * unit[0]) / c_norm  # off the skin's hue
         off_hue = np.abs(across) > 0.7
-        occluded = off_hue | (along < 0.3) | (along > 2.6) | too_dark | too_bright
+        # Greyer than the skin at that lightness: a shadow's colour fades with its light (a dim
+        # picture's shaded cheek is no grey occluder).
+        faded = along < 0.3 * np.clip(light / max(l_skin, 1.0), 0.25, 1.0)
+        occluded = off_hue | faded | (along > 2.6) | too_dark | too_bright
     face = face_region(shape, points_68 if region_points is None else region_points)
     # Eye openings, the inner mouth and the brows are never occluders by themselves (dark or white
     # by nature; the eyes stay the target's anyway when they differ; dark brows are features).
