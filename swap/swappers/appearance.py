@@ -129,6 +129,7 @@ def remove_highlights(
     target: np.ndarray,
     skin: np.ndarray,
     sigma: float,
+    *,
     knee: float = 3.0,
     texture: np.ndarray | None = None,
 ) -> np.ndarray:

@@ -65,7 +65,9 @@ CLOSED_EYE = 0.15
 # so the openings alone would take a grin's teeth onto closed lips; the teeth tell them apart.
 TEETH_SHOWN = 0.008
 # x face size: how far inside the face's region its texture (sharpness, detail, grain, the spread
-# that bounds a highlight) is measured: the outline's band holds the rim's edges, no skin texture.
+# that bounds a highlight) is measured: the outline's band holds the warp's rim and the picture's
+# face edge, no skin texture (read as such, hq's detail match left the face softer than standard
+# and a cheek's highlight kept a ring).
 TEXTURE_INSET = 0.03
 
 
@@ -785,10 +787,7 @@ class ClassicalSwapper:
             return
 
         skin = mask & inframe
-        # Sharpness, detail, grain and the skin's texture spread are measured off the outline, where
-        # the warp's rim and the picture's own face edge are not skin texture (with the seam at the
-        # outline, hq's detail match read them as detail the face already had and left it softer than
-        # standard, and a cheek's highlight kept its shoulder as a ring).
+        # Where the texture measures look (TEXTURE_INSET); what they change is all of `skin`.
         texture = cv2.erode(skin, _disk(TEXTURE_INSET * face_size))
         sigma = max(2.0, cfg.shading_sigma * face_size)
         if cfg.remove_highlights:
