@@ -11,6 +11,16 @@ halvings (swap/image_io.reduced): large (3,000 px) 63.7 -> 38.5 / 38.9, clean 23
 small_720p 33.7 -> 32.9 / 33.4, rot50 22.4 -> 23.3 / 24.4 (one borderline face, biden_1 turned 50
 degrees, score 0.60 at the 0.60 threshold, now found by no pass: its retries cost the time); 73 -> 72
 faces in 84 frames, none on noface_*.
+
+2026-12-05 (another machine, ~1.9x slower: one full-range call 4.9 ms against 2.6), before -> after
+the wide pass (the whole copy once, on the model rewritten for its size, in place of overlapping
+512-px tiles): clean 27.1 -> 24.5, edge_cut 21.9 -> 20.4, small_720p 46.1 -> 32.5, large 52.9 ->
+43.1; rot50 32.6 -> 114 (biden_1 turned 50 degrees, found by neither: the tiles' false candidate
+stopped the retries at 89 ms, now they and the CNN fallback run, 1.0 s); 72 -> 71 faces (group_1
+in small_720p: one of its two 30-px faces, below the 40-px floor, lost), none on noface_* (one false
+face on noface_1 large before). Sizes 28/34/40/48/60 px pasted 800 times into 1280x720 frames
+(found at the model's 0.6): tiles 0.49/0.64/0.85/0.91/0.97 with 265 false candidates, wide pass
+0.54/0.71/0.83/0.94/0.97 with 3.
 """
 
 from __future__ import annotations

@@ -39,12 +39,25 @@ SHORT_RANGE = AnchorOptions(
 )
 NMS_IOU = 0.3
 RIGHT_EYE, LEFT_EYE, NOSE_TIP, MOUTH_CENTRE = 0, 1, 2, 3
-# Tile side for the second pass: a 40-px face is 15 px of the 192-px input (it finds ~10 px at best).
-TILE = 512
+# The second ("wide") pass looks at the whole copy at the scale a SIZE-px input gives a WIDE_SPAN-px
+# square of it (192/416: a 40-px face is 18 px of input), on the model rewritten for that input
+# size (swap.inference.tflite_resize). Its sides are rounded up to GRID, the network's total stride
+# (192 px -> a 6x6 bottom layer), so every layer's grid is whole. On a larger input the model's
+# scores run lower (0.5 where a 192-px tile of the same copy gives 0.6-0.8): at 512 (the old
+# tiles' scale) it missed a third more 34-px faces than the tiles; at 416 it finds as many as the
+# tiles did at every size from 28 to 60 px, with 8 false candidates where the tiles gave 266
+# (800 faces pasted into 1280x720 frames, 2026-12-05, the model's own threshold 0.6).
+WIDE_SPAN = 416
+# ... and only where it sees the copy at least this much larger than the square pass does (copies
+# over 562 px): on smaller ones the square pass alone finds faces from ~30 px.
+WIDE_GAIN = 1.35
+GRID = 32
 
 
-def ssd_anchors(options: AnchorOptions) -> np.ndarray:
-    """(N, 2) anchor centres in [0, 1], in the model's output order (fixed anchor size 1)."""
+def ssd_anchors(options: AnchorOptions, height: int | None = None, width: int | None = None) -> np.ndarray:
+    """(N, 2) anchor centres (x, y) in [0, 1] of an input of `height` x `width` (default: the model's
+    own square size), in the model's output order (fixed anchor size 1)."""
+    height, width = height or options.size, width or options.size
     centres = []
     layer = 0
     strides = options.strides
@@ -55,10 +68,10 @@ def ssd_anchors(options: AnchorOptions) -> np.ndarray:
         while last < len(strides) and strides[last] == strides[layer]:
             per_cell += 1 + (1 if options.interpolated_scale_aspect_ratio > 0 else 0)
             last += 1
-        cells = int(np.ceil(options.size / strides[layer]))
-        for y in range(cells):
-            for x in range(cells):
-                centres.extend([((x + 0.5) / cells, (y + 0.5) / cells)] * per_cell)
+        rows, cols = int(np.ceil(height / strides[layer])), int(np.ceil(width / strides[layer]))
+        for y in range(rows):
+            for x in range(cols):
+                centres.extend([((x + 0.5) / cols, (y + 0.5) / rows)] * per_cell)
         layer = last
     return np.array(centres, np.float32)
 
@@ -99,37 +112,32 @@ class BlazeFaceDetector:
         self.model = load_tflite(Path(model_path), name)
         size = self.model.input_shape[1]
         self.options = FULL_RANGE if size == FULL_RANGE.size else SHORT_RANGE
-        self.anchors = ssd_anchors(self.options)
+        self._anchors_by_size: dict[tuple[int, int], np.ndarray] = {}
         self.max_side = 1024  # the pipeline sets its detect_max_side
-        self.upsample = 1  # 0: one pass over the whole frame, no tiles (RetryingDetector's largest_only)
+        self.upsample = 1  # 0: the square pass alone, no wide pass (RetryingDetector's largest_only)
 
     def detect(
         self, frame: np.ndarray, *, max_side: int | None = None, upsample: int | None = None
     ) -> list[Face]:
-        """Faces on a copy of at most `max_side` px: the whole copy in one pass (faces from ~1/19 of
-        its longer side), then, unless `upsample` is 0, overlapping TILE-px tiles of it (faces from
-        ~40 px). Candidates of all passes are merged by one weighted NMS."""
+        """Faces on a copy of at most `max_side` px: the whole copy letterboxed into the model's
+        square (faces from ~1/19 of its longer side), then, unless `upsample` is 0, the whole copy
+        again at WIDE_SPAN's scale (faces from ~40 px). Candidates of both passes are merged by one
+        weighted NMS."""
         h, w = frame.shape[:2]
         scale = min(1.0, (max_side or self.max_side) / max(h, w))
-        tiled = (self.upsample if upsample is None else upsample) > 0 and max(h, w) * scale > TILE * 1.1
-        if not tiled:  # one pass: straight from the frame to the detector's input, no copy between
+        wide = (self.upsample if upsample is None else upsample) > 0 and max(
+            h, w
+        ) * scale > WIDE_SPAN * WIDE_GAIN
+        if not wide:  # one pass: straight from the frame to the detector's input, no copy between
             scale = 1.0
         copy = frame if scale == 1.0 else reduced(frame, (round(w * scale), round(h * scale)))
         rgb = cv2.cvtColor(copy, cv2.COLOR_BGR2RGB)
         passes = [self._candidates(rgb)]
-        if tiled:
-            for x0, y0, x1, y1 in tiles(rgb.shape, TILE):
-                boxes, points, scores = self._candidates(rgb[y0:y1, x0:x1])
-                # A face cut by an inner tile edge is found whole by the next tile or the full pass.
-                inner = (
-                    ((boxes[:, 0] > 2) | (x0 == 0))
-                    & ((boxes[:, 1] > 2) | (y0 == 0))
-                    & ((boxes[:, 2] < x1 - x0 - 2) | (x1 == rgb.shape[1]))
-                    & ((boxes[:, 3] < y1 - y0 - 2) | (y1 == rgb.shape[0]))
-                    & ((boxes[:, 2:] - boxes[:, :2]).max(1) < TILE / 3)
-                )
-                offset = np.array([x0, y0], np.float32)
-                passes.append((boxes[inner] + np.tile(offset, 2), points[inner] + offset, scores[inner]))
+        if wide:
+            boxes, points, scores = self._candidates(rgb, wide=True)
+            # Larger faces are the square pass's: the wide pass sees them larger than it was trained on.
+            small = (boxes[:, 2:] - boxes[:, :2]).max(1) < WIDE_SPAN / 3
+            passes.append((boxes[small], points[small], scores[small]))
         boxes, points, scores = (np.concatenate(parts) for parts in zip(*passes, strict=True))
         faces = []
         for box, pts, score in weighted_nms(boxes, points, scores, NMS_IOU) if len(scores) else []:
@@ -140,21 +148,34 @@ class BlazeFaceDetector:
         faces.sort(key=lambda f: f.area, reverse=True)
         return faces
 
-    def _candidates(self, rgb: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Boxes (x1, y1, x2, y2), 6 keypoints and scores above the threshold, in `rgb`'s pixels."""
+    def _candidates(
+        self, rgb: np.ndarray, *, wide: bool = False
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Boxes (x1, y1, x2, y2), 6 keypoints and scores above the threshold, in `rgb`'s pixels:
+        from the model's square input with `rgb` letterboxed and centred in it, as MediaPipe's
+        ImageToTensorCalculator does (keep_aspect_ratio), or `wide`: from an input of `rgb`'s shape
+        at WIDE_SPAN's scale, `rgb` in its top left corner."""
         size = self.options.size
         h, w = rgb.shape[:2]
-        scale = size / max(h, w)
-        pad_x, pad_y = (size - w * scale) / 2.0, (size - h * scale) / 2.0
-        # Letterboxed and centred, as MediaPipe's ImageToTensorCalculator does (keep_aspect_ratio).
+        if wide:  # the input's sides rounded up to GRID, and `rgb` scaled up to fill it on one side
+            height, width = (int(np.ceil(side * size / WIDE_SPAN / GRID)) * GRID for side in (h, w))
+            scale = min(height / h, width / w)
+            pad_x = pad_y = 0.0
+            model = self.model.at_input_size(height, width)
+        else:
+            scale = size / max(h, w)
+            height = width = size
+            pad_x, pad_y = (size - w * scale) / 2.0, (size - h * scale) / 2.0
+            model = self.model
         matrix = np.array([[scale, 0, pad_x], [0, scale, pad_y]], np.float32)
         interpolation = cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR
-        canvas = cv2.warpAffine(rgb, matrix, (size, size), flags=interpolation, borderValue=(0, 0, 0))
-        regressors, logits = self.model.run(canvas.astype(np.float32)[None] / 127.5 - 1.0)
+        canvas = cv2.warpAffine(rgb, matrix, (width, height), flags=interpolation, borderValue=(0, 0, 0))
+        regressors, logits = model.run(canvas.astype(np.float32)[None] / 127.5 - 1.0)
         raw, logits = regressors.reshape(-1, 16), logits.reshape(-1).astype(np.float64)
         scores = 1.0 / (1.0 + np.exp(-np.clip(logits, -100.0, 100.0)))
         keep = scores >= self.options.min_score
-        raw, scores, anchors = raw[keep], scores[keep], self.anchors[keep] * size
+        raw, scores = raw[keep], scores[keep]
+        anchors = self._anchors(height, width)[keep]
         centres = raw[:, :2] + anchors
         half = raw[:, 2:4] / 2.0
         boxes = np.concatenate([centres - half, centres + half], axis=1)
@@ -162,19 +183,14 @@ class BlazeFaceDetector:
         pad = np.array([pad_x, pad_y], np.float32)
         return (boxes - np.tile(pad, 2)) / scale, (points - pad) / scale, scores
 
-
-def tiles(shape: tuple[int, ...], side: int) -> list[tuple[int, int, int, int]]:
-    """Overlapping `side`-px tiles covering an image (a quarter of a tile's overlap, so a face up to a
-    third of a tile lies wholly inside one)."""
-    h, w = shape[:2]
-
-    def starts(length: int) -> list[int]:
-        if length <= side:
-            return [0]
-        count = int(np.ceil((length - side) / (side * 0.75))) + 1
-        return [round(i * (length - side) / (count - 1)) for i in range(count)]
-
-    return [(x, y, min(w, x + side), min(h, y + side)) for y in starts(h) for x in starts(w)]
+    def _anchors(self, height: int, width: int) -> np.ndarray:
+        """Anchor centres in input pixels for an input of `height` x `width` (kept per size: sizes are
+        GRID multiples of at most max_side's wide input, so a few hundred at most, ~1-70 kB each)."""
+        anchors = self._anchors_by_size.get((height, width))
+        if anchors is None:
+            anchors = ssd_anchors(self.options, height, width) * np.array([width, height], np.float32)
+            self._anchors_by_size[(height, width)] = anchors
+        return anchors
 
 
 def five_from_keypoints(points: np.ndarray) -> np.ndarray:

@@ -13,6 +13,7 @@ import importlib.metadata
 import os
 import sys
 import threading
+from collections import OrderedDict
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -22,20 +23,26 @@ from ai_edge_litert.interpreter import Interpreter
 from swap.errors import ModelMissing
 from swap.inference import clock as inference_clock
 from swap.inference.sessions import record_model_load
+from swap.inference.tflite_resize import with_input_size
 
 _lock = threading.Lock()
 _models: dict[Path, TfliteModel] = {}
 
 
+# Input sizes a model keeps rewritten interpreters for (at_input_size): ~10-50 MB each.
+RESIZED_KEPT = 6
+
+
 class TfliteModel:
     """A loaded .tflite file: `run(tensor)` returns its outputs in the model's output order."""
 
-    def __init__(self, path: Path, name: str) -> None:
+    def __init__(self, path: Path, name: str, content: bytes | None = None) -> None:
         self.name = name
         self.path = path
+        self._content = content if content is not None else path.read_bytes()
         # LiteRT's C++ logs "INFO: Created TensorFlow Lite XNNPACK delegate" on the first run.
         with _quiet_stderr():
-            self._interpreter = Interpreter(model_path=str(path), num_threads=1)
+            self._interpreter = Interpreter(model_content=self._content, num_threads=1)
             self._interpreter.allocate_tensors()
             self._input = self._interpreter.get_input_details()[0]
             self._interpreter.set_tensor(self._input["index"], np.zeros(self._input["shape"], np.float32))
@@ -43,6 +50,25 @@ class TfliteModel:
         self._outputs = [d["index"] for d in self._interpreter.get_output_details()]
         self.input_shape = tuple(int(v) for v in self._input["shape"])
         self._call_lock = threading.Lock()
+        self._resized: OrderedDict[tuple[int, int], TfliteModel] = OrderedDict()
+        self._resized_lock = threading.Lock()
+
+    def at_input_size(self, height: int, width: int) -> TfliteModel:
+        """This model for an input of `height` x `width` (swap.inference.tflite_resize: the same
+        weights, the file's shapes rewritten), itself at its own size. The process keeps the last
+        RESIZED_KEPT sizes: a video's frames all take one; a new photo size costs ~50 ms once."""
+        if (1, height, width) == self.input_shape[:3]:
+            return self
+        with self._resized_lock:
+            model = self._resized.get((height, width))
+            if model is None:
+                content = with_input_size(self._content, height, width)
+                model = TfliteModel(self.path, self.name, content)
+                self._resized[(height, width)] = model
+                while len(self._resized) > RESIZED_KEPT:
+                    self._resized.popitem(last=False)
+            self._resized.move_to_end((height, width))
+            return model
 
     @property
     def runtime_identity(self) -> list[str]:

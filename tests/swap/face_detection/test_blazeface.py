@@ -51,6 +51,21 @@ def test_finds_the_astronauts_face_with_her_eyes_where_dlib_puts_them(blazeface,
     assert x1 < cx < x2 and y1 < cy < y2
 
 
+def test_the_wide_pass_on_the_rewritten_model_puts_the_face_where_the_square_pass_does(blazeface, astronaut):
+    """The model rewritten for a larger input (its anchors, its decode) against MediaPipe's own size:
+    the astronaut's face, at 2.5x the square pass's scale in a 480x320 input, lands on the same box
+    (within 10 % of its width: the two scales' boxes differ by up to 8 %)."""
+    picture = cv2.copyMakeBorder(cv2.resize(astronaut, (600, 600)), 50, 50, 50, 390, cv2.BORDER_REPLICATE)
+    rgb = cv2.cvtColor(picture, cv2.COLOR_BGR2RGB)  # 1040 x 700: a wide input's grid is not square
+    square, _, square_scores = blazeface._candidates(rgb)
+    wide, _, wide_scores = blazeface._candidates(rgb, wide=True)
+    best_square, best_wide = square[np.argmax(square_scores)], wide[np.argmax(wide_scores)]
+    overlap = np.minimum(best_square[2:], best_wide[2:]) - np.maximum(best_square[:2], best_wide[:2])
+    area = np.prod(best_square[2:] - best_square[:2])
+    assert np.prod(np.clip(overlap, 0, None)) / area > 0.8
+    assert np.abs(best_wide - best_square).max() < 0.1 * (best_square[2] - best_square[0])
+
+
 def test_a_small_face_in_a_large_frame_is_found_where_it_is(blazeface, astronaut):
     face_crop = astronaut[40:220, 150:300]
     small = cv2.resize(face_crop, (60, 72), interpolation=cv2.INTER_AREA)
