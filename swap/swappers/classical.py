@@ -196,16 +196,18 @@ def piecewise_affine_maps(dst_pts: np.ndarray, src_pts: np.ndarray, tris: np.nda
     corners = np.round(dst).astype(np.int32)
     for k in range(len(tris)):
         cv2.fillConvexPoly(tri_id, corners[k], k, lineType=cv2.LINE_8)
-    covered = tri_id >= 0
-    ids = np.where(covered, tri_id, 0)
-    ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
-    if len(coef) == 0:
-        coef = np.zeros((1, 6), np.float32)
-    map_x = np.take(coef[:, 0], ids) * xs + np.take(coef[:, 1], ids) * ys + np.take(coef[:, 2], ids)
-    map_y = np.take(coef[:, 3], ids) * xs + np.take(coef[:, 4], ids) * ys + np.take(coef[:, 5], ids)
-    map_x[~covered] = -1
-    map_y[~covered] = -1
-    return map_x, map_y, covered
+    # Uncovered pixels (id -1) take the last row, which maps every pixel to -1: no masking after.
+    coef = np.vstack([coef, [[0, 0, -1, 0, 0, -1]]]).astype(np.float32)
+    xs, ys = np.arange(w, dtype=np.float32)[None, :], np.arange(h, dtype=np.float32)[:, None]
+    map_x = coef[tri_id, 0]
+    map_x *= xs
+    map_x += coef[tri_id, 1] * ys
+    map_x += coef[tri_id, 2]
+    map_y = coef[tri_id, 3]
+    map_y *= xs
+    map_y += coef[tri_id, 4] * ys
+    map_y += coef[tri_id, 5]
+    return map_x, map_y, tri_id >= 0
 
 
 def stretched(
