@@ -301,6 +301,26 @@ def eye_openness_each(points_68: np.ndarray) -> tuple[float, float]:
     return values[0], values[1]
 
 
+def kept_eyes(source_68: np.ndarray, target_68: np.ndarray, cfg: ClassicalSettings) -> tuple[bool, bool]:
+    """Which of the target's eyes (image-left first) keep the target's own pixels, where the rest
+    of the face has the source's eye warped into the target's lids: an eye one of the two shows
+    shut (under CLOSED_EYE: a blink, a wink, eyes cast down) and the other open by more than
+    `eye_tolerance`, since no warp makes an eyeball of a closed lid or a closed lid of an eyeball.
+    Two open eyes, however differently open, take the source's (its iris: identity) in the target's
+    lids. A kept eye the target shows open shows the target's iris, so its pair is kept too: the
+    earlier rule (each eye on its own, any difference over the tolerance) left obama_1's brown eye
+    beside paul_rudd_2's grey-green one, his near eye being the more open (0.33 against 0.19)."""
+    if not cfg.keep_target_eyes:
+        return False, False
+    pairs = list(zip(eye_openness_each(source_68), eye_openness_each(target_68), strict=True))
+    keep = [
+        min(source, target) < CLOSED_EYE and abs(source - target) > cfg.eye_tolerance for source, target in pairs
+    ]
+    if any(kept and target >= CLOSED_EYE for kept, (_, target) in zip(keep, pairs, strict=True)):
+        return True, True
+    return keep[0], keep[1]
+
+
 def teeth_shown(image: np.ndarray, points_68: np.ndarray) -> float | None:
     """How much teeth show between the lips: pixels inside the inner lip line clearly lighter
     (CIELAB L* 12 above the lips' median) and, unless the picture is grey, less coloured (chroma
@@ -668,11 +688,7 @@ class ClassicalSwapper:
         keep_mouth = cfg.keep_target_mouth and (
             (mouth_differs and mouth_openness(tgt_68) > 0.06) or teeth_differ(tgt_teeth, src_teeth[used[0][1]])
         )
-        # Each eye on its own: a wink keeps the target's closed eye and may take the source's open one.
-        keep_eye = [
-            cfg.keep_target_eyes and abs(target - source) > cfg.eye_tolerance
-            for target, source in zip(eye_openness_each(tgt_68), eye_openness_each(src_68), strict=True)
-        ]
+        keep_eye = kept_eyes(src_68, tgt_68, cfg)
         if dense:
             # An eye or the lips whose target pixels are not kept moves towards where the source has it.
             moved = tuple(

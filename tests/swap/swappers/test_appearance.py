@@ -121,6 +121,31 @@ def test_an_eye_keeps_its_colour_and_is_not_crushed_to_black_in_a_shadowed_socke
     assert np.abs(kept[:, :40].astype(int) - plain[:, :40]).max() <= 1
 
 
+def test_the_targets_iris_colour_does_not_show_through_the_sources_iris():
+    """Source and target irises at the same place, blue and green: the colour's low-pass (at about
+    an iris's size) is the skin's, filled in over the eyes, so the result's iris is the source's
+    blue (a, b = -4, -18). With the target's iris in the low-pass it came out (-11, -9), halfway to
+    the target's green (-16, +12): one eye's colour moved and not the other's."""
+
+    def lab(value: tuple[int, int, int]) -> list[int]:
+        return cv2.cvtColor(np.full((1, 1, 3), value, np.uint8), cv2.COLOR_LAB2BGR)[0, 0].tolist()
+
+    size = 160
+    warped = np.full((size, size, 3), lab((170, 145, 140)), np.uint8)
+    target = warped.copy()
+    cv2.circle(warped, (80, 80), 8, lab((80, 124, 110)), -1)  # blue
+    cv2.circle(target, (80, 80), 8, lab((80, 112, 140)), -1)  # green
+    target += np.random.default_rng(0).integers(0, 3, target.shape, dtype=np.uint8)
+    eyes = np.zeros((size, size), np.float32)
+    cv2.circle(eyes, (80, 80), 12, 1.0, -1)
+    eyes = cv2.GaussianBlur(eyes, (0, 0), 2)
+    skin = np.full((size, size), 255, np.uint8)
+
+    out = transfer_shading(warped, target, skin, sigma=20, eyes=eyes, colour_sigma=6)
+    a, b = cv2.cvtColor(out[78:83, 78:83], cv2.COLOR_BGR2LAB).reshape(-1, 3).mean(0)[1:] - 128
+    assert abs(a - -4) < 3 and abs(b - -18) < 3
+
+
 def _dim(image: np.ndarray) -> np.ndarray:
     """A dim photo of `image`: a camera's tone curve darkens its dark parts more than in proportion."""
     return np.clip(255.0 * (image.astype(np.float32) / 255.0) ** 1.8 * 0.55, 0, 255).astype(np.uint8)

@@ -6,6 +6,7 @@ import dataclasses
 
 import cv2
 import numpy as np
+import pytest
 
 from swap.face_mesh_points import (
     MESH_LEFT_EYE,
@@ -21,6 +22,7 @@ from swap.swappers.classical import (
     closed_lips,
     delaunay,
     eye_openness_each,
+    kept_eyes,
     mesh_destination,
     mouth_openness,
     piecewise_affine_maps,
@@ -476,3 +478,30 @@ def test_the_seam_runs_near_the_face_outline_below_the_brows_and_further_in_abov
     changed = np.abs(out.astype(int) - astronaut).max(axis=2) > 2
     assert changed[band & ~above].mean() > 0.25  # 0.41 measured; 0.02 with the seam 4 % in all round
     assert changed[band & above].mean() < 0.03  # 0.0 measured; 0.07 with the seam 1 % in all round
+
+
+def _eyes_68(right: float, left: float) -> np.ndarray:
+    """68 points whose eyes (image-left first) are open by `right` and `left` (lid gap over width)."""
+    points = np.zeros((68, 2), np.float32)
+    for first, x0, opening in ((36, 0.0, right), (42, 60.0, left)):
+        half = 15.0 * opening
+        points[first : first + 6] = [
+            (x0, 0), (x0 + 10, -half), (x0 + 20, -half), (x0 + 30, 0), (x0 + 20, half), (x0 + 10, half)
+        ]
+    return points
+
+
+def test_a_target_eye_is_kept_only_where_one_of_the_two_is_shut_and_an_open_one_with_its_pair():
+    cfg = classical.ClassicalSettings()
+    assert eye_openness_each(_eyes_68(0.33, 0.27)) == pytest.approx((0.33, 0.27))
+    # Both open, the target's near eye much the wider (paul_rudd_2 under obama_1): the source's eyes
+    # in the target's lids, not one eye of each person's colour.
+    assert kept_eyes(_eyes_68(0.19, 0.20), _eyes_68(0.33, 0.27), cfg) == (False, False)
+    # A wink on the target: its shut eye kept, the open one the source's.
+    assert kept_eyes(_eyes_68(0.25, 0.26), _eyes_68(0.05, 0.26), cfg) == (True, False)
+    # A blink on the source photo: the target's open eye is kept, and so its pair, for one colour.
+    assert kept_eyes(_eyes_68(0.25, 0.04), _eyes_68(0.27, 0.26), cfg) == (True, True)
+    # Within the tolerance, or keeping switched off: nothing kept.
+    assert kept_eyes(_eyes_68(0.20, 0.20), _eyes_68(0.10, 0.12), cfg) == (False, False)
+    off = dataclasses.replace(cfg, keep_target_eyes=False)
+    assert kept_eyes(_eyes_68(0.25, 0.26), _eyes_68(0.05, 0.26), off) == (False, False)
