@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from ai_edge_litert.interpreter import Interpreter
 
-from swap.inference.litert import load_tflite
+from swap.inference import litert
 from swap.inference.tflite_resize import with_input_size
 
 FULL_RANGE = "face_detection_full_range_sparse.tflite"
@@ -48,9 +48,7 @@ def test_a_size_off_the_networks_grid_is_refused(mesh_models_dir):
 
 
 def test_a_loaded_model_keeps_its_resized_copies_and_bounds_them(mesh_models_dir):
-    from swap.inference import litert
-
-    model = load_tflite(mesh_models_dir / FULL_RANGE, "blazeface_full_range")
+    model = litert.load_tflite(mesh_models_dir / FULL_RANGE, "blazeface_full_range")
     assert model.at_input_size(192, 192) is model
     first = model.at_input_size(256, 192)
     assert first.input_shape == (1, 256, 192, 3) and model.at_input_size(256, 192) is first
