@@ -55,10 +55,10 @@ def test_the_wide_pass_on_the_rewritten_model_puts_the_face_where_the_square_pas
     """The model rewritten for a larger input (its anchors, its decode) against MediaPipe's own size:
     the astronaut's face, at 2.5x the square pass's scale in a 480x320 input, lands on the same box
     (within 10 % of its width: the two scales' boxes differ by up to 8 %)."""
+    # 1040 x 700: a wide input's grid is not square
     picture = cv2.copyMakeBorder(cv2.resize(astronaut, (600, 600)), 50, 50, 50, 390, cv2.BORDER_REPLICATE)
-    rgb = cv2.cvtColor(picture, cv2.COLOR_BGR2RGB)  # 1040 x 700: a wide input's grid is not square
-    square, _, square_scores = blazeface._candidates(rgb)
-    wide, _, wide_scores = blazeface._candidates(rgb, wide=True)
+    square, _, square_scores = blazeface._candidates(picture)
+    wide, _, wide_scores = blazeface._candidates(picture, wide=True)
     best_square, best_wide = square[np.argmax(square_scores)], wide[np.argmax(wide_scores)]
     overlap = np.minimum(best_square[2:], best_wide[2:]) - np.maximum(best_square[:2], best_wide[:2])
     area = np.prod(best_square[2:] - best_square[:2])
