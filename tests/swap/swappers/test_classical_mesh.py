@@ -127,8 +127,10 @@ def test_a_highlight_on_the_sources_cheek_is_no_bright_blob(mesh_pipeline, astro
     pasted as it is: a bright round blob on the target's cheek (as a real source's shiny nose tip
     was on the bench). It is flattened into the skin round it."""
     # Measured: 10.0 with the highlight flattened, 35 without (8.0 / 24 with the seam 4 % inside the
-    # outline; 14 when the texture's spread took in the outline's band).
-    assert cheek_brightening(mesh_pipeline, astronaut, other_face, ClassicalSettings()) < 11.0
+    # outline; 14 when the texture's spread took in the outline's band); 11.0 since the Poisson clone
+    # is solved by sine transforms (OpenCV's result within 2 levels, its fixed edge a pixel further
+    # out; the measure is a percentile of whole L* levels).
+    assert cheek_brightening(mesh_pipeline, astronaut, other_face, ClassicalSettings()) < 12.0
     unflattened = ClassicalSettings(remove_highlights=False)
     assert (
         cheek_brightening(mesh_pipeline, astronaut, other_face, unflattened) > 18.0
