@@ -69,7 +69,8 @@ def group_photo(faces_dir: Path, people: int = 6) -> np.ndarray:
     for i, path in enumerate(portraits[:people]):
         image = cv2.imread(str(path))
         scale = min(640 / image.shape[1], 540 / image.shape[0])
-        small = cv2.resize(image, (int(image.shape[1] * scale), int(image.shape[0] * scale)), interpolation=cv2.INTER_AREA)
+        size = (int(image.shape[1] * scale), int(image.shape[0] * scale))
+        small = cv2.resize(image, size, interpolation=cv2.INTER_AREA)
         y, x = 540 * (i // 3), 640 * (i % 3)
         frame[y : y + small.shape[0], x : x + small.shape[1]] = small
     return frame
@@ -129,7 +130,8 @@ def main() -> None:
     group = group_photo(args.faces)
     for name, pipeline in engines.items():
         found, cpu_ms, _ = analyse(pipeline, group, args.repeats, args.mode)
-        print(f"{name} six portraits in one 1920x1080 frame: {found} faces, {cpu_ms:.1f} CPU ms, {cpu_ms / max(1, found):.1f} a face")
+        per_face = cpu_ms / max(1, found)
+        print(f"{name} six portraits in one 1920x1080 frame: {found} faces, {cpu_ms:.1f} CPU ms, {per_face:.1f} a face")
     for name, t in totals.items():
         per_frame = t["cpu_ms"] / max(1, t["frames"])
         per_face = t["cpu_ms"] / max(1, t["faces"])

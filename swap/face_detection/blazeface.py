@@ -44,9 +44,10 @@ RIGHT_EYE, LEFT_EYE, NOSE_TIP, MOUTH_CENTRE = 0, 1, 2, 3
 # size (swap.inference.tflite_resize). Its sides are rounded up to GRID, the network's total stride
 # (192 px -> a 6x6 bottom layer), so every layer's grid is whole. On a larger input the model's
 # scores run lower (0.5 where a 192-px tile of the same copy gives 0.6-0.8): at 512 (the old
-# tiles' scale) it missed a third more 34-px faces than the tiles; at 416 it finds as many as the
-# tiles did at every size from 28 to 60 px, with 8 false candidates where the tiles gave 266
-# (800 faces pasted into 1280x720 frames, 2026-12-05, the model's own threshold 0.6).
+# tiles' scale) it missed a third more 34-px faces than the tiles; at 416 it finds about as many
+# (28/34/40/48/60 px: 0.54/0.71/0.83/0.94/0.97 against 0.49/0.64/0.85/0.91/0.97) with 3 false
+# candidates where the tiles gave 265 (800 faces pasted into 1280x720 frames, 2026-12-05, the
+# model's own threshold 0.6).
 WIDE_SPAN = 416
 # ... and only where it sees the copy at least this much larger than the square pass does (copies
 # over 562 px): on smaller ones the square pass alone finds faces from ~30 px.
@@ -146,7 +147,9 @@ class BlazeFaceDetector:
         faces.sort(key=lambda f: f.area, reverse=True)
         return faces
 
-    def _candidates(self, bgr: np.ndarray, *, wide: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def _candidates(
+        self, bgr: np.ndarray, *, wide: bool = False
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Boxes (x1, y1, x2, y2), 6 keypoints and scores above the threshold, in `bgr`'s pixels:
         from the model's square input with `bgr` letterboxed and centred in it, as MediaPipe's
         ImageToTensorCalculator does (keep_aspect_ratio), or `wide`: from an input of `bgr`'s shape

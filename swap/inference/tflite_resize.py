@@ -1,14 +1,16 @@
 """A .tflite detector rewritten for another input size: the same weights, every shape recomputed.
 
 MediaPipe ships BlazeFace for one square input (192 px full range, 128 px short range), but the
-network is fully convolutional: on a larger input it returns the same outputs for a larger grid of
-anchors. LiteRT's XNNPACK delegate refuses a resized input at run time, so the file itself is
+network is fully convolutional: on a larger input it gives its outputs for a larger grid of
+anchors (its scores run somewhat lower there: blazeface.WIDE_SPAN). LiteRT's XNNPACK delegate
+refuses a resized input at run time, so the file itself is
 rewritten: the input's shape, every activation's shape (recomputed op by op from the op's options,
 as the interpreter's own shape inference would), the output sizes of RESIZE_BILINEAR and the
 targets of RESHAPE. Every one of those is a vector of unchanged length, so the flatbuffer is
-patched in place (~50 ms, most of it reading the file's tables in Python) instead of rebuilt. Only the op set of MediaPipe's face detectors
-is known here; any other op raises, so a new model file cannot be resized wrongly in silence.
-Rewriting to the model's own size gives a byte-identical file (tests/swap/test_tflite_resize.py).
+patched in place (~50 ms, most of it reading the file's tables in Python) instead of rebuilt.
+Only the op set of MediaPipe's face detectors is known here; any other op raises, so a new model
+file cannot be resized wrongly in silence. Rewriting to the model's own size gives a
+byte-identical file (tests/swap/inference/test_tflite_resize.py).
 """
 
 from __future__ import annotations
@@ -64,9 +66,8 @@ def with_input_size(content: bytes, height: int, width: int) -> bytes:
             continue
         if name in _SAME_SHAPE:
             if name == "ADD" and shape(inputs[1]) != source:
-                raise ValueError(
-                    f"input {height}x{width}: ADD of {source} and {shape(inputs[1])} (size not a grid multiple)"
-                )
+                other = shape(inputs[1])
+                raise ValueError(f"input {height}x{width}: ADD of {source} and {other} (size not a grid multiple)")
             out = list(source)
         elif name == "PAD":
             pads = _int_values(model, graph, inputs[1]).reshape(-1, 2)

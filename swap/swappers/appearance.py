@@ -103,7 +103,8 @@ def transfer_shading(
         # (about an iris's size) the target's iris was the eye's low-frequency colour under the
         # source's iris detail (a grey-green target eye turned a grey-blue source eye grey-green).
         lows = m if eyes is None else m * (1.0 - eyes)
-        low_aw, low_bw, low_at, low_bt = cv2.split(masked_blur(cv2.merge([a_w, b_w, a_t, b_t]), lows, colour_sigma))
+        planes = cv2.merge([a_w, b_w, a_t, b_t])
+        low_aw, low_bw, low_at, low_bt = cv2.split(masked_blur(planes, lows, colour_sigma))
         out = cv2.merge([
             np.ascontiguousarray(out[..., 0]),
             low_at + (a_w - low_aw) * gain[1],

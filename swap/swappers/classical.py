@@ -313,9 +313,7 @@ def kept_eyes(source_68: np.ndarray, target_68: np.ndarray, cfg: ClassicalSettin
     if not cfg.keep_target_eyes:
         return False, False
     pairs = list(zip(eye_openness_each(source_68), eye_openness_each(target_68), strict=True))
-    keep = [
-        min(source, target) < CLOSED_EYE and abs(source - target) > cfg.eye_tolerance for source, target in pairs
-    ]
+    keep = [min(s, t) < CLOSED_EYE and abs(s - t) > cfg.eye_tolerance for s, t in pairs]
     if any(kept and target >= CLOSED_EYE for kept, (_, target) in zip(keep, pairs, strict=True)):
         return True, True
     return keep[0], keep[1]

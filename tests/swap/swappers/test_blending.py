@@ -1,4 +1,5 @@
-"""Joining the face to its picture: the Poisson clone is OpenCV's, the multi-band join keeps the grain across the rim."""
+"""Joining the face to its picture: the Poisson clone is OpenCV's, the multi-band join keeps the
+grain across the rim."""
 
 from __future__ import annotations
 
@@ -44,8 +45,9 @@ def test_the_poisson_clone_is_opencvs_seamless_clone():
     whose FFT OpenCV pads to a prime (190 + 2, 162 + 2): the sine-transform solve gives OpenCV's
     NORMAL_CLONE within 2 grey levels, mean under 1, and leaves the picture outside the rectangle."""
     rng = np.random.default_rng(4)
-    picture = np.clip(cv2.GaussianBlur(rng.normal(120, 30, (260, 240, 3)), (0, 0), 3), 0, 255).astype(np.uint8)
-    face = np.clip(cv2.GaussianBlur(rng.normal(170, 25, (260, 240, 3)), (0, 0), 1.5), 0, 255).astype(np.uint8)
+    picture = np.clip(cv2.GaussianBlur(rng.normal(120, 30, (260, 240, 3)), (0, 0), 3), 0, 255)
+    face = np.clip(cv2.GaussianBlur(rng.normal(170, 25, (260, 240, 3)), (0, 0), 1.5), 0, 255)
+    picture, face = picture.astype(np.uint8), face.astype(np.uint8)
     face[:, :, 2] = np.clip(face[:, :, 2].astype(int) + 30, 0, 255)  # a warmer face
     mask = np.zeros((260, 240), np.uint8)
     cv2.ellipse(mask, (120, 130), (81, 96), 0, 0, 360, 255, -1)
