@@ -42,6 +42,10 @@ MESH_RIGHT_EYE = np.array(
 MESH_LEFT_EYE = np.array(
     [263, 249, 390, 373, 374, 380, 381, 382, 362, 466, 388, 387, 386, 385, 384, 398], np.int64
 )
+# Each brow's outline: its upper edge from the outer end in (the 68 points' brow), then its lower
+# edge back out (MediaPipe's FACEMESH_RIGHT_EYEBROW / FACEMESH_LEFT_EYEBROW).
+MESH_RIGHT_BROW = np.array([70, 63, 105, 66, 107, 55, 65, 52, 53, 46], np.int64)
+MESH_LEFT_BROW = np.array([300, 293, 334, 296, 336, 285, 295, 282, 283, 276], np.int64)
 MESH_FACE_OVAL = np.array(
     [10, 338, 297, 332, 284, 251, 389, 356, 454, 323, 361, 288, 397, 365, 379, 378, 400, 377,
      152, 148, 176, 149, 150, 136, 172, 58, 132, 93, 234, 127, 162, 21, 54, 103, 67, 109],

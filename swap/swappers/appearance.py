@@ -38,6 +38,29 @@ def masked_blur(values: np.ndarray, weight: np.ndarray, sigma: float) -> np.ndar
     return num / (den[..., None] if values.ndim == 3 else den)
 
 
+def masked_blur_pair(
+    first: np.ndarray, first_weight: np.ndarray, second: np.ndarray, second_weight: np.ndarray, sigma: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """`masked_blur` of two float32 (h, w, c) pictures, each with its own weight, in fewer blurs: the
+    two weights as one two-channel picture, and the two weighted pictures as one where they fit in
+    four channels (OpenCV's resize, on the reduced path, takes at most four). The same results, within
+    float rounding; the products and quotients by OpenCV, ~4x numpy's broadcasting over channels."""
+    ca, cb = first.shape[2], second.shape[2]
+    wa, wb = first_weight.astype(np.float32), second_weight.astype(np.float32)
+    den_a, den_b = cv2.split(np.maximum(_blur(cv2.merge([wa, wb]), sigma), 1e-4))
+    num_a = cv2.multiply(np.ascontiguousarray(first), cv2.merge([wa] * ca))
+    num_b = cv2.multiply(np.ascontiguousarray(second), cv2.merge([wb] * cb))
+    if ca + cb <= 4:
+        num = _blur(cv2.merge([num_a, num_b]), sigma)
+        num_a, num_b = num[..., :ca], num[..., ca:]
+    else:
+        num_a, num_b = _blur(num_a, sigma), _blur(num_b, sigma)
+    return (
+        cv2.divide(np.ascontiguousarray(num_a), cv2.merge([den_a] * ca)),
+        cv2.divide(np.ascontiguousarray(num_b), cv2.merge([den_b] * cb)),
+    )
+
+
 REDUCED_BLUR_SIGMA = 8.0
 
 
@@ -62,6 +85,8 @@ def transfer_shading(
     detail_gain_max: float = 1.25,
     eyes: np.ndarray | None = None,
     colour_sigma: float | None = None,
+    brows: tuple[np.ndarray, np.ndarray] | None = None,
+    target_skin: np.ndarray | None = None,
 ) -> np.ndarray:
     """The target's low-frequency shading and colour with the source's fine detail (Lab).
 
@@ -79,14 +104,21 @@ def transfer_shading(
     its lightness over the source's: a dim picture darkens an eye more than the skin). Without that a
     blue or green iris on a shadowed, soft target eye came out near black and brownish, beside a blue
     one on the lit side (mismatched eyes).
+    `brows` (0/255, the warped face's and the target's): hair, not lit skin, left out of that
+    picture's own low-pass and filled in from the skin round it; the source's brows stay as detail.
+    A dark-browed target's brows in its low-pass greyed and darkened the skin round them: where a
+    fair source shows lids under thin brows, a pale grey band. `target_skin` (default `skin`): the
+    target's own skin, over which its low-pass is taken; it may reach past `skin` where the source
+    shows no face (a fringe over its forehead), so the low-pass at the face's rim is the skin's there.
     """
     w = cv2.cvtColor(warped, cv2.COLOR_BGR2LAB).astype(np.float32)
     t = cv2.cvtColor(target, cv2.COLOR_BGR2LAB).astype(np.float32)
     m = (skin > 0).astype(np.float32)
     if m.sum() < 64:
         return warped
-    low_w = masked_blur(w, m, sigma)
-    low_t = masked_blur(t, m, sigma)
+    m_t = m if target_skin is None else (target_skin > 0).astype(np.float32)
+    m_w, m_t = (m, m_t) if brows is None else (m * (brows[0] == 0), m_t * (brows[1] == 0))
+    low_w, low_t = masked_blur_pair(w, m_w, t, m_t, sigma)
     detail_w = w - low_w
     detail_t = t - low_t
     sel = m > 0
@@ -102,9 +134,12 @@ def transfer_shading(
         # The colour's low-pass is the skin's, filled in over the eyes from round them: at colour_sigma
         # (about an iris's size) the target's iris was the eye's low-frequency colour under the
         # source's iris detail (a grey-green target eye turned a grey-blue source eye grey-green).
-        lows = m if eyes is None else m * (1.0 - eyes)
-        planes = cv2.merge([a_w, b_w, a_t, b_t])
-        low_aw, low_bw, low_at, low_bt = cv2.split(masked_blur(planes, lows, colour_sigma))
+        lows_w, lows_t = (m_w, m_t) if eyes is None else (m_w * (1.0 - eyes), m_t * (1.0 - eyes))
+        low_w_ab, low_t_ab = masked_blur_pair(
+            cv2.merge([a_w, b_w]), lows_w, cv2.merge([a_t, b_t]), lows_t, colour_sigma
+        )
+        low_aw, low_bw = cv2.split(low_w_ab)
+        low_at, low_bt = cv2.split(low_t_ab)
         out = cv2.merge([
             np.ascontiguousarray(out[..., 0]),
             low_at + (a_w - low_aw) * gain[1],

@@ -30,9 +30,11 @@ import numpy as np
 
 from swap.face_mesh_points import (
     MESH_FACE_OVAL,
+    MESH_LEFT_BROW,
     MESH_LEFT_EYE,
     MESH_LIPS,
     MESH_LOWER_INNER_LIP,
+    MESH_RIGHT_BROW,
     MESH_RIGHT_EYE,
     MESH_TO_68,
     MESH_UPPER_INNER_LIP,
@@ -497,6 +499,20 @@ def _eye_weights(points_68: np.ndarray, shape: tuple[int, int], face_size: float
     return cv2.GaussianBlur(eyes.astype(np.float32) / 255.0, (0, 0), sigma)
 
 
+def _brows(points: np.ndarray, shape: tuple[int, int], face_size: float) -> np.ndarray:
+    """0/255: the two brows of a face, from its 468 mesh points (their outlines, widened by 1 % of
+    the face's size for the hairs' edge) or, given 68, a band 6 % of the face's size wide along the
+    68 points' brow lines."""
+    brows = np.zeros(shape[:2], np.uint8)
+    if len(points) >= 468:
+        for outline in (MESH_RIGHT_BROW, MESH_LEFT_BROW):
+            cv2.fillPoly(brows, [np.round(points[outline, :2]).astype(np.int32)], 255)
+        return cv2.dilate(brows, _disk(0.01 * face_size))
+    for line in (slice(17, 22), slice(22, 27)):
+        cv2.polylines(brows, [np.round(points[line]).astype(np.int32)], False, 255, max(1, round(0.06 * face_size)))
+    return brows
+
+
 def shrunk_region(shape_mask: np.ndarray, points: np.ndarray, face_size: float, cfg: ClassicalSettings) -> np.ndarray:
     """`shape_mask` eroded so that the seam sits on the target's skin: by `mask_shrink` x face size
     below the brows, where the hull is the face's own outline, and by `forehead_shrink` above them,
@@ -816,6 +832,11 @@ class ClassicalSwapper:
             warped = remove_highlights(warped, roi, plain_skin, sigma, texture=texture)
         warped = transfer_shading(
             warped, roi, skin, sigma, eyes=_eye_weights(local, (rh, rw), face_size),
+            target_skin=shrunk_region(hull, local, face_size, cfg) & ~holes & inframe,
+            brows=(
+                _brows((dst_mesh if dense else dst_68) - [x1, y1], (rh, rw), face_size),
+                _brows((target_mesh[:, :2] if dense else tgt_68) - [x1, y1], (rh, rw), face_size),
+            ),
             colour_sigma=max(1.0, cfg.colour_sigma * face_size),
         )
         if hq and cfg.detail_octaves > 0:
