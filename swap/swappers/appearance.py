@@ -98,8 +98,10 @@ def transfer_shading(
     elsewhere the low-pass is filled in from around them. The detail layer's contrast is scaled
     to the target's (a flat, low-light target must not get a contrasty face), never boosted by
     more than `detail_gain_max`, and colour detail is never boosted (no green/blue casts).
-    `eyes` (0-1 weights): there the source's colour detail is kept whole (an iris's colour is the
-    person's, not the light's) and the lightness is never darker than the source's eye is in
+    `eyes` (0-1 weights): inside them (over 0.5) the colour is the source's own (an iris's colour is
+    the person's, not the light's: as the target skin's colour plus the iris's difference from the
+    source's skin, a brown iris from an olive face turned blue on a pink one), and the lightness is
+    never darker than the source's eye is in
     proportion to the skin round it (the proportion taken to the power of the target's contrast for
     its lightness over the source's: a dim picture darkens an eye more than the skin). Without that a
     blue or green iris on a shadowed, soft target eye came out near black and brownish, beside a blue
@@ -140,10 +142,12 @@ def transfer_shading(
         )
         low_aw, low_bw = cv2.split(low_w_ab)
         low_at, low_bt = cv2.split(low_t_ab)
+        a_c, b_c = _colour_in_targets_frame(a_w - 128.0, b_w - 128.0, low_aw - 128.0, low_bw - 128.0,
+                                            low_at - 128.0, low_bt - 128.0)
         out = cv2.merge([
             np.ascontiguousarray(out[..., 0]),
-            low_at + (a_w - low_aw) * gain[1],
-            low_bt + (b_w - low_bw) * gain[2],
+            low_at + (a_c + 128.0 - low_at) * gain[1],
+            low_bt + (b_c + 128.0 - low_bt) * gain[2],
         ])
     if eyes is not None and eyes.any():
         # Lightness as a ratio to the skin round it: added to a shadowed target's dark socket, an
@@ -160,8 +164,24 @@ def transfer_shading(
         contrast = float(np.clip(relative_t / relative_w, 0.5, 2.0))
         ratio = low_t[box][..., 0] * (np.maximum(w[box][..., 0], 1.0) / np.maximum(low_w[box][..., 0], 8.0)) ** contrast
         o[..., 0] += e * np.maximum(0.0, ratio - o[..., 0])
-        o[..., 1:] += e[..., None] * detail_w[box][..., 1:] * (1.0 - gain[1:])
+        core = np.clip((e - 0.5) / 0.4, 0.0, 1.0)[..., None]
+        o[..., 1:] += core * (w[box][..., 1:] - o[..., 1:])
     return cv2.cvtColor(np.clip(out, 0, 255).astype(np.uint8), cv2.COLOR_LAB2BGR)
+
+
+def _colour_in_targets_frame(a, b, la_w, lb_w, la_t, lb_t):
+    """The source's colour (a, b from grey) turned and scaled as its skin's colour round it (la_w, lb_w)
+    is to the target's (la_t, lb_t): a complex product z * Z_t / Z_w. A pixel of the skin's own colour
+    gets the target's; a nearly grey one (a dark brow, lashes) stays nearly grey in any skin (added as a
+    difference from the source's skin, an olive face's dark brow turned blue on a pink face). Where the
+    source's skin has next to no colour the difference is added as before."""
+    norm = la_w * la_w + lb_w * lb_w
+    k = np.clip((np.sqrt(norm) - 3.0) / 5.0, 0.0, 1.0)
+    inv = 1.0 / np.maximum(norm, 1e-3)
+    # z * conj(Z_w) / |Z_w|^2 * Z_t
+    ra, rb = (a * la_w + b * lb_w) * inv, (b * la_w - a * lb_w) * inv
+    ma, mb = ra * la_t - rb * lb_t, ra * lb_t + rb * la_t
+    return k * ma + (1 - k) * (la_t + a - la_w), k * mb + (1 - k) * (lb_t + b - lb_w)
 
 
 def remove_highlights(

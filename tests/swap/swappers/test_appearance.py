@@ -158,6 +158,54 @@ def test_the_targets_iris_colour_does_not_show_through_the_sources_iris():
     assert abs(a - -4) < 3 and abs(b - -18) < 3
 
 
+def test_a_brown_iris_stays_brown_on_a_target_whose_skin_has_another_hue():
+    """A dark brown iris in an orange-brown face, onto a pink face: inside the eye the colour is the
+    source's own, not the target's skin colour plus the iris's difference from the source's skin
+    (which is the skin tones' difference: the brown iris came out blue, a, b = 132 / 111 here,
+    as obama_1's eyes did on paul_rudd_2)."""
+
+    def lab(value: tuple[int, int, int]) -> list[int]:
+        return cv2.cvtColor(np.full((1, 1, 3), value, np.uint8), cv2.COLOR_LAB2BGR)[0, 0].tolist()
+
+    size = 160
+    warped = np.full((size, size, 3), lab((150, 150, 168)), np.uint8)  # orange-brown skin
+    cv2.circle(warped, (80, 80), 8, lab((60, 136, 142)), -1)  # dark brown iris
+    target = np.full((size, size, 3), lab((175, 146, 138)), np.uint8)  # pink skin
+    cv2.circle(target, (80, 80), 8, lab((80, 124, 110)), -1)  # a blue iris
+    target += np.random.default_rng(0).integers(0, 3, target.shape, dtype=np.uint8)
+    eyes = np.zeros((size, size), np.float32)
+    cv2.circle(eyes, (80, 80), 12, 1.0, -1)
+    eyes = cv2.GaussianBlur(eyes, (0, 0), 2)
+    skin = np.full((size, size), 255, np.uint8)
+
+    out = transfer_shading(warped, target, skin, sigma=20, eyes=eyes, colour_sigma=6)
+    a, b = cv2.cvtColor(out[78:83, 78:83], cv2.COLOR_BGR2LAB).reshape(-1, 3).mean(0)[1:]
+    assert abs(a - 136) < 3 and abs(b - 142) < 3
+
+
+def test_a_dark_brow_stays_nearly_grey_on_a_target_whose_skin_has_another_hue():
+    """A dark, nearly grey brow in an olive face, onto a pink face in dim light: the colour is the
+    source's turned and scaled as its skin's colour is to the target's, so a pixel with little colour
+    keeps little. Added as a difference from the olive skin (filled in under the brow) it came out
+    blue, a, b = 1 / -11 here (obama_1's brows on a dimmed paul_rudd_2 were dark blue)."""
+
+    def lab(value: tuple[int, int, int]) -> list[int]:
+        return cv2.cvtColor(np.full((1, 1, 3), value, np.uint8), cv2.COLOR_LAB2BGR)[0, 0].tolist()
+
+    size = 160
+    warped = np.full((size, size, 3), lab((160, 150, 170)), np.uint8)  # olive-orange skin
+    brow = np.zeros((size, size), np.uint8)
+    brow[60:72, 30:130] = 255
+    warped[brow > 0] = lab((50, 131, 133))  # a dark brow, nearly grey
+    target = np.full((size, size, 3), lab((90, 140, 136)), np.uint8)  # dim, pink skin
+    target += np.random.default_rng(0).integers(0, 3, target.shape, dtype=np.uint8)
+    skin = np.full((size, size), 255, np.uint8)
+
+    out = transfer_shading(warped, target, skin, sigma=20, colour_sigma=6, brows=(brow, np.zeros_like(brow)))
+    a, b = cv2.cvtColor(out[63:69, 40:120], cv2.COLOR_BGR2LAB).reshape(-1, 3).astype(float).mean(0)[1:] - 128
+    assert np.hypot(a, b) < 10 and b > -3  # (6, 5): halfway to the flat target's pink by the detail's gain
+
+
 def test_the_targets_brows_leave_no_grey_shadow_where_the_source_shows_skin():
     """A target with thick dark brows, a source with none (skin where they were): the target's
     brows are left out of its own low-pass (filled from the skin round them), so the skin under and
