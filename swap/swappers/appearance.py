@@ -48,17 +48,13 @@ def masked_blur_pair(
     ca, cb = first.shape[2], second.shape[2]
     wa, wb = first_weight.astype(np.float32), second_weight.astype(np.float32)
     den_a, den_b = cv2.split(np.maximum(_blur(cv2.merge([wa, wb]), sigma), 1e-4))
-    num_a = cv2.multiply(np.ascontiguousarray(first), cv2.merge([wa] * ca))
-    num_b = cv2.multiply(np.ascontiguousarray(second), cv2.merge([wb] * cb))
     if ca + cb <= 4:
-        num = _blur(cv2.merge([num_a, num_b]), sigma)
-        num_a, num_b = num[..., :ca], num[..., ca:]
-    else:
-        num_a, num_b = _blur(num_a, sigma), _blur(num_b, sigma)
-    return (
-        cv2.divide(np.ascontiguousarray(num_a), cv2.merge([den_a] * ca)),
-        cv2.divide(np.ascontiguousarray(num_b), cv2.merge([den_b] * cb)),
-    )
+        num = _blur(cv2.multiply(cv2.merge([first, second]), cv2.merge([wa] * ca + [wb] * cb)), sigma)
+        low = cv2.divide(num, cv2.merge([den_a] * ca + [den_b] * cb))
+        return low[..., :ca], low[..., ca:]
+    num_a = _blur(cv2.multiply(np.ascontiguousarray(first), cv2.merge([wa] * ca)), sigma)
+    num_b = _blur(cv2.multiply(np.ascontiguousarray(second), cv2.merge([wb] * cb)), sigma)
+    return cv2.divide(num_a, cv2.merge([den_a] * ca)), cv2.divide(num_b, cv2.merge([den_b] * cb))
 
 
 REDUCED_BLUR_SIGMA = 8.0
