@@ -94,14 +94,15 @@ def transfer_shading(
     elsewhere the low-pass is filled in from around them. The detail layer's contrast is scaled
     to the target's (a flat, low-light target must not get a contrasty face), never boosted by
     more than `detail_gain_max`, and colour detail is never boosted (no green/blue casts).
-    `eyes` (0-1 weights): inside them (over 0.5) the colour is the source's own (an iris's colour is
-    the person's, not the light's: as the target skin's colour plus the iris's difference from the
-    source's skin, a brown iris from an olive face turned blue on a pink one), and the lightness is
-    never darker than the source's eye is in
-    proportion to the skin round it (the proportion taken to the power of the target's contrast for
-    its lightness over the source's: a dim picture darkens an eye more than the skin). Without that a
-    blue or green iris on a shadowed, soft target eye came out near black and brownish, beside a blue
-    one on the lit side (mismatched eyes).
+    The colour's detail is the source's colour turned and scaled as its skin's colour is to the
+    target's (`_colour_in_targets_frame`), so a nearly grey pixel (a brow, lashes) stays nearly grey.
+    `eyes` (0-1 weights): inside them (from 0.5, all of it from 0.9) the colour is the source's own (an
+    iris's colour is the person's, not the light's: as the target skin's colour plus the iris's
+    difference from the source's skin, a brown iris from an olive face turned blue on a pink one), and
+    the lightness is never darker than the source's eye is in proportion to the skin round it (the
+    proportion taken to the power of the target's contrast for its lightness over the source's: a dim
+    picture darkens an eye more than the skin). Without that a blue or green iris on a shadowed, soft
+    target eye came out near black and brownish, beside a blue one on the lit side (mismatched eyes).
     `brows` (0/255, the warped face's and the target's): hair, not lit skin, left out of that
     picture's own low-pass and filled in from the skin round it; the source's brows stay as detail.
     A dark-browed target's brows in its low-pass greyed and darkened the skin round them: where a
@@ -165,7 +166,9 @@ def transfer_shading(
     return cv2.cvtColor(np.clip(out, 0, 255).astype(np.uint8), cv2.COLOR_LAB2BGR)
 
 
-def _colour_in_targets_frame(a, b, la_w, lb_w, la_t, lb_t):
+def _colour_in_targets_frame(
+    a: np.ndarray, b: np.ndarray, la_w: np.ndarray, lb_w: np.ndarray, la_t: np.ndarray, lb_t: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """The source's colour (a, b from grey) turned and scaled as its skin's colour round it (la_w, lb_w)
     is to the target's (la_t, lb_t): a complex product z * Z_t / Z_w. A pixel of the skin's own colour
     gets the target's; a nearly grey one (a dark brow, lashes) stays nearly grey in any skin (added as a
