@@ -97,6 +97,7 @@ class ClassicalSettings:
     eye_tolerance: float = 0.12
     sharpen: float = 0.35  # standard: most unsharp amount when the warped face is softer than its picture
     membrane_limit: float = 20.0  # most the Poisson colour correction may stray from its median
+    membrane_reach: float = 0.2  # x face size: the Poisson correction fades to none this far inside
     shading_sigma: float = 0.12  # x face size: below this scale lighting and colour are the target's
     # x face size: colour's own, finer scale (appearance.transfer_shading): a source's flushed cheek
     # was a red patch on the target (figures in docs/engine/models.md). >= shading_sigma: colour
@@ -859,7 +860,7 @@ class ClassicalSwapper:
             # the face's colour (a blue bar over the mouth tinted the lips and nose blue-purple).
             # The holes are cut out again by `alpha`.
             boundary = np.where(holes[..., None] > 0, warped, roi)
-            cloned = poisson(warped, boundary, outer, cfg.membrane_limit)
+            cloned = poisson(warped, boundary, outer, cfg.membrane_limit, reach=cfg.membrane_reach * face_size)
             if hq and cfg.multiband_levels > 0:
                 # The Poisson solve removes what low-frequency mismatch is left at the rim; the
                 # pyramid then joins the fine bands, each over its own width, keeping their grain.

@@ -6,7 +6,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from swap.swappers.blending import multiband, seamless_clone
+from swap.swappers.blending import multiband, poisson, seamless_clone
 
 
 def _grain(seed: int, shape=(64, 200)) -> np.ndarray:
@@ -61,3 +61,23 @@ def test_the_poisson_clone_is_opencvs_seamless_clone():
     outside = np.ones_like(mask, bool)
     outside[y : y + h, x : x + w] = False
     assert np.array_equal(ours[outside], picture[outside].astype(np.float32))
+
+
+def test_the_poisson_correction_joins_the_rim_and_fades_before_the_middle():
+    """A face already lit as its picture, whose rim crosses darker hair along its top third (the
+    picture is 40 levels lighter than the face there, equal elsewhere): the correction still meets
+    the picture at the rim, but with `reach` it fades to nothing inside, where unfaded it lifted the
+    face's middle by ~12 levels."""
+    size = 200
+    face = np.full((size, size, 3), 140, np.uint8)
+    picture = face.copy()
+    mask = np.zeros((size, size), np.uint8)
+    cv2.circle(mask, (100, 100), 80, 255, -1)
+    picture[:60] = 180  # the rim's top third: the source's hair made the face darker than its picture there
+    unfaded = poisson(face, picture, mask, membrane_limit=20)
+    faded = poisson(face, picture, mask, membrane_limit=20, reach=30)
+    middle = np.s_[90:110, 90:110]
+    assert unfaded[middle].mean() - 140 > 8
+    assert abs(faded[middle].mean() - 140) < 0.5
+    rim = np.s_[24:28, 95:105]  # just inside the top of the circle
+    assert faded[rim].mean() - 140 > 15 and abs(faded[rim].mean() - unfaded[rim].mean()) < 6
