@@ -175,11 +175,13 @@ def _colour_in_targets_frame(
     difference from the source's skin, an olive face's dark brow turned blue on a pink face). Where the
     source's skin has next to no colour the difference is added as before."""
     norm = la_w * la_w + lb_w * lb_w
-    k = np.clip((np.sqrt(norm) - 3.0) / 5.0, 0.0, 1.0)
     inv = 1.0 / np.maximum(norm, 1e-3)
     # z * conj(Z_w) / |Z_w|^2 * Z_t
     ra, rb = (a * la_w + b * lb_w) * inv, (b * la_w - a * lb_w) * inv
     ma, mb = ra * la_t - rb * lb_t, ra * lb_t + rb * la_t
+    if norm.min() >= 64.0:  # skin of some colour everywhere (chroma 8 and up): no blend to do
+        return ma, mb
+    k = np.clip((np.sqrt(norm) - 3.0) / 5.0, 0.0, 1.0)
     return k * ma + (1 - k) * (la_t + a - la_w), k * mb + (1 - k) * (lb_t + b - lb_w)
 
 
