@@ -158,6 +158,20 @@ model on one thread (VISAGE_MODERATION_THREADS=1, VISAGE_THREADS=1: the NSFW det
 17.5 instead of 21.9 ms of CPU a 720p picture on one thread, but the stack's CPU a job did not move:
 342 / 343 vs 345 / 332 ms), and SeaweedFS's -filer.saveToFilerLimit (small objects in the filer's
 store: 3.6-4.0 ms a 200 kB PUT, 1.7-2.0 ms a GET either way).
+
+Measured 2026-12-05, same machine, --naive 0 --single 5 --jobs 40 --status-seconds 1, alternating,
+before = 0775012 (three runs), after = a long-poll reads its job's own event stream, not the user's
+(the burst's 16 long-polls, all under one account, were each woken by every change of all 40 jobs):
+                                      before                after
+  burst jobs/min                      303.5 / 284.5 / 305.0 336.6 / 331.1
+  burst CPU per job                   342 / 368 / 350 ms    316 / 316 ms (web 59 / 71 / 66 -> 52 / 50,
+                                                            GPU-step worker 136 / 136 / 131 -> 124 / 123)
+  single job CPU                      330 / 330 / 346 ms    374 / 312 ms (one job at a time: no change
+                                                            expected; the first "after" a noisy minute)
+The line "minor page faults per job" (new here) counts the memory the kernel handed each role
+afresh: the workers fault 3-6 pages a job (a 720p decode alone, in a loop that frees each result at
+once, faults ~2,500 and costs 7-8 instead of 2 ms: not what happens in the workers), the embedded
+S3 server 400-950.
 """
 
 from __future__ import annotations
@@ -405,17 +419,27 @@ def stack_processes(stack: Stack) -> list[tuple[str, psutil.Process]]:
 
 def cpu_by_role(stack: Stack) -> dict[str, float]:
     """CPU seconds (user + system, of each process and its waited-for children) so far, per role:
-    every process of the stack, its embedded servers, and this bench client."""
-    totals: dict[str, float] = {}
+    every process of the stack, its embedded servers, and this bench client. Beside them, under
+    ("faults", role), the role's minor page faults so far (memory the kernel had to hand over
+    afresh: each costs the CPU a few microseconds, inside the system time)."""
+    totals: dict = {}
     for role, process in [*stack_processes(stack), ("bench client", psutil.Process())]:
         try:
             times = process.cpu_times()
-        except psutil.NoSuchProcess:
+            faults = minor_faults(process.pid)
+        except (psutil.NoSuchProcess, FileNotFoundError, ProcessLookupError):
             continue
         totals[role] = (
             totals.get(role, 0.0) + times.user + times.system + times.children_user + times.children_system
         )
+        totals[("faults", role)] = totals.get(("faults", role), 0) + faults
     return totals
+
+
+def minor_faults(pid: int) -> int:
+    """A process's minor page faults so far, its waited-for children's included (/proc/PID/stat)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return int(fields[7]) + int(fields[8])  # minflt, cminflt (fields 10 and 11 of proc(5))
 
 
 def start_profiles(stack: Stack, folder: Path) -> list[tuple[str, Path, subprocess.Popen]]:
@@ -498,10 +522,14 @@ def stop_profiles(recorders: list[tuple[str, Path, subprocess.Popen]], top: int 
 
 
 def cpu_report(before: dict[str, float], after: dict[str, float], jobs: int) -> str:
-    spent = {role: after.get(role, 0.0) - before.get(role, 0.0) for role in after}
+    spent = {role: after.get(role, 0.0) - before.get(role, 0.0) for role in after if isinstance(role, str)}
     total = sum(spent.values())
     parts = ", ".join(f"{role} {seconds / jobs * 1000:.0f}" for role, seconds in sorted(spent.items(), key=lambda kv: -kv[1]))
-    return f"CPU per job {total / jobs * 1000:.0f} ms ({parts})"
+    faults = {role: after[key] - before.get(key, 0) for key in after if isinstance(key, tuple) for role in key[1:]}
+    fault_parts = ", ".join(
+        f"{role} {count / jobs:.0f}" for role, count in sorted(faults.items(), key=lambda kv: -kv[1]) if count >= jobs
+    )
+    return f"CPU per job {total / jobs * 1000:.0f} ms ({parts}); minor page faults per job: {fault_parts}"
 
 
 def timings(jobs: list[dict]) -> dict[str, list[float]]:

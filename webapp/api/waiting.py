@@ -4,7 +4,7 @@ DRF views are synchronous. `waiting_view(ViewClass)` runs the view as usual (aut
 throttling, validation, the first read: everything DRF does, on the request's thread within a
 webapp.serving slot) as an async Django view. A view that has to wait answers a `Wait`: on the
 event loop, it takes one of the user's wait slots, then a `LongPoll` awaits its XREAD BLOCK on the
-user's event stream there, each event and the timeout going back to the view's own code on a
+job's event stream there, each event and the timeout going back to the view's own code on a
 thread, whose answer DRF renders as before (errors as problem+json); a `Stream` (the event stream)
 answers a response whose body, an async generator, waits on the loop too. Under WSGI (the test
 client) the same code runs, on a thread Django adapts.
@@ -68,9 +68,7 @@ class LongPoll(Wait):
         if refused is not None:
             return refused
         try:
-            async for event in events.job_updates(
-                user_id=self.user_id, job_id=self.job_id, after=self.after, timeout_s=self.timeout_s
-            ):
+            async for event in events.job_updates(job_id=self.job_id, after=self.after, timeout_s=self.timeout_s):
                 response = await serving.run_sync(self._respond, self.on_event, event)
                 if response is not None:
                     return response

@@ -6,6 +6,13 @@ last id it saw, so nothing published between "read what was there" and "wait for
 past it, and a reconnecting SSE client resumes from its Last-Event-ID. Pub/sub would drop exactly
 those messages (it keeps nothing) and needs a subscribed connection per listener besides.
 
+The same event is also appended, under the same entry id, to its job's own short stream
+`visage:events:job:<id>` (the newest JOB_STREAM_MAXLEN, gone JOB_STREAM_TTL_S after the job's
+last change): a long-poll waits for one job, and reads there, so a position taken on the user's
+stream is a position on the job's too. Waiting on the user's stream instead woke every long-poll
+of that user at every change of any of the user's jobs: an app's back end with 16 long-polls open
+under one account read each event 16 times (bench/jobpath.py's burst).
+
 The same script keeps each job's representation record (owner, version, ETag parts), which orders
 its events: records and events only move forward in `Job.version`, so a reader that loaded an
 older row, or a publisher that lost a race, can never append an older state after a newer one.
@@ -50,12 +57,16 @@ STREAM_MAXLEN = 1000  # per user, approximate (MAXLEN ~): far more than a page o
 # publish hit a Redis fault could hide (every publish and every full GET refreshes the record).
 RECORD_TTL_S = 120
 STREAM_TTL_S = 7 * 86400  # an idle user's stream goes; a reader absent that long fetches its jobs anew
+# A job's own stream (what its long-polls read): a wait reads it from a position taken just before,
+# so it needs only the newest few events, and only while the job changes.
+JOB_STREAM_MAXLEN = 32
+JOB_STREAM_TTL_S = 15 * 60
 ANSWER_S = 5  # how long Redis may take to answer a command on the waiting client, past any block
 MAX_BLOCK_S = 30  # the longest single XREAD BLOCK we issue (long-poll cap; SSE blocks less)
 EVENT_ID = re.compile(r"\A\d{1,20}(-\d{1,20})?\Z")
 
-# KEYS: record, stream. ARGV: version, owner, base, expiring, terminal, deleted, ttl, maxlen, event,
-# stream ttl.
+# KEYS: record, user's stream, job's stream. ARGV: version, owner, base, expiring, terminal, deleted,
+# ttl, maxlen, event, stream ttl, job stream's maxlen, job stream's ttl.
 _PUBLISH = """
 local version = tonumber(ARGV[1])
 local recorded = tonumber(redis.call('HGET', KEYS[1], 'version') or '-1')
@@ -69,6 +80,8 @@ redis.call('HSET', KEYS[1], 'published', ARGV[1])
 redis.call('EXPIRE', KEYS[1], ARGV[7])
 local id = redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[8], '*', 'event', ARGV[9])
 redis.call('EXPIRE', KEYS[2], ARGV[10])
+redis.call('XADD', KEYS[3], 'MAXLEN', ARGV[11], id, 'event', ARGV[9])
+redis.call('EXPIRE', KEYS[3], ARGV[12])
 return id
 """
 # KEYS: record. ARGV: version, owner, base, expiring, terminal, ttl.
@@ -146,6 +159,10 @@ def stream_key(user_id: int) -> str:
     return f"visage:events:user:{user_id}"
 
 
+def job_stream_key(job_id: uuid.UUID | str) -> str:
+    return f"visage:events:job:{job_id}"
+
+
 def record_key(job_id: uuid.UUID | str) -> str:
     return f"visage:job:{job_id}:representation"
 
@@ -193,10 +210,11 @@ def _publish(*, owner_id: int, representation: etags.Representation, event: dict
     }
     try:
         _client("quick").eval(
-            _PUBLISH, 2, record_key(representation.job_id), stream_key(owner_id),
-            representation.version, owner_id, representation.base, int(representation.expiring),
-            int(representation.terminal), int(event["deleted"]), RECORD_TTL_S, STREAM_MAXLEN,
-            json.dumps(event, separators=(",", ":")), STREAM_TTL_S,
+            _PUBLISH, 3, record_key(representation.job_id), stream_key(owner_id),
+            job_stream_key(representation.job_id), representation.version, owner_id, representation.base,
+            int(representation.expiring), int(representation.terminal), int(event["deleted"]), RECORD_TTL_S,
+            STREAM_MAXLEN, json.dumps(event, separators=(",", ":")), STREAM_TTL_S, JOB_STREAM_MAXLEN,
+            JOB_STREAM_TTL_S,
         )
     except RedisError as exc:
         metrics.JOB_EVENT_FAILURES.labels(operation="publish").inc()
@@ -271,9 +289,18 @@ def _parts(stream_id: str) -> tuple[int, int]:
 async def read(*, user_id: int, after: str, block_s: float) -> list[JobEvent]:
     """The user's events after `after`, waiting up to `block_s` for the first; [] when none came.
     Raises RedisError."""
+    return await _read(stream_key(user_id), after=after, block_s=block_s)
+
+
+async def read_job(*, job_id: uuid.UUID | str, after: str, block_s: float) -> list[JobEvent]:
+    """One job's events after `after` (a position on its owner's stream), as `read`."""
+    return await _read(job_stream_key(job_id), after=after, block_s=block_s)
+
+
+async def _read(key: str, *, after: str, block_s: float) -> list[JobEvent]:
     block_ms = max(1, min(int(block_s * 1000), MAX_BLOCK_S * 1000))
     reply = await within(
-        block_ms / 1000 + ANSWER_S, waiting_client().xread({stream_key(user_id): after}, count=100, block=block_ms)
+        block_ms / 1000 + ANSWER_S, waiting_client().xread({key: after}, count=100, block=block_ms)
     )
     return [
         JobEvent(stream_id=entry_id, data=json.loads(fields["event"]))
@@ -282,17 +309,17 @@ async def read(*, user_id: int, after: str, block_s: float) -> list[JobEvent]:
     ]
 
 
-async def job_updates(*, user_id: int, job_id: uuid.UUID, after: str, timeout_s: float) -> AsyncIterator[JobEvent]:
-    """The events of one job after `after`, as they come, for at most `timeout_s` seconds (the
-    long-poll). Stops early, logged, when Redis fails."""
+async def job_updates(*, job_id: uuid.UUID, after: str, timeout_s: float) -> AsyncIterator[JobEvent]:
+    """The events of one job after `after` (a position on the user's stream), as they come, for at
+    most `timeout_s` seconds (the long-poll), read from the job's own stream: the user's other jobs
+    wake no one here. Stops early, logged, when Redis fails."""
     deadline = time.monotonic() + timeout_s
     while (remaining := deadline - time.monotonic()) > 0:
         try:
-            batch = await read(user_id=user_id, after=after, block_s=remaining)
+            batch = await read_job(job_id=job_id, after=after, block_s=remaining)
         except RedisError as exc:
             logger.warning("job %s: stopped waiting for its events (Redis down?): %s", job_id, exc)
             return
         for event in batch:
             after = event.stream_id
-            if event.data.get("id") == str(job_id):
-                yield event
+            yield event

@@ -7,6 +7,7 @@ request's own XREAD to start.
 
 from __future__ import annotations
 
+import json
 import threading
 import uuid
 from decimal import Decimal
@@ -319,13 +320,13 @@ def test_job_list_has_an_etag_that_follows_its_jobs(api_a, astronaut_pair):
 def _change_once_waiting(monkeypatch, change):
     """Run `change` in another thread as soon as the request blocks on its event stream."""
     blocked = threading.Event()
-    real_read = events.read
+    real_read = events.read_job
 
-    async def read(**kwargs):
+    async def read_job(**kwargs):
         blocked.set()
         return await real_read(**kwargs)
 
-    monkeypatch.setattr(events, "read", read)
+    monkeypatch.setattr(events, "read_job", read_job)
 
     def run():
         try:
@@ -368,22 +369,55 @@ def test_long_poll_ignores_other_jobs_and_answers_304_after_the_wait(api_a, astr
     assert unconditional.status_code == 200 and unconditional.json()["progress"] == 5
 
 
+def _xreads() -> int:
+    return int(events._client("quick").info("commandstats").get("cmdstat_xread", {}).get("calls", 0))
+
+
+def test_the_users_other_jobs_never_wake_a_long_poll(api_a, funded_user, astronaut_pair, monkeypatch):
+    """A long-poll blocks once for its whole wait while the same user's other jobs change: it reads its
+    job's own stream. On the user's stream every change of any of the user's jobs woke every one of
+    the user's long-polls (each then read again): an app's back end holding 16 long-polls under one
+    account read each event 16 times."""
+    job_id = new_job(api_a, astronaut_pair)
+    others = [new_job(api_a, astronaut_pair) for _ in range(3)]
+    to_running(job_id)
+    etag = api_a.get(f"/api/v1/jobs/{job_id}")["ETag"]
+
+    def change_the_others():
+        for other in others:
+            assert transition(other, from_states=[JobState.CREATED], to_state=JobState.SCREENING)
+            assert transition(other, from_states=[JobState.SCREENING], to_state=JobState.QUEUED)
+
+    thread = _change_once_waiting(monkeypatch, change_the_others)
+    before = _xreads()
+    response = api_a.get(f"/api/v1/jobs/{job_id}?wait=0.5", headers={"If-None-Match": etag})
+    thread.join()
+    assert response.status_code == 304
+    assert _xreads() - before == 1
+    # The job's own stream holds its events under the ids they have on the user's stream.
+    lifecycle.job_progress(job_id, 60)
+    own = events._client("quick").xrange(events.job_stream_key(job_id))
+    users = dict(events._client("quick").xrange(events.stream_key(funded_user.pk)))
+    assert own and all(users[entry_id] == fields for entry_id, fields in own)
+    assert [json.loads(fields["event"])["id"] for _, fields in own] == [job_id] * len(own)
+
+
 def test_long_poll_until_final_sleeps_through_progress(api_a, astronaut_pair, monkeypatch):
     """?until=final: a progress change wakes the wait but does not answer it, nor reads the job (the
     event says it is not final); the final state does."""
     job_id = new_job(api_a, astronaut_pair)
     to_running(job_id)
     reads = threading.Semaphore(0)
-    real_read = events.read
+    real_read = events.read_job
     loads = []
     real_load = JobDetailView._load
     monkeypatch.setattr(JobDetailView, "_load", staticmethod(lambda request, pk: loads.append(pk) or real_load(request, pk)))
 
-    async def read(**kwargs):
+    async def read_job(**kwargs):
         reads.release()  # one release per time the request blocks on its stream
         return await real_read(**kwargs)
 
-    monkeypatch.setattr(events, "read", read)
+    monkeypatch.setattr(events, "read_job", read_job)
 
     def run():
         try:
