@@ -168,6 +168,13 @@ before = 0775012 (three runs), after = a long-poll reads its job's own event str
                                                             GPU-step worker 136 / 136 / 131 -> 124 / 123)
   single job CPU                      330 / 330 / 346 ms    374 / 312 ms (one job at a time: no change
                                                             expected; the first "after" a noisy minute)
+Then (same day, alternating, before = 034e204, after = a source photo decoded once per worker process,
+swap.image_io.SOURCE_PHOTOS; the bench's source is one 512x512 PNG, ~7 ms a decode, twice a job):
+  single job CPU                      320 / 292 / 304 ms    282 / 292 / 268 / 336 / 310 ms
+  burst CPU per job                   296 / 298 / 296 ms    291 / 309 / 267 / 279 / 315 ms
+  burst jobs/min                      350.3                 356.0 / 335.6 / 324.9
+(medians 304 -> 292 and 296 -> 291 ms: the ~14 ms of decoding it saves is inside this machine's
+spread; the status GETs of those runs: 686-864 plain, 994-1,148 with If-None-Match.)
 The line "minor page faults per job" (new here) counts the memory the kernel handed each role
 afresh: the workers fault 3-6 pages a job (a 720p decode alone, in a loop that frees each result at
 once, faults ~2,500 and costs 7-8 instead of 2 ms: not what happens in the workers), the embedded

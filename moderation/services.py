@@ -25,7 +25,7 @@ from django.db import transaction
 from django.utils.translation import gettext_noop
 
 from swap.errors import InvalidImage
-from swap.image_io import decode_image
+from swap.image_io import SOURCE_PHOTOS, decode_image
 from swap.types import Face
 from swap.video import io as video_io
 
@@ -148,9 +148,7 @@ def screen_inputs(
     ever skipped."""
     started = time.perf_counter()
     try:
-        images = [
-            _Image("source", _decode(photo, "source"), hashes.sha256_hex(photo)) for photo in (source, *extra_sources)
-        ]
+        images = [_source_image(photo) for photo in (source, *extra_sources)]
         if target is not None:
             images.append(_Image("target", _decode(target, "target"), hashes.sha256_hex(target)))
     except InvalidImage as exc:
@@ -253,6 +251,13 @@ def warm_up() -> dict[str, float]:
 
 def _decode(data: bytes, which: str) -> np.ndarray:
     return decode_image(data, which=which, max_pixels=settings.MAX_IMAGE_PIXELS)
+
+
+def _source_image(photo: bytes) -> _Image:
+    """A source photo, decoded once per process however many jobs it is swapped into."""
+    sha256 = hashes.sha256_hex(photo)
+    pixels = SOURCE_PHOTOS.decode(photo, which="source", max_pixels=settings.MAX_IMAGE_PIXELS, sha256=sha256)
+    return _Image("source", pixels, sha256)
 
 
 def _rejected(findings: list[Finding]) -> bool:

@@ -150,3 +150,31 @@ def test_reduced_averages_detail_finer_than_its_pixels():
     out = reduced(stripes, (360, 240))
     assert out.shape == (240, 360, 3)
     assert np.abs(out.astype(np.float32) - 127.5).max() <= 1
+
+
+def test_a_photo_decoded_again_is_the_one_decoded_before_read_only(astronaut, monkeypatch):
+    """RecentPhotos: a selfie swapped into one target after another is decoded once per process; the
+    array is read-only (every later job shares it), and the allowance bounds what is held."""
+    from swap import image_io
+
+    decodes = []
+    real = image_io.decode_image
+    monkeypatch.setattr(image_io, "decode_image", lambda data, **kw: decodes.append(1) or real(data, **kw))
+    photos = [encode_image(np.ascontiguousarray(np.roll(astronaut, i, axis=1)), "png") for i in range(3)]
+    recent = image_io.RecentPhotos(max_bytes=2 * astronaut.nbytes)
+
+    first = recent.decode(photos[0], which="source", max_pixels=10**7)
+    assert recent.decode(photos[0], which="source", max_pixels=10**7) is first
+    assert len(decodes) == 1 and np.array_equal(first, astronaut)
+    with pytest.raises(ValueError):
+        first[0, 0] = 0
+    recent.decode(photos[1], which="source", max_pixels=10**7)
+    recent.decode(photos[2], which="source", max_pixels=10**7)  # over the allowance: the oldest goes
+    assert len(decodes) == 3
+    recent.decode(photos[2], which="source", max_pixels=10**7)
+    assert len(decodes) == 3
+    assert recent.decode(photos[0], which="source", max_pixels=10**7) is not first
+    assert len(decodes) == 4
+    # A damaged upload is refused as decode_image refuses it, and nothing is kept for it.
+    with pytest.raises(InvalidImage):
+        recent.decode(photos[1][: len(photos[1]) // 2], which="source", max_pixels=10**7)

@@ -21,7 +21,7 @@ from django.utils.translation import gettext_noop
 
 from billing.pricing import processed_size
 from swap.errors import EngineError, InferenceUnavailable
-from swap.image_io import decode_image
+from swap.image_io import SOURCE_PHOTOS
 from swap.types import SwapOptions
 from webapp.media import provenance, storage
 from webapp.media.aigc import encode_labelled, visible_mark
@@ -120,9 +120,10 @@ def job_for_step(job_id: uuid.UUID) -> Job:
 
 
 def source_images(job: Job) -> list[np.ndarray]:
-    """The source photo and any extra photos, decoded (BGR), in upload order."""
+    """The source photo and any extra photos, decoded (BGR, read-only: image_io.SOURCE_PHOTOS), in
+    upload order."""
     return [
-        decode_image(
+        SOURCE_PHOTOS.decode(
             storage.get_bytes(settings.S3_UPLOADS_BUCKET, upload.s3_key),
             which="source",
             max_pixels=settings.MAX_IMAGE_PIXELS,
