@@ -113,6 +113,18 @@ def _lab(image: np.ndarray, y: int, x: int) -> np.ndarray:
     return cv2.cvtColor(image[y : y + 1, x : x + 1], cv2.COLOR_BGR2LAB)[0, 0].astype(np.float32)
 
 
+def _bgr(lab: tuple[int, int, int]) -> list[int]:
+    """An 8-bit Lab colour as BGR."""
+    return cv2.cvtColor(np.full((1, 1, 3), lab, np.uint8), cv2.COLOR_LAB2BGR)[0, 0].tolist()
+
+
+def _soft_eye(size: int, radius: int) -> np.ndarray:
+    """`eyes` weights: a disc at the picture's centre (80, 80), its edge softened."""
+    eyes = np.zeros((size, size), np.float32)
+    cv2.circle(eyes, (80, 80), radius, 1.0, -1)
+    return cv2.GaussianBlur(eyes, (0, 0), 2)
+
+
 def test_an_eye_keeps_its_colour_and_is_not_crushed_to_black_in_a_shadowed_socket():
     """A source's grey-blue iris on lit skin, onto a target whose eye lies in shadow: added as
     detail to the dark socket the iris went below black and took the skin's hue (one eye brown,
@@ -127,9 +139,7 @@ def test_an_eye_keeps_its_colour_and_is_not_crushed_to_black_in_a_shadowed_socke
     target = np.full((size, size, 3), socket, np.uint8)
     target += np.random.default_rng(0).integers(0, 3, target.shape, dtype=np.uint8)  # a soft, flat picture
     skin = np.full((size, size), 255, np.uint8)
-    eyes = np.zeros((size, size), np.float32)
-    cv2.circle(eyes, (80, 80), 14, 1.0, -1)
-    eyes = cv2.GaussianBlur(eyes, (0, 0), 2)
+    eyes = _soft_eye(size, radius=14)
 
     plain = transfer_shading(warped, target, skin, sigma=20)
     kept = transfer_shading(warped, target, skin, sigma=20, eyes=eyes)
@@ -151,18 +161,13 @@ def test_the_targets_iris_colour_does_not_show_through_the_sources_iris():
     blue (a, b = -4, -18). With the target's iris in the low-pass it came out (-11, -9), halfway to
     the target's green (-16, +12): one eye's colour moved and not the other's."""
 
-    def lab(value: tuple[int, int, int]) -> list[int]:
-        return cv2.cvtColor(np.full((1, 1, 3), value, np.uint8), cv2.COLOR_LAB2BGR)[0, 0].tolist()
-
     size = 160
-    warped = np.full((size, size, 3), lab((170, 145, 140)), np.uint8)
+    warped = np.full((size, size, 3), _bgr((170, 145, 140)), np.uint8)
     target = warped.copy()
-    cv2.circle(warped, (80, 80), 8, lab((80, 124, 110)), -1)  # blue
-    cv2.circle(target, (80, 80), 8, lab((80, 112, 140)), -1)  # green
+    cv2.circle(warped, (80, 80), 8, _bgr((80, 124, 110)), -1)  # blue
+    cv2.circle(target, (80, 80), 8, _bgr((80, 112, 140)), -1)  # green
     target += np.random.default_rng(0).integers(0, 3, target.shape, dtype=np.uint8)
-    eyes = np.zeros((size, size), np.float32)
-    cv2.circle(eyes, (80, 80), 12, 1.0, -1)
-    eyes = cv2.GaussianBlur(eyes, (0, 0), 2)
+    eyes = _soft_eye(size, radius=12)
     skin = np.full((size, size), 255, np.uint8)
 
     out = transfer_shading(warped, target, skin, sigma=20, eyes=eyes, colour_sigma=6)
@@ -176,18 +181,13 @@ def test_a_brown_iris_stays_brown_on_a_target_whose_skin_has_another_hue():
     (which is the skin tones' difference: the brown iris came out blue, a, b = 132 / 111 here,
     as obama_1's eyes did on paul_rudd_2)."""
 
-    def lab(value: tuple[int, int, int]) -> list[int]:
-        return cv2.cvtColor(np.full((1, 1, 3), value, np.uint8), cv2.COLOR_LAB2BGR)[0, 0].tolist()
-
     size = 160
-    warped = np.full((size, size, 3), lab((150, 150, 168)), np.uint8)  # orange-brown skin
-    cv2.circle(warped, (80, 80), 8, lab((60, 136, 142)), -1)  # dark brown iris
-    target = np.full((size, size, 3), lab((175, 146, 138)), np.uint8)  # pink skin
-    cv2.circle(target, (80, 80), 8, lab((80, 124, 110)), -1)  # a blue iris
+    warped = np.full((size, size, 3), _bgr((150, 150, 168)), np.uint8)  # orange-brown skin
+    cv2.circle(warped, (80, 80), 8, _bgr((60, 136, 142)), -1)  # dark brown iris
+    target = np.full((size, size, 3), _bgr((175, 146, 138)), np.uint8)  # pink skin
+    cv2.circle(target, (80, 80), 8, _bgr((80, 124, 110)), -1)  # a blue iris
     target += np.random.default_rng(0).integers(0, 3, target.shape, dtype=np.uint8)
-    eyes = np.zeros((size, size), np.float32)
-    cv2.circle(eyes, (80, 80), 12, 1.0, -1)
-    eyes = cv2.GaussianBlur(eyes, (0, 0), 2)
+    eyes = _soft_eye(size, radius=12)
     skin = np.full((size, size), 255, np.uint8)
 
     out = transfer_shading(warped, target, skin, sigma=20, eyes=eyes, colour_sigma=6)
@@ -201,15 +201,12 @@ def test_a_dark_brow_stays_nearly_grey_on_a_target_whose_skin_has_another_hue():
     keeps little. Added as a difference from the olive skin (filled in under the brow) it came out
     blue, a, b = 1 / -11 here (obama_1's brows on a dimmed paul_rudd_2 were dark blue)."""
 
-    def lab(value: tuple[int, int, int]) -> list[int]:
-        return cv2.cvtColor(np.full((1, 1, 3), value, np.uint8), cv2.COLOR_LAB2BGR)[0, 0].tolist()
-
     size = 160
-    warped = np.full((size, size, 3), lab((160, 150, 170)), np.uint8)  # olive-orange skin
+    warped = np.full((size, size, 3), _bgr((160, 150, 170)), np.uint8)  # olive-orange skin
     brow = np.zeros((size, size), np.uint8)
     brow[60:72, 30:130] = 255
-    warped[brow > 0] = lab((50, 131, 133))  # a dark brow, nearly grey
-    target = np.full((size, size, 3), lab((90, 140, 136)), np.uint8)  # dim, pink skin
+    warped[brow > 0] = _bgr((50, 131, 133))  # a dark brow, nearly grey
+    target = np.full((size, size, 3), _bgr((90, 140, 136)), np.uint8)  # dim, pink skin
     target += np.random.default_rng(0).integers(0, 3, target.shape, dtype=np.uint8)
     skin = np.full((size, size), 255, np.uint8)
 
@@ -226,16 +223,13 @@ def test_the_targets_brows_leave_no_grey_shadow_where_the_source_shows_skin():
     lids (the pale grey band of a fair source on a dark-browed target); here L* 26 below the skin's and
     chroma 10 instead of 29 round the brows."""
 
-    def lab(value: tuple[int, int, int]) -> list[int]:
-        return cv2.cvtColor(np.full((1, 1, 3), value, np.uint8), cv2.COLOR_LAB2BGR)[0, 0].tolist()
-
     size = 160
     skin_colour = (170, 145, 152)
-    warped = np.full((size, size, 3), lab(skin_colour), np.uint8)
+    warped = np.full((size, size, 3), _bgr(skin_colour), np.uint8)
     target = warped.copy()
     brow = np.zeros((size, size), np.uint8)
     brow[50:62, 30:130] = 255
-    target[brow > 0] = lab((60, 129, 130))  # dark, nearly grey hair
+    target[brow > 0] = _bgr((60, 129, 130))  # dark, nearly grey hair
     skin = np.full((size, size), 255, np.uint8)
 
     out = transfer_shading(
@@ -267,9 +261,7 @@ def test_an_eye_in_a_dim_picture_is_as_dark_as_the_picture_makes_it():
     cv2.circle(lab, (80, 80), 9, (100, 124, 112), -1)  # a blue-grey iris
     lit = cv2.cvtColor(np.clip(lab, 0, 255).astype(np.uint8), cv2.COLOR_LAB2BGR)
     dim = _dim(lit)
-    eyes = np.zeros((size, size), np.float32)
-    cv2.circle(eyes, (80, 80), 14, 1.0, -1)
-    eyes = cv2.GaussianBlur(eyes, (0, 0), 2)
+    eyes = _soft_eye(size, radius=14)
 
     out = transfer_shading(lit, dim, MASK, sigma=20, eyes=eyes)
 
