@@ -188,9 +188,9 @@ class RecentPhotos:
     target after another is decoded once per process, not once per job (a 512x512 PNG costs ~7 ms
     a decode here, in the screening worker and again in the GPU step). The arrays are read-only (a
     write into one would change every later job's source: it raises instead). Bounded by their
-    total size; the photo used longest ago goes first. The swapper already holds its last few
-    source photos (swap.swappers.classical.SOURCE_PHOTOS_HELD): this keeps no picture it would not.
-    Thread-safe."""
+    total size; the photo used longest ago goes first; a photo larger than the whole allowance is
+    never kept. In memory only, like the last few source photos the GPU step's swapper holds anyway
+    (swap.swappers.classical.SOURCE_PHOTOS_HELD). Thread-safe."""
 
     def __init__(self, max_bytes: int) -> None:
         self.max_bytes = max_bytes
@@ -208,12 +208,11 @@ class RecentPhotos:
                 return image
         image = decode_image(data, which=which, max_pixels=max_pixels)
         image.flags.writeable = False
-        with self._lock:
-            self._held[key] = image
-            while sum(held.nbytes for held in self._held.values()) > self.max_bytes and len(self._held) > 1:
-                self._held.popitem(last=False)
-            if image.nbytes > self.max_bytes:  # never kept: larger than the whole allowance
-                self._held.pop(key, None)
+        if image.nbytes <= self.max_bytes:
+            with self._lock:
+                self._held[key] = image
+                while sum(held.nbytes for held in self._held.values()) > self.max_bytes:
+                    self._held.popitem(last=False)  # never the one just added: it fits alone
         return image
 
 

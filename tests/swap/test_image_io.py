@@ -178,3 +178,14 @@ def test_a_photo_decoded_again_is_the_one_decoded_before_read_only(astronaut, mo
     # A damaged upload is refused as decode_image refuses it, and nothing is kept for it.
     with pytest.raises(InvalidImage):
         recent.decode(photos[1][: len(photos[1]) // 2], which="source", max_pixels=10**7)
+
+
+def test_a_photo_larger_than_the_allowance_is_decoded_but_not_kept_and_evicts_nothing(astronaut):
+    from swap import image_io
+
+    recent = image_io.RecentPhotos(max_bytes=astronaut.nbytes)
+    small = encode_image(astronaut, "png")
+    kept = recent.decode(small, which="source", max_pixels=10**7)
+    large = recent.decode(encode_image(cv2.resize(astronaut, (1024, 1024)), "png"), which="source", max_pixels=10**7)
+    assert large.shape == (1024, 1024, 3)
+    assert recent.decode(small, which="source", max_pixels=10**7) is kept
