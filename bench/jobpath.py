@@ -179,6 +179,23 @@ The line "minor page faults per job" (new here) counts the memory the kernel han
 afresh: the workers fault 3-6 pages a job (a 720p decode alone, in a loop that frees each result at
 once, faults ~2,500 and costs 7-8 instead of 2 ms: not what happens in the workers), the embedded
 S3 server 400-950.
+
+Measured 2026-12-05 (the sixteenth session), same machine, --naive 0 --single 5 --jobs 40
+--status-seconds 1, alternating on the same code, VISAGE_GPU_WORKERS=1 (before: one GPU-step worker)
+against the new default where the engine runs on the CPU (two: visage_run.gpu_worker_count):
+                                      one GPU-step worker   two
+  burst jobs/min                      353.3 / 375.4 / 380.9 395.1 / 402.2 / 429.1 / 399.1
+                                      / 365.5
+  burst p50 submit → succeeded        3.84 / 3.33 / 3.49 /  3.02 / 3.06 / 2.74 / 3.06 s
+                                      3.63 s
+  burst CPU per job                   292 / 281 / 271 / 280 287 / 290 / 266 / 288 ms (unchanged)
+  GPU steps under way (mean)          0.76-0.80             1.10-1.35 (screening is then the queue)
+With one, the worker spent a p50 of 24-35 ms between one job's end and the next's start while that one
+waited (its bookkeeping, uploads purge and queue reads, each waiting for a core): idle ~20 % of the
+burst. Two moderation workers beside two GPU-step workers: 394.5 (one: 426.0) jobs/min. An idle
+GPU-step worker costs 0.7 ms of CPU a second and 415 MB resident before its first job (726 MB for
+the one that measured the machine's speed). The warm-up now submits its two jobs together, so each
+GPU-step worker has run one before the single jobs are timed.
 """
 
 from __future__ import annotations
@@ -551,22 +568,24 @@ def timings(jobs: list[dict]) -> dict[str, list[float]]:
     return out
 
 
-def gpu_worker_gaps(jobs: list[dict]) -> str:
-    """How the GPU-step worker(s) spent the burst: the share of the span inside a job's step, and
-    the gap between one job's end and the next job's start when that job was already queued (the
-    worker's own per-job overhead outside the step: dequeue, bookkeeping, heartbeats)."""
+def gpu_worker_gaps(jobs: list[dict], workers: int) -> str:
+    """How the `workers` GPU-step workers spent the burst: how many jobs were in their step on average
+    over the span (at most `workers`), and, with one worker, the gap between one job's end and the
+    next job's start when that job was already queued (the worker's own per-job overhead outside
+    the step: dequeue, bookkeeping, heartbeats; with several, consecutive jobs are other workers')."""
     ordered = sorted(jobs, key=lambda job: parse(job["started_at"]))
+    busy = sum(parse(job["completed_at"]) - parse(job["started_at"]) for job in jobs)
+    span = parse(ordered[-1]["completed_at"]) - parse(ordered[0]["started_at"])
+    line = f"GPU steps under way {busy / span:.2f} on average over their span ({workers} GPU-step worker(s))"
     gaps = [
         parse(nxt["started_at"]) - parse(job["completed_at"])
         for job, nxt in itertools.pairwise(ordered)
         if parse(nxt["queued_at"]) < parse(job["completed_at"]) <= parse(nxt["started_at"])
     ]
-    busy = sum(parse(job["completed_at"]) - parse(job["started_at"]) for job in jobs)
-    span = parse(ordered[-1]["completed_at"]) - parse(ordered[0]["started_at"])
-    if not gaps:
-        return f"GPU step busy {busy / span:.0%} of its span"
-    return (f"GPU step busy {busy / span:.0%} of its span; gap between jobs with one queued: p50"
-            f" {statistics.median(gaps) * 1000:.0f} ms, p90 {percentile(gaps, 90) * 1000:.0f} ms ({len(gaps)} gaps)")
+    if workers != 1 or not gaps:
+        return line
+    return (f"{line}; gap between jobs with one queued: p50 {statistics.median(gaps) * 1000:.0f} ms,"
+            f" p90 {percentile(gaps, 90) * 1000:.0f} ms ({len(gaps)} gaps)")
 
 
 def stage_medians(jobs: list[dict]) -> str:
@@ -607,8 +626,10 @@ def main() -> None:
         stack = Stack(tmp / "stack", args.moderation_workers, args.blocked_term)
         try:
             rest = targets[args.naive :]
-            for target in rest[:2]:  # warm: the workers load their models on the first job
-                stack.wait(stack.submit(source, target))
+            # Warm: a worker's first job pays for what its models set up on first use; submitted
+            # together, so that each GPU-step worker (two on the CPU) takes one.
+            for job_id in [stack.submit(source, target) for target in rest[:2]]:
+                stack.wait(job_id)
             print(f"waited {stack.wait_calibrated():.0f} s for the GPU worker's speed measurement to end")
             single, cpu_before = [], cpu_by_role(stack)
             recorders = start_profiles(stack, args.profile / "single") if args.profile else []
@@ -644,7 +665,8 @@ def main() -> None:
                   f" {statistics.median(t['total']):.2f} s, p99 {percentile(t['total'], 99):.2f} s;"
                   f" medians: screening {statistics.median(t['screening']):.2f} s, GPU queue"
                   f" {statistics.median(t['gpu_queue']):.2f} s, GPU step {statistics.median(t['gpu_step']):.2f} s")
-            print(f"burst {gpu_worker_gaps(done)}")
+            gpu_workers = sum(1 for role, _ in stack_processes(stack) if role == "GPU-step worker")
+            print(f"burst {gpu_worker_gaps(done, gpu_workers)}")
             print(f"client requests per job in the burst (submit + waits): {stack.requests / len(burst):.2f}")
             print(f"burst {cpu_report(cpu_before, cpu_after, len(burst))}")
 

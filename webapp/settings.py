@@ -219,6 +219,9 @@ MODERATION_QUEUE = "moderation"
 # CPU-bound and the GPU step waits for it, so half the cores by default (at least one).
 MODERATION_WORKERS = env_int("VISAGE_MODERATION_WORKERS", max(1, (os.cpu_count() or 2) // 2))
 GPU_QUEUES = ["vip", "default", "batch"]  # a GPU worker listens in this order
+# `visage_run`'s GPU-queue worker processes; 0: one where onnxruntime has a GPU, else at least two
+# (visage_run.gpu_worker_count says why).
+GPU_WORKERS = env_int("VISAGE_GPU_WORKERS", 0)
 WEBHOOK_QUEUE = "webhooks"  # the outbox queue: job webhooks and push notifications
 JOB_TIMEOUT_S = env_int("VISAGE_JOB_TIMEOUT_S", 600)
 RQ_QUEUES = {

@@ -5,6 +5,7 @@ one step at most."""
 from __future__ import annotations
 
 import itertools
+import socket
 
 import django_rq
 import pytest
@@ -80,3 +81,24 @@ def test_a_failing_step_leaves_the_worker_taking_jobs(api_a, astronaut_pair):
 
     work_with_idle_steps(failing())
     assert Job.objects.get(id=arrived[0]).state == "succeeded"
+
+
+def test_one_gpu_worker_of_a_machine_measures_its_speed_at_a_time():
+    """`make run` starts two GPU workers where the engine runs on the CPU: both measuring would time
+    each one's swaps beside the other's. The claim ends with the measurement (here: stopped after a
+    step, as a worker's stop ends it), and a worker started later may measure again."""
+    connection = django_rq.get_connection(ALL_QUEUES[0])
+    pipeline = get_pipeline()
+    first = calibrate.measurement_steps_for_machine(pipeline, connection, "worker-a")
+    try:
+        assert first is not None
+        assert calibrate.measurement_steps_for_machine(pipeline, connection, "worker-b") is None
+        next(first)  # its first step: fast mode's untimed first swap
+    finally:
+        if first is not None:
+            first.close()
+    later = calibrate.measurement_steps_for_machine(pipeline, connection, "worker-c")
+    assert later is not None
+    next(later)
+    later.close()
+    assert connection.get(calibrate.MEASURER_KEY.format(host=socket.gethostname())) is None

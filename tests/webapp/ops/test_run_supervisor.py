@@ -18,6 +18,7 @@ import redis
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
+from swap import config as swap_config
 from webapp.jobs import readiness
 from webapp.ops import embedded
 from webapp.ops.management.commands import visage_run
@@ -179,3 +180,35 @@ def test_a_data_dir_that_cannot_be_written_is_one_message(tmp_path, settings):
     settings.DATA_DIR = tmp_path / "a-file" / "data"
     with pytest.raises(CommandError, match="cannot write into VISAGE_DATA_DIR"):
         visage_run.Command()._lock_data_dir()
+
+
+def test_gpu_queue_workers_one_per_gpu_and_at_least_two_on_the_cpu(monkeypatch, settings):
+    """On the CPU the swap is metered by CPU time, which a second worker beside it leaves alone, and one
+    worker sat idle between a burst's jobs; a GPU's calls are metered by wall time: one per GPU."""
+    settings.GPU_WORKERS, settings.MODERATION_WORKERS = 0, 1
+    monkeypatch.setattr(swap_config, "available_providers", lambda: ["CPUExecutionProvider"])
+    assert visage_run.gpu_worker_count() == 2
+    settings.MODERATION_WORKERS = 4
+    assert visage_run.gpu_worker_count() == 4
+    monkeypatch.setattr(swap_config, "available_providers", lambda: ["CUDAExecutionProvider", "CPUExecutionProvider"])
+    assert visage_run.gpu_worker_count() == 1
+    settings.GPU_WORKERS = 3  # the operator's count wins
+    assert visage_run.gpu_worker_count() == 3
+
+
+def test_the_supervisor_starts_the_gpu_queue_workers_it_counts(monkeypatch, settings):
+    monkeypatch.setattr(readiness, "all_ready", lambda: True)
+    monkeypatch.setattr(visage_run, "web_server_command", lambda host, port: [sys.executable, "-c", "raise SystemExit(3)"])
+    commands = []
+    real_spawn = visage_run._spawn
+
+    def stand_ins(command):
+        commands.append(command)
+        return real_spawn(command if "SystemExit(3)" in command[-1] else ["sleep", "60"])
+
+    monkeypatch.setattr(visage_run, "_spawn", stand_ins)
+    settings.MODERATION_WORKERS, settings.GPU_WORKERS = 1, 2
+    assert visage_run.Command()._supervise("127.0.0.1:9", {}, []) == 3
+    queues = [command[command.index("--queues") + 1] for command in commands if "--queues" in command]
+    gpu = ",".join(settings.GPU_QUEUES)
+    assert sorted(queues) == sorted([settings.MODERATION_QUEUE, settings.WEBHOOK_QUEUE, gpu, gpu])

@@ -15,6 +15,7 @@ The face is NASA's public-domain astronaut portrait (as in scikit-image's `data.
 from __future__ import annotations
 
 import logging
+import socket
 import statistics
 import tempfile
 import time
@@ -47,6 +48,10 @@ VIDEO_FPS = 12
 # Each size is timed this many times and the median recorded: on a busy machine one run can take
 # twice as long as the next (measured: hq at 1280×720 0.80 s once, 0.40-0.49 s otherwise).
 REPEATS = 3
+# One GPU worker of a machine measures its speed at a time (visage_run starts two or more where the
+# engine runs on the CPU): the key names it, and outlives a worker killed half-way by this long.
+MEASURER_KEY = "visage:speed-measurer:{host}"
+MEASURER_TTL_S = 900
 
 
 def _job_like(mode: str) -> SimpleNamespace:
@@ -76,11 +81,31 @@ def measure(pipeline, *, videos: bool = True) -> dict[str, str]:
             return done.value
 
 
+def measurement_steps_for_machine(pipeline, connection, worker_name: str) -> Generator | None:
+    """`measurement_steps` when no other worker of this machine (host name) is measuring it, else
+    None: two measuring at once would each time its swaps beside the other's, and the second's
+    samples would add nothing but that. The claim (in Redis) ends with the measurement."""
+    key = MEASURER_KEY.format(host=socket.gethostname())
+    if not connection.set(key, worker_name, nx=True, ex=MEASURER_TTL_S):
+        logger.info("worker %s of this machine measures its speed; this one does not", connection.get(key))
+        return None
+    return _then_release(measurement_steps(pipeline), connection, key, worker_name)
+
+
+def _then_release(steps: Generator, connection, key: str, worker_name: str) -> Generator:
+    try:
+        return (yield from steps)
+    finally:
+        if connection.get(key) in (worker_name, worker_name.encode()):
+            connection.delete(key)
+
+
 def measurement_steps(pipeline, *, videos: bool = True) -> Generator[None, None, dict[str, str]]:
     """The measurement one timed run at a time (a generator: each `next` runs one swap or clip, at
     most a few seconds), so the GPU worker takes jobs at once and measures between them
     (webapp.jobs.worker.VisageWorker): a job never waits for more than one step, and never runs
-    beside one (its GPU time, which it is billed, is measured alone). Each mode's "runs as" is
+    beside one on its worker (a GPU's time, which the job is billed, is measured alone: a machine
+    with a GPU runs one worker per GPU; on the CPU, the time billed is CPU time). Each mode's "runs as" is
     recorded as soon as its first swap ran; returns {requested mode: mode that ran}."""
     face_bgr = cv2.imread(str(FACE_PATH))
     if face_bgr is None:

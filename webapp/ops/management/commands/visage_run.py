@@ -4,7 +4,7 @@ Starts what is not configured (Redis unless REDIS_URL is set, an S3 server unles
 set) and, with `--inference triton` (`make run INFERENCE=triton`), the Triton stand-in
 (`python -m swap serve`) on free ports of 127.0.0.1 (never the site's :8000), migrates, makes the
 demo user, then runs VISAGE_MODERATION_WORKERS moderation workers (half the cores by default), one
-webhook worker, one GPU-queue worker and RQ's scheduler, and the web server once the workers take
+webhook worker, VISAGE_GPU_WORKERS GPU-queue workers (gpu_worker_count) and RQ's scheduler, and the web server once the workers take
 jobs, restarting a worker that exits (they recycle after N jobs) and an embedded server that dies.
 Ctrl-C, SIGTERM or SIGHUP (also while starting) stops every process it started, each with its own
 children; a kill -9 of this supervisor ends them too (the kernel's parent-death signal, Linux). The
@@ -36,6 +36,7 @@ from prometheus_client import multiprocess
 from billing import selectors as billing_selectors
 from billing import services as billing_services
 from billing.models import CreditPack
+from swap.config import RuntimeOptions
 from swap.models.repository import installed_models
 from swap.serve import launcher
 from webapp.jobs import readiness
@@ -52,6 +53,19 @@ DEFAULT_PACKS = [
     ("Regular", Decimal("20"), Decimal("20.00")),
     ("Large", Decimal("100"), Decimal("90.00")),
 ]
+
+
+def gpu_worker_count() -> int:
+    """How many GPU-queue workers to run: VISAGE_GPU_WORKERS, else one where onnxruntime has a GPU
+    provider (a model call on a GPU is metered by its wall time, which a second worker's kernels on
+    the same GPU would lengthen), else as many as the moderation workers and at least two: the
+    engine runs on the CPU, metered by CPU time, which a worker beside it does not change, and one
+    job's storage, database and queue work then overlaps the next job's swap (with one, a photo burst
+    left the GPU step idle ~20 % of the time on 2 cores: bench/jobpath.py)."""
+    if settings.GPU_WORKERS:
+        return settings.GPU_WORKERS
+    on_cpu = RuntimeOptions().resolved_providers() == ["CPUExecutionProvider"]
+    return max(2, settings.MODERATION_WORKERS) if on_cpu else 1
 
 
 class Command(BaseCommand):
@@ -303,7 +317,11 @@ class Command(BaseCommand):
             },
             # Webhooks on their own worker: a slow receiver never delays anyone's screening.
             "webhook-worker": manage + ["visage_worker", "--queues", settings.WEBHOOK_QUEUE],
-            "gpu-worker": manage + ["visage_worker", "--queues", ",".join(settings.GPU_QUEUES)],
+            # The swap steps: one process per GPU, at least two where the engine runs on the CPU.
+            **{
+                f"gpu-worker-{n}": manage + ["visage_worker", "--queues", ",".join(settings.GPU_QUEUES)]
+                for n in range(1, gpu_worker_count() + 1)
+            },
             "scheduler": manage + ["visage_scheduler"],
             "web": web_server_command(host, port),
         }

@@ -105,9 +105,10 @@ class Command(BaseCommand):
             self.stdout.write(f"engine backends: {engine.get_pipeline().backends} "
                               f"(loaded in {time.perf_counter() - started:.1f} s)")
             if settings.WARMUP_CALIBRATION:
-                # This worker's own speed, measured while no job waits (a job never waits for it):
-                # quotes follow it within a minute of the start.
-                idle_steps = calibrate.measurement_steps(engine.get_pipeline())
+                # The machine's speed, measured by one of its GPU workers while no job waits for that
+                # one (a job never waits for it): quotes follow it within a minute of the start.
+                connection = django_rq.get_connection(queue_names[0])
+                idle_steps = calibrate.measurement_steps_for_machine(engine.get_pipeline(), connection, name)
         if settings.MODERATION_QUEUE in queue_names:
             # Its face analysis is the engine's (Triton's client under VISAGE_INFERENCE=triton).
             loaded = self._wait_for_inference(moderation_services.warm_up, lambda: None, roles, name, warming_since)
