@@ -114,6 +114,15 @@ class ScreeningOutcome:
     message: str = ""  # shown to the user
 
 
+@dataclass(frozen=True)
+class DecodedPhoto:
+    """A source photo its caller already holds decoded (BGR, as image_io.decode_image makes it), with
+    the SHA-256 hex digest of the bytes it was decoded from: screened without reading them again."""
+
+    pixels: np.ndarray
+    sha256: str
+
+
 @dataclass
 class _Image:
     role: str
@@ -133,14 +142,14 @@ class _Image:
 def screen_inputs(
     *,
     subject_id: uuid.UUID,
-    source: bytes,
+    source: bytes | DecodedPhoto,
     target: bytes | None,
-    extra_sources: Sequence[bytes] = (),
+    extra_sources: Sequence[bytes | DecodedPhoto] = (),
     faces_for: FacesFor | None = None,
 ) -> ScreeningOutcome:
     """The source photo(s) and a photo target. `target=None` screens the sources alone (a video
     target goes through `screen_video_inputs`). Every source photo gets every check (each must
-    show a usable face, none a protected person).
+    show a usable face, none a protected person), whether it comes as bytes or decoded.
 
     `faces_for` lets the caller supply each image's faces (the platform analyses every input once
     for the whole job and keeps the analysis for the GPU step); faces it returns without
@@ -181,7 +190,11 @@ def screen_frames(
 
 
 def screen_video_inputs(
-    *, subject_id: uuid.UUID, source: bytes, video: bytes, extra_sources: Sequence[bytes] = ()
+    *,
+    subject_id: uuid.UUID,
+    source: bytes | DecodedPhoto,
+    video: bytes,
+    extra_sources: Sequence[bytes | DecodedPhoto] = (),
 ) -> ScreeningOutcome:
     """A video job's inputs: the source photo(s), then about one frame a second (at least 8) of the
     clip through `screen_frames`. The worse of the two outcomes decides."""
@@ -253,8 +266,10 @@ def _decode(data: bytes, which: str) -> np.ndarray:
     return decode_image(data, which=which, max_pixels=settings.MAX_IMAGE_PIXELS)
 
 
-def _source_image(photo: bytes) -> _Image:
+def _source_image(photo: bytes | DecodedPhoto) -> _Image:
     """A source photo, decoded once per process however many jobs it is swapped into."""
+    if isinstance(photo, DecodedPhoto):
+        return _Image("source", photo.pixels, photo.sha256)
     sha256 = hashes.sha256_hex(photo)
     pixels = SOURCE_PHOTOS.decode(photo, which="source", max_pixels=settings.MAX_IMAGE_PIXELS, sha256=sha256)
     return _Image("source", pixels, sha256)

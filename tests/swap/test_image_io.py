@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import io
 import struct
 import zlib
@@ -175,6 +176,10 @@ def test_a_photo_decoded_again_is_the_one_decoded_before_read_only(astronaut, mo
     assert len(decodes) == 3
     assert recent.decode(photos[0], which="source", max_pixels=10**7) is not first
     assert len(decodes) == 4
+    # Found by the digest of its bytes without them (a stored photo whose SHA-256 the platform took).
+    assert recent.held(hashlib.sha256(photos[2]).hexdigest(), max_pixels=10**7) is not None
+    assert recent.held(hashlib.sha256(photos[1]).hexdigest(), max_pixels=10**7) is None  # evicted
+    assert recent.held(hashlib.sha256(photos[2]).hexdigest(), max_pixels=10**6) is None  # another limit
     # A damaged upload is refused as decode_image refuses it, and nothing is kept for it.
     with pytest.raises(InvalidImage):
         recent.decode(photos[1][: len(photos[1]) // 2], which="source", max_pixels=10**7)

@@ -390,3 +390,21 @@ def test_each_step_reads_the_jobs_extra_source_photos_once(api_a, astronaut_pair
         with CaptureQueriesContext(connection) as queries:
             drain(queue)
         assert len([q for q in queries.captured_queries if "extra_sources" in q["sql"]]) == reads, queue
+
+
+def test_a_source_photo_held_by_the_workers_is_not_read_from_s3_again(api_a, astronaut_pair, monkeypatch):
+    """A selfie swapped into one target after another: screening and the GPU step find it by its
+    upload's SHA-256 among the photos they decoded lately, and read only the new target (the old
+    code read each job's source twice)."""
+    source, target, _ = astronaut_pair
+    post_job(api_a, source, target)
+    drain()  # the workers (this process) now hold the source photo
+    second = Job.objects.get(id=post_job(api_a, source, target).json()["id"])
+    reads = []
+    real_get = storage.get_bytes
+    monkeypatch.setattr(storage, "get_bytes", lambda bucket, key: reads.append(key) or real_get(bucket, key))
+    drain()
+    second.refresh_from_db()
+    assert second.state == "succeeded", second.error_message
+    assert second.source.s3_key not in reads
+    assert second.target.s3_key in reads

@@ -119,17 +119,24 @@ def job_for_step(job_id: uuid.UUID) -> Job:
     return Job.objects.select_related("source", "target").prefetch_related("extra_sources").get(id=job_id)
 
 
+def held_source(upload: Upload) -> np.ndarray | None:
+    """A source photo's pixels when this process decoded its bytes lately (image_io.SOURCE_PHOTOS: a
+    user's selfie swapped into one target after another), found by the SHA-256 the platform took of
+    the bytes it stored: no S3 read, no decode. None otherwise."""
+    return SOURCE_PHOTOS.held(upload.sha256, max_pixels=settings.MAX_IMAGE_PIXELS)
+
+
 def source_images(job: Job) -> list[np.ndarray]:
     """The source photo and any extra photos, decoded (BGR, read-only: image_io.SOURCE_PHOTOS), in
-    upload order."""
-    return [
-        SOURCE_PHOTOS.decode(
-            storage.get_bytes(settings.S3_UPLOADS_BUCKET, upload.s3_key),
-            which="source",
-            max_pixels=settings.MAX_IMAGE_PIXELS,
-        )
-        for upload in source_uploads(job)
-    ]
+    upload order. A photo held by this process is not read again (held_source)."""
+    images = []
+    for upload in source_uploads(job):
+        held = held_source(upload)
+        if held is None:
+            data = storage.get_bytes(settings.S3_UPLOADS_BUCKET, upload.s3_key)
+            held = SOURCE_PHOTOS.decode(data, which="source", max_pixels=settings.MAX_IMAGE_PIXELS)
+        images.append(held)
+    return images
 
 
 def swap_options_for(job: Job) -> SwapOptions:

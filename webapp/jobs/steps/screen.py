@@ -25,7 +25,7 @@ from ..choices import TERMINAL_STATES, JobState
 from ..models import Job, Upload
 from ..services import lifecycle
 from ..states import current
-from .common import job_for_step, resize_for_resolution, source_uploads, swap_options_for
+from .common import held_source, job_for_step, resize_for_resolution, source_uploads, swap_options_for
 
 logger = logging.getLogger(__name__)
 
@@ -43,8 +43,7 @@ def _screen(job_id: uuid.UUID, *, first: bool) -> None:
     job = job_for_step(job_id)
     sources = source_uploads(job)
     try:
-        source = storage.get_bytes(settings.S3_UPLOADS_BUCKET, job.source.s3_key)
-        extra_sources = [storage.get_bytes(settings.S3_UPLOADS_BUCKET, upload.s3_key) for upload in sources[1:]]
+        source, *extra_sources = [_source_photo(upload) for upload in sources]
         target = storage.get_bytes(settings.S3_UPLOADS_BUCKET, job.target.s3_key)
     except storage.ObjectMissing:
         lifecycle.job_fail(
@@ -99,6 +98,15 @@ def _screen(job_id: uuid.UUID, *, first: bool) -> None:
         lifecycle.job_hold_for_review(job_id, from_states=[JobState.SCREENING], message=outcome.message)
     else:
         lifecycle.job_reject(job_id, from_states=[JobState.SCREENING], message=outcome.message, code=outcome.code)
+
+
+def _source_photo(upload: Upload) -> bytes | moderation_services.DecodedPhoto:
+    """A source photo this process holds decoded (a selfie swapped into one target after another:
+    common.held_source), else its stored bytes."""
+    held = held_source(upload)
+    if held is not None:
+        return moderation_services.DecodedPhoto(held, upload.sha256)
+    return storage.get_bytes(settings.S3_UPLOADS_BUCKET, upload.s3_key)
 
 
 def _missing_face(job: Job, target_faces: list[int]) -> FaceIndexOutOfRange | None:
