@@ -2,6 +2,7 @@
 README stack, on this machine.
 
     .venv/bin/python bench/jobpath.py [--jobs 50] [--naive 10] [--concurrency 8] [--moderation-workers N]
+                                      [--video-seconds 30]
 
 1. naive: one `python -m swap run` process per job (models load every time, no moderation, no
    storage): jobs/min.
@@ -13,6 +14,8 @@ README stack, on this machine.
    wait, started → completed = the GPU step, and the GPU step's stage_ms).
 3. status: GET /api/v1/jobs/{id} requests/s at concurrency 16, plain and with If-None-Match (the
    304 path, when the server sends an ETag); requests a client needs per job with ?wait= long-poll.
+4. with --video-seconds: one 1280x720 30 fps clip of that length (bench/video.py's, one moving face)
+   through the API: submit → succeeded and frames/s over it (its segments on the GPU-step workers).
 
 Every target is a different 1280×720 JPEG (a real photo, shifted): no job reuses another's upload.
 
@@ -227,7 +230,8 @@ sys.path.insert(0, str(REPO))
 
 from wrk import status_rate  # noqa: E402  (bench/wrk.py, beside this script)
 
-from webapp.ops import embedded  # noqa: E402  (after the repo is importable)
+from swap.video import synthetic  # noqa: E402  (after the repo is importable)
+from webapp.ops import embedded  # noqa: E402
 
 TERMINAL = {"succeeded", "failed", "rejected", "canceled"}
 
@@ -381,11 +385,12 @@ class Stack:
         for log in self.logs:
             log.close()
 
-    def submit(self, source: bytes, target: bytes) -> str:
+    def submit(self, source: bytes, target: bytes, target_file: tuple[str, str] = ("photo.jpg", "image/jpeg")) -> str:
         self.requests += 1
+        name, media_type = target_file
         response = self.session.post(
             f"{self.url}/api/v1/jobs", headers={**self.headers, "Idempotency-Key": str(uuid.uuid4())}, timeout=120,
-            files={"source": ("me.png", source, "image/png"), "target": ("photo.jpg", target, "image/jpeg")},
+            files={"source": ("me.png", source, "image/png"), "target": (name, target, media_type)},
             data={"mode": "standard", "consent": "true"},
         )
         assert response.status_code in (201, 202), response.text
@@ -588,6 +593,23 @@ def gpu_worker_gaps(jobs: list[dict], workers: int) -> str:
             f" p90 {percentile(gaps, 90) * 1000:.0f} ms ({len(gaps)} gaps)")
 
 
+def video_job(stack: Stack, source: bytes, seconds: float, workdir: Path) -> str:
+    """One clip through the API as bench/video.py renders it (1280x720, 30 fps, one moving face,
+    audio): submit → succeeded from the server's timestamps, and frames a second over that."""
+    spec = synthetic.ClipSpec(width=1280, height=720, fps=30, seconds=seconds, audio=True, face_height=0.35)
+    clip = workdir / "clip.mp4"
+    synthetic.write_clip(clip, spec, skdata.astronaut())
+    job = stack.wait(stack.submit(source, clip.read_bytes(), ("clip.mp4", "video/mp4")))
+    if job["state"] != "succeeded":
+        return f"video job {job['state']}: {job.get('error')}"
+    created, queued, started, completed = (
+        parse(job[key]) for key in ("created_at", "queued_at", "started_at", "completed_at")
+    )
+    return (f"video job: a {seconds:g} s 1280x720 clip ({spec.frames} frames), submit → succeeded"
+            f" {completed - created:.1f} s = {spec.frames / (completed - created):.1f} frames/s end to end"
+            f" (screening {queued - created:.1f} s, GPU queue {started - queued:.1f} s, GPU {completed - started:.1f} s)")
+
+
 def stage_medians(jobs: list[dict]) -> str:
     stages: dict[str, list[float]] = {}
     for job in jobs:
@@ -604,6 +626,8 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=8, help="submitters in the burst")
     parser.add_argument("--status-seconds", type=int, default=10, help="length of each status GET run (wrk)")
     parser.add_argument("--moderation-workers", type=int, default=None)
+    parser.add_argument("--video-seconds", type=float, default=0,
+                        help="also one clip of this length through the API, after the photos (0: none)")
     parser.add_argument(
         "--blocked-term", default="", help="put one term on the blocked-text list, so OCR runs on every target"
     )
@@ -675,6 +699,8 @@ def main() -> None:
             for label, sent in (("plain", None), ("If-None-Match → 304", etag)):
                 rate = status_rate(url, stack.headers, etag=sent, concurrency=16, seconds=args.status_seconds)
                 print(f"status GET {label}: {rate}")
+            if args.video_seconds:
+                print(video_job(stack, source, args.video_seconds, tmp))
         finally:
             stack.stop()
 
