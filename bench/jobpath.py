@@ -607,7 +607,13 @@ def video_job(stack: Stack, source: bytes, seconds: float, workdir: Path) -> str
     )
     return (f"video job: a {seconds:g} s 1280x720 clip ({spec.frames} frames), submit → succeeded"
             f" {completed - created:.1f} s = {spec.frames / (completed - created):.1f} frames/s end to end"
-            f" (screening {queued - created:.1f} s, GPU queue {started - queued:.1f} s, GPU {completed - started:.1f} s)")
+            f" (screening {queued - created:.1f} s, GPU queue {started - queued:.1f} s, GPU {completed - started:.1f} s);"
+            f" stage s: {stage_seconds(job)}")
+
+
+def stage_seconds(job: dict) -> str:
+    stages = (job.get("metrics") or {}).get("stage_ms") or {}
+    return ", ".join(f"{name} {ms / 1000:.1f}" for name, ms in sorted(stages.items()) if ms >= 50)
 
 
 def stage_medians(jobs: list[dict]) -> str:

@@ -225,7 +225,17 @@ def read_frames(
     size: tuple[int, int] | None = None,
     max_pixels: int = DEFAULT_MAX_PIXELS,
 ) -> Iterator[np.ndarray]:
-    """BGR frames [start, stop) by index, upright, scaled to `size` (display width, height).
+    """BGR frames [start, stop) by index, upright, scaled to `size` (display width, height), as
+    `decoded_frames` decodes them."""
+    for _, frame, rotation in decoded_frames(source, start=start, stop=stop, max_pixels=max_pixels):
+        yield _to_bgr(frame, rotation, size)
+
+
+def decoded_frames(
+    source: Source, *, start: int = 0, stop: int | None = None, max_pixels: int = DEFAULT_MAX_PIXELS
+) -> Iterator[tuple[int, av.VideoFrame, int]]:
+    """(index, decoded frame, display rotation) of the frames [start, stop), not yet converted to
+    BGR (`_to_bgr`): a caller that keeps a few of them converts only those.
 
     A later segment seeks to the keyframe before frame `start` and numbers each frame by its rank
     among the stream's presentation times (read by demuxing: no frame rate assumed, so a clip whose
@@ -275,7 +285,7 @@ def read_frames(
                         f"to {pending.width}x{pending.height}); export it again at one size."
                     )
                 if index >= start:
-                    yield _to_bgr(pending, rotation, size)
+                    yield index, pending, rotation
                 index += 1
                 pending = next(frames, None)
         except av.FFmpegError as exc:
@@ -304,12 +314,13 @@ def sample_frames(
     wanted = sample_indices(info.frames, info.duration_seconds, per_second=per_second, minimum=minimum)
     size = sample_size(info.width, info.height, max_side)
     picked: list[tuple[int, np.ndarray]] = []
-    # One sequential pass: samples are dense for short clips, and decode is cheap next to moderation.
-    for index, frame in enumerate(read_frames(source, size=size)):
+    # One sequential pass (an inter frame needs the frames before it decoded), converting only the
+    # frames kept: converting every frame of a 30 s 720p clip was ~1.5 s of the ~2.2 s.
+    for index, frame, rotation in decoded_frames(source):
         if picked and len(picked) == len(wanted):
             break
         if index == wanted[len(picked)]:
-            picked.append((index, frame))
+            picked.append((index, _to_bgr(frame, rotation, size)))
     if not picked:
         raise InvalidVideo("No frame of the video could be decoded.")
     return picked
