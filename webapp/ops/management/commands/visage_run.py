@@ -4,8 +4,8 @@ Starts what is not configured (Redis unless REDIS_URL is set, an S3 server unles
 set) and, with `--inference triton` (`make run INFERENCE=triton`), the Triton stand-in
 (`python -m swap serve`) on free ports of 127.0.0.1 (never the site's :8000), migrates, makes the
 demo user, then runs VISAGE_MODERATION_WORKERS moderation workers (half the cores by default), one
-webhook worker, VISAGE_GPU_WORKERS GPU-queue workers (gpu_worker_count) and RQ's scheduler, and the web server once the workers take
-jobs, restarting a worker that exits (they recycle after N jobs) and an embedded server that dies.
+webhook worker, the GPU-queue workers (gpu_worker_count: one where there is a GPU, at least two where
+the engine runs on the CPU) and RQ's scheduler, and the web server once the workers take jobs, restarting a worker that exits (they recycle after N jobs) and an embedded server that dies.
 Ctrl-C, SIGTERM or SIGHUP (also while starting) stops every process it started, each with its own
 children; a kill -9 of this supervisor ends them too (the kernel's parent-death signal, Linux). The
 site's port in use is refused before anything starts, and a web server that dies ends the run with
@@ -317,7 +317,8 @@ class Command(BaseCommand):
             },
             # Webhooks on their own worker: a slow receiver never delays anyone's screening.
             "webhook-worker": manage + ["visage_worker", "--queues", settings.WEBHOOK_QUEUE],
-            # The swap steps: one process per GPU, at least two where the engine runs on the CPU.
+            # The swap steps: one worker where there is a GPU, at least two where the engine runs on
+            # the CPU (gpu_worker_count).
             **{
                 f"gpu-worker-{n}": manage + ["visage_worker", "--queues", ",".join(settings.GPU_QUEUES)]
                 for n in range(1, gpu_worker_count() + 1)
