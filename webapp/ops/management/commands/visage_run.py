@@ -6,7 +6,8 @@ set) and, with `--inference triton` (`make run INFERENCE=triton`), the Triton st
 demo user, then runs VISAGE_MODERATION_WORKERS moderation workers (half the cores by default), one
 webhook worker, the GPU-queue workers (gpu_worker_count: one where there is a GPU, at least two where
 the engine runs on the CPU) and RQ's scheduler, and the web server once the workers take jobs,
-restarting a worker that exits (they recycle after N jobs) and an embedded server that dies. Ctrl-C, SIGTERM or SIGHUP (also while starting) stops every process it started, each with its own
+restarting a worker that exits (they recycle after N jobs) and an embedded server that dies.
+Ctrl-C, SIGTERM or SIGHUP (also while starting) stops every process it started, each with its own
 children; a kill -9 of this supervisor ends them too (the kernel's parent-death signal, Linux). The
 site's port in use is refused before anything starts, and a web server that dies ends the run with
 a non-zero status. Data stays under VISAGE_DATA_DIR.
