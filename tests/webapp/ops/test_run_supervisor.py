@@ -202,13 +202,18 @@ def test_the_supervisor_starts_the_gpu_queue_workers_it_counts(monkeypatch, sett
     commands = []
     real_spawn = visage_run._spawn
 
+    spawned = []
+
     def stand_ins(command):
         commands.append(command)
-        return real_spawn(command if "SystemExit(3)" in command[-1] else ["sleep", "60"])
+        process = real_spawn(command if "SystemExit(3)" in command[-1] else ["sleep", "60"])
+        spawned.append(process.pid)
+        return process
 
     monkeypatch.setattr(visage_run, "_spawn", stand_ins)
     settings.MODERATION_WORKERS, settings.GPU_WORKERS = 1, 2
     assert visage_run.Command()._supervise("127.0.0.1:9", {}, []) == 3
+    assert wait_gone(spawned) == []
     queues = [command[command.index("--queues") + 1] for command in commands if "--queues" in command]
     gpu = ",".join(settings.GPU_QUEUES)
     assert sorted(queues) == sorted([settings.MODERATION_QUEUE, settings.WEBHOOK_QUEUE, gpu, gpu])

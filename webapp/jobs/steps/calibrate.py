@@ -105,8 +105,8 @@ def measurement_steps(pipeline, *, videos: bool = True) -> Generator[None, None,
     most a few seconds), so the GPU worker takes jobs at once and measures between them
     (webapp.jobs.worker.VisageWorker): a job never waits for more than one step, and never runs
     beside one on its worker (a GPU's time, which the job is billed, is measured alone: a machine
-    with a GPU runs one worker per GPU; on the CPU, the time billed is CPU time). Each mode's "runs as" is
-    recorded as soon as its first swap ran; returns {requested mode: mode that ran}."""
+    with a GPU runs one worker per GPU; on the CPU, the time billed is CPU time). Each mode's "runs
+    as" is recorded as soon as its first swap ran; returns {requested mode: mode that ran}."""
     face_bgr = cv2.imread(str(FACE_PATH))
     if face_bgr is None:
         logger.warning("calibration face %s missing: quotes use the seed calibration", FACE_PATH)
