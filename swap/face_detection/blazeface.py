@@ -124,14 +124,25 @@ class BlazeFaceDetector:
         square (faces from ~1/19 of its longer side), then, unless `upsample` is 0, the whole copy
         again at WIDE_SPAN's scale (faces from ~40 px). Candidates of both passes are merged by one
         weighted NMS."""
+        return self._detect(frame, max_side, self.upsample if upsample is None else upsample, square=True)
+
+    def detect_small(self, frame: np.ndarray, *, max_side: int | None = None) -> list[Face]:
+        """The wide pass alone: faces from ~40 px that the square pass cannot see, for a caller whose
+        square pass (`upsample=0`) just found nothing on the same frame (RetryingDetector's
+        `largest_only`), so it is not run twice. Nothing where the frame is too small for a wide
+        pass (the square pass was then the whole search)."""
+        return self._detect(frame, max_side, 1, square=False)
+
+    def _detect(self, frame: np.ndarray, max_side: int | None, upsample: int, *, square: bool) -> list[Face]:
         h, w = frame.shape[:2]
         scale = min(1.0, (max_side or self.max_side) / max(h, w))
-        searched = self.upsample if upsample is None else upsample
-        wide = searched > 0 and max(h, w) * scale > WIDE_SPAN * WIDE_GAIN
+        wide = upsample > 0 and max(h, w) * scale > WIDE_SPAN * WIDE_GAIN
         if not wide:  # one pass: straight from the frame to the detector's input, no copy between
+            if not square:
+                return []
             scale = 1.0
         copy = frame if scale == 1.0 else reduced(frame, (round(w * scale), round(h * scale)))
-        passes = [self._candidates(copy)]
+        passes = [self._candidates(copy)] if square else []
         if wide:
             boxes, points, scores = self._candidates(copy, wide=True)
             # Larger faces are the square pass's: the wide pass sees them larger than it was trained on.

@@ -97,14 +97,20 @@ class RetryingDetector:
         name = self.primary.name
         report = DetectionReport(detector=name)
         faces: list[Face] = []
+        searched_large = False  # the search without upsampling ran and found nothing
         if largest_only and getattr(self.primary, "upsample", 0) > 0:
             report.tries.append(f"{name}@upsample0")
             faces = self.primary.detect(frame, max_side=max_side, upsample=0)
             report.found_by = f"{name}@upsample0" if faces else None
+            searched_large = not faces
         if not faces:
-            report.tries.append(name)
-            faces = self._primary(frame, max_side)
-            report.found_by = name if faces else None
+            # A detector whose search for small faces is a pass of its own (BlazeFace's wide pass)
+            # runs that alone after the search without upsampling found nothing; dlib's HOG
+            # searches its whole pyramid again.
+            detect_small = getattr(self.primary, "detect_small", None) if searched_large else None
+            report.tries.append(f"{name}@small" if detect_small else name)
+            faces = detect_small(frame, max_side=max_side) if detect_small else self._primary(frame, max_side)
+            report.found_by = report.tries[-1] if faces else None
         if not faces and retries:
             start = time.perf_counter()
             for angle in self.angles:
