@@ -215,13 +215,15 @@ import tempfile
 import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 
 import cv2
 import numpy as np
 import psutil
+import redis
 import requests
+import rq
 from PIL import Image
 from skimage import data as skdata
 
@@ -608,7 +610,24 @@ def video_job(stack: Stack, source: bytes, seconds: float, workdir: Path) -> str
     return (f"video job: a {seconds:g} s 1280x720 clip ({spec.frames} frames), submit → succeeded"
             f" {completed - created:.1f} s = {spec.frames / (completed - created):.1f} frames/s end to end"
             f" (screening {queued - created:.1f} s, GPU queue {started - queued:.1f} s, GPU {completed - started:.1f} s);"
-            f" stage s: {stage_seconds(job)}")
+            f" stage s: {stage_seconds(job)}\nits tasks (s after submit, from RQ's records): {task_timeline(stack, created)}")
+
+
+def task_timeline(stack: Stack, created: float) -> str:
+    """Each finished RQ task of the stack's queues (screening, segments, join) as "name worker
+    start-end", seconds after `created` (a UNIX time): where a segmented job's time goes between
+    its tasks. RQ records UTC without a zone."""
+    connection = redis.Redis.from_url(stack.servers[0].url)
+    tasks = []
+    for queue in rq.Queue.all(connection=connection):
+        for job_id in rq.registry.FinishedJobRegistry(queue=queue).get_job_ids():
+            task = rq.job.Job.fetch(job_id, connection=connection)
+            start, end = (at.replace(tzinfo=UTC).timestamp() - created if at else None
+                          for at in (task.started_at, task.ended_at))
+            if start is not None and end is not None and end > 0:
+                where = f"[{task.args[2]}]" if task.func_name.endswith("run_segment") else ""
+                tasks.append((start, end, f"{task.func_name.rsplit('.', 1)[-1]}{where} on {task.worker_name}"))
+    return "; ".join(f"{name} {start:.1f}-{end:.1f}" for start, end, name in sorted(tasks))
 
 
 def stage_seconds(job: dict) -> str:
