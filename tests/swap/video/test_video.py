@@ -232,3 +232,26 @@ def test_sampled_frames_are_the_read_frames_at_their_indices_and_only_they_are_c
     assert len(conversions) == len(picked) < len(expected)
     for index, frame in picked:
         assert np.array_equal(frame, expected[index])
+
+
+def test_sampled_frames_one_at_a_time_decode_only_up_to_the_frame_asked_for(clips, monkeypatch):
+    """The GPU step's check for a face stops at the first sampled frame that shows one: the clip
+    is decoded up to that frame, not to its end (a 30 s 720p clip decoded whole was ~0.5 s)."""
+    path, _, _ = clips["silent"]
+    info = io.probe(path)
+    wanted = io.sample_indices(info.frames, info.duration_seconds, minimum=4)
+    decoded = []
+    real = io.decoded_frames
+
+    def counted(*args, **kwargs):
+        for item in real(*args, **kwargs):
+            decoded.append(item[0])
+            yield item
+
+    monkeypatch.setattr(io, "decoded_frames", counted)
+    frames = io.iter_sampled_frames(path, minimum=4, max_side=160)
+    first, frame = next(frames)
+    frames.close()
+    assert first == wanted[0] and frame.shape[2] == 3
+    assert decoded == list(range(wanted[0] + 1)) and wanted[0] + 1 < info.frames
+    assert [index for index, _ in io.iter_sampled_frames(path, minimum=4, max_side=160)] == wanted

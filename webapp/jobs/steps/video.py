@@ -172,9 +172,10 @@ def run(job: Job, *, started: float) -> None:
 
 
 def _require_a_face(path: Path, size: tuple[int, int]) -> None:
-    """Fail fast (before any GPU time per frame) when no sampled frame shows a face."""
+    """Fail fast (before any GPU time per frame) when no sampled frame shows a face; the clip is
+    decoded up to the first sampled frame that does."""
     pipeline = get_pipeline()
-    for _, frame in video_io.sample_frames(path, max_side=max(size)):
+    for _, frame in video_io.iter_sampled_frames(path, max_side=max(size)):
         if pipeline.analyse(frame, embed=False):
             return
     raise NoFaceInVideo()
