@@ -21,7 +21,7 @@ import redis
 from django.conf import settings
 from django.utils import timezone
 from redis.exceptions import RedisError
-from rq import Callback, Retry
+from rq import Callback, Retry, worker_registration
 from rq.exceptions import NoSuchJobError
 from rq.job import Dependency
 from rq.job import Job as RQJob
@@ -97,6 +97,24 @@ def rq_connection(queue_name: str = "default") -> redis.Redis:
         if key not in _connections:
             _connections[key] = django_rq.get_connection(queue_name)
         return _connections[key]
+
+
+def live_workers(queue_name: str) -> int:
+    """How many workers take tasks from `queue_name` now: RQ's per-queue worker set, less those whose
+    (TTL-bound) key is gone (stopped without unregistering). Two Redis round trips, no worker's data
+    read. 0 when there are none or Redis cannot say."""
+    try:
+        connection = rq_connection(queue_name)
+        names = sorted(connection.smembers(worker_registration.WORKERS_BY_QUEUE_KEY % queue_name))
+        if not names:
+            return 0
+        pipeline = connection.pipeline(transaction=False)
+        for name in names:
+            pipeline.exists(name)
+        return sum(1 for alive in pipeline.execute() if alive)
+    except RedisError:
+        logger.warning("could not count the workers of queue %s", queue_name, exc_info=True)
+        return 0
 
 
 def rq_queue(name: str):

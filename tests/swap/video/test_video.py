@@ -14,7 +14,7 @@ from swap.pipeline import Pipeline
 from swap.types import SwapOptions
 from swap.video import io, synthetic
 from swap.video.process import NoFaceInVideo, process_clip, swap_video
-from swap.video.segments import plan_segments
+from swap.video.segments import plan_segments, segment_count
 from swap.video.synthetic import ClipSpec
 from swap.video.tracking import TrackingConfig
 
@@ -111,7 +111,7 @@ def test_swapped_clip_keeps_timing_audio_and_background(pipeline, source, clips,
 
 def test_segments_join_without_repeated_or_dropped_frames(pipeline, source, clips, tmp_path):
     path, spec, _ = clips["audio"]
-    plan = plan_segments(spec.frames, spec.fps, 0.7)
+    plan = plan_segments(spec.frames, segment_count(spec.frames, spec.fps, 0.7))
     assert len(plan) == 3
     parts = []
     for segment in plan:
@@ -129,11 +129,22 @@ def test_segments_join_without_repeated_or_dropped_frames(pipeline, source, clip
     assert counters == list(range(spec.frames))
 
 
-def test_segment_plan_cuts_by_frame_index():
-    plan = plan_segments(300, 30, 4.0)
-    assert [(s.start, s.stop) for s in plan] == [(0, 120), (120, 240), (240, None)]
-    assert plan_segments(20, 15, 10.0)[0].stop is None
-    assert len(plan_segments(125, 30, 4.0)) == 1  # a 5-frame sliver joins the previous segment
+def test_segment_plan_cuts_by_frame_index_into_equal_segments():
+    assert segment_count(300, 30, 4.0) == 3
+    assert [(s.start, s.stop) for s in plan_segments(300, 3)] == [(0, 100), (100, 200), (200, None)]
+    assert [(s.start, s.stop) for s in plan_segments(301, 2)] == [(0, 150), (150, None)]
+    assert segment_count(20, 15, 10.0) == 1 and plan_segments(20, 1)[0].stop is None
+    assert segment_count(125, 30, 4.0) == 1  # a 5-frame sliver joins the previous segment
+
+
+def test_segments_are_a_multiple_of_the_workers_that_swap_them():
+    """A 30 s clip at 10 s a segment on two workers: four segments, not three (one worker would
+    swap the third alone while the other waits); one segment stays one; no worker counted: as set."""
+    assert segment_count(900, 30, 10.0, workers=2) == 4
+    assert segment_count(900, 30, 10.0, workers=3) == 3
+    assert segment_count(900, 30, 10.0, workers=0) == 3
+    assert segment_count(240, 30, 10.0, workers=2) == 1
+    assert segment_count(3, 30, 0.05, workers=4) == 3  # never more segments than frames
 
 
 def test_tracking_detects_less_and_falls_back_on_a_scene_cut(pipeline, clips):

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import io as stdlib_io
 
+import django_rq
 import pytest
 import requests
+import rq
 
 from swap.video import io as video_io
 from swap.video import synthetic
@@ -13,6 +15,7 @@ from swap.video.synthetic import ClipSpec
 from tests.helpers.video_jobs import download_result, post_video_job
 from tests.webapp.conftest import VIDEO_SPEC as SPEC
 from tests.webapp.conftest import drain
+from webapp.jobs import dispatch
 from webapp.jobs.models import Job
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -93,6 +96,32 @@ def test_long_video_runs_as_segments_and_joins_seamlessly(api_a, source_png, cli
     from webapp.media import storage
 
     assert not [k for k in storage.list_keys(settings.S3_UPLOADS_BUCKET) if "/parts/" in k]
+
+
+def test_segments_are_a_multiple_of_the_gpu_workers_taking_them(api_a, source_png, clip, video_enabled):
+    """With a second worker alive on the GPU queue beside the one that plans the job, the clip of
+    three 0.7 s segments is cut into four equal ones (the last would otherwise be swapped alone);
+    the joined result still holds every frame once. A worker that stopped without unregistering
+    (its key gone) is not counted."""
+    video_enabled.VIDEO_SEGMENT_SECONDS = 0.7
+    queue = django_rq.get_queue(dispatch.gpu_queue("default"))
+    other = rq.Worker([queue], connection=queue.connection, name="gpu-worker-beside")
+    gone = rq.Worker([queue], connection=queue.connection, name="gpu-worker-gone")
+    other.register_birth()
+    gone.register_birth()
+    queue.connection.delete(gone.key)
+    try:
+        assert dispatch.live_workers(queue.name) == 1
+        response = post_video_job(api_a, source_png, clip)
+        assert response.status_code == 201, response.content
+        drain()
+    finally:
+        other.register_death()
+        gone.register_death()
+    row = Job.objects.get(id=response.json()["id"])
+    assert row.state == "succeeded", row.error_message
+    assert row.engine_notes["segments"] == 4
+    assert row.frames_processed == SPEC.frames
 
 
 def test_truncated_video_is_rejected_at_upload(api_a, source_png, clip):

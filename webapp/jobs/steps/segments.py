@@ -108,13 +108,16 @@ def run_segment(job_id: uuid.UUID, attempt: int, index: int) -> None:
 
 def _swap_segment(job: Job, attempt: int, index: int) -> None:
     redis = redis_for(job)
-    total = int(redis.hget(plan_key(job, attempt, "plan"), "total_frames") or 1)
+    total, count = redis.hmget(plan_key(job, attempt, "plan"), "total_frames", "segments")
+    if count is None:
+        raise RuntimeError(f"video job {job.id}: the segment plan is missing")
+    total, count = int(total), int(count)
     progress_key = plan_key(job, attempt, "progress")
     with tempfile.TemporaryDirectory(prefix="visage-segment-") as tmp:
         directory = Path(tmp)
         target = download_target(job, directory)
         info = video_io.probe(target)
-        segment = plan_segments(info.frames, info.fps, settings.VIDEO_SEGMENT_SECONDS)[index]
+        segment = plan_segments(info.frames, count)[index]  # the cuts the job's run planned
         source = prepare_source(job)
 
         def on_progress(done: int) -> None:

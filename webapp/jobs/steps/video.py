@@ -24,7 +24,7 @@ from moderation import services as moderation_services
 from swap.types import SourceIdentity
 from swap.video import io as video_io
 from swap.video.process import ClipResult, NoFaceInVideo, process_clip
-from swap.video.segments import plan_segments
+from swap.video.segments import segment_count
 from swap.video.tracking import TrackingConfig
 from webapp.media import provenance as media_provenance
 from webapp.media import storage
@@ -147,9 +147,12 @@ def run(job: Job, *, started: float) -> None:
         target = download_target(job, directory)
         info = video_io.probe(target)
         _require_a_face(target, processed_video_size(info, job.resolution))
-        plan = plan_segments(info.frames, info.fps, settings.VIDEO_SEGMENT_SECONDS)
-        if len(plan) > 1:
-            _split(job, info.frames, len(plan))
+        segments = segment_count(
+            info.frames, info.fps, settings.VIDEO_SEGMENT_SECONDS,
+            workers=dispatch.live_workers(dispatch.gpu_queue(job.queue)),
+        )
+        if segments > 1:
+            _split(job, info.frames, segments)
             return
         source = prepare_source(job)
         part = directory / "part.mp4"
