@@ -81,8 +81,7 @@ def load_kept(job: Job, attempt: int) -> list[tuple[int, np.ndarray]]:
 def delete_parts(job: Job) -> None:
     """Best effort: the segment parts are scratch data, never kept after the job ends."""
     try:
-        for key in storage.list_keys(settings.S3_UPLOADS_BUCKET, parts_prefix(job)):
-            storage.delete(settings.S3_UPLOADS_BUCKET, key)
+        storage.delete_many(settings.S3_UPLOADS_BUCKET, storage.list_keys(settings.S3_UPLOADS_BUCKET, parts_prefix(job)))
     except storage.StorageError:
         logger.exception("could not delete the video parts of job %s", job.id)
 
