@@ -706,7 +706,8 @@ class ClassicalSwapper:
             mirrored, mirrored_pts, box_local, part, box_size, scale, mirrored_not_face
         )
         weight, covered = self._warp(weights, src_pts, box_local, part, box_size, scale)
-        weight = (weight * ((other_valid > 0) & (covered > 0)))[..., None]
+        # np.clip: hq's Lanczos warp rings a little past 0 and 1.
+        weight = (np.clip(weight, 0.0, 1.0) * ((other_valid > 0) & (covered > 0)))[..., None]
         region = warped[y0:y1, x0:x1].astype(np.float32)
         filled = warped.copy()
         filled[y0:y1, x0:x1] = np.clip(np.rint(region * (1.0 - weight) + other_side * weight), 0, 255).astype(np.uint8)
