@@ -126,8 +126,9 @@ class ClassicalSettings:
     remove_highlights: bool = True
     # Where a turned source shows one side of its face foreshortened (its mesh triangles there
     # cover at most 1/this of their mirror images' area), that side is warped from the other,
-    # mirrored (`mirror_fill_weights`): stretched out to the target's pose, the far cheek's few
-    # pixels drew its stubble and creases as streaks. Fully from MIRROR_FILL_SPAN above it. <= 0: off.
+    # mirrored (`mirror_fill_weights`, below the nose): stretched out to the target's pose, the far
+    # cheek's few pixels drew its stubble and creases as streaks. Fully from MIRROR_FILL_SPAN above
+    # it. <= 0: off.
     mirror_fill: float = 1.3
 
 
@@ -677,8 +678,9 @@ class ClassicalSwapper:
         side: the photo mirrored, each mesh point warped from its mirror image's place (the
         forehead points, lifted from the brows, reversed). Where the mirrored pixel is not the
         face's (hair, the photo's edge) the side keeps its own. Only the triangles that carry a
-        weight are warped again, over their bounding box (a turned source's cheek: ~2 ms more a
-        face, where warping the whole face twice more cost ~10); a frontal photo costs nothing."""
+        weight are warped again, over their bounding box (a turned source onto a large photo face:
+        ~4-5 ms more, where warping the whole face twice more cost ~10); a frontal photo costs
+        nothing."""
         weights = self._for_source(
             "mirror_fill", image, face,
             lambda: mirror_fill_weights(image.shape, face.landmarks_468[:, :2], self.settings.mirror_fill),
