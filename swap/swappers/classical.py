@@ -992,13 +992,19 @@ class ClassicalSwapper:
         swapped in: several target faces, a video's every frame and the next jobs with the same
         photo (a user's selfie into one target after another) pay for it once. Known by the photo's
         pixels, not by the array that holds them (a new job decodes it again; a freed array's
-        address is reused). One photo at a time (its figures kept together): bounded memory."""
+        address is reused). One photo at a time (its figures kept together): bounded memory.
+
+        A video's swap threads call this side by side: the value computed is returned as it is, not
+        read back from the cache another thread may have replaced meanwhile (a KeyError then)."""
         points = b"" if face.landmarks_68 is None else np.asarray(face.landmarks_68).tobytes()
         photo = (self._digest(image), face.box.tobytes(), points)
-        if (what, photo) not in self._source_cache:
-            kept = {key: value for key, value in self._source_cache.items() if key[1] == photo}
-            self._source_cache = {**kept, (what, photo): compute()}
-        return self._source_cache[(what, photo)]
+        cache = self._source_cache
+        if (what, photo) in cache:
+            return cache[(what, photo)]
+        value = compute()
+        kept = {key: held for key, held in self._source_cache.items() if key[1] == photo}
+        self._source_cache = {**kept, (what, photo): value}
+        return value
 
     def _digest(self, image: np.ndarray) -> bytes:
         """The photo's SHA-256 (~0.45 ms a megapixel here), taken once per array: the arrays of the
