@@ -44,6 +44,14 @@ def plan_segments(total_frames: int, count: int) -> list[Segment]:
     the end of the stream."""
     count = max(1, count)
     cuts = [index * total_frames // count for index in range(count)]
+    return segments_from_starts(cuts)
+
+
+def segments_from_starts(starts: list[int]) -> list[Segment]:
+    """The segments beginning at `starts` (ascending frame indices, the first 0); the last one runs
+    to the end of the stream. The job's run stores its cuts this way in the plan, so every segment
+    task swaps exactly the frames the run planned, whichever version of the code planned them."""
     return [
-        Segment(index, cut, None if index == count - 1 else cuts[index + 1]) for index, cut in enumerate(cuts)
+        Segment(index, start, starts[index + 1] if index + 1 < len(starts) else None)
+        for index, start in enumerate(starts)
     ]

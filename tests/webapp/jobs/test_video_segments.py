@@ -161,3 +161,28 @@ def test_sweeper_requeues_a_job_whose_segment_worker_died(api_a, source_png, cli
     drain()
 
     assert _assert_result(api_a, job_id, tmp_path).attempts == 2
+
+
+def test_segments_swap_the_cuts_stored_in_the_plan(api_a, source_png, clip, monkeypatch, tmp_path):
+    """A segment task swaps the frames the job's run planned, read from the plan, not re-derived
+    by its own code (which, during a rolling deploy, may cut a clip differently)."""
+    bounds = {}
+    real = segments.swap_clip
+
+    def recording(job, source, target, part, info, *, on_progress, start, stop):
+        bounds[start] = stop
+        return real(job, source, target, part, info, on_progress=on_progress, start=start, stop=stop)
+
+    monkeypatch.setattr(segments, "swap_clip", recording)
+    job_id = post_video_job(api_a, source_png, clip).json()["id"]
+    _start_parent(job_id)
+    job = Job.objects.get(id=job_id)
+    plan = segments.plan_key(job, job.attempts, "plan")
+    redis = segments.redis_for(job)
+    assert redis.hget(plan, "starts") == b"0,8,16"  # equal cuts
+    redis.hset(plan, "starts", "0,5,16")  # as a planner cutting differently would have
+
+    drain()
+
+    assert bounds == {0: 5, 5: 16, 16: None}
+    _assert_result(api_a, job_id, tmp_path)

@@ -25,7 +25,7 @@ from django.utils.translation import gettext_noop
 
 from swap.video import io as video_io
 from swap.video.process import NoFaceInVideo
-from swap.video.segments import plan_segments
+from swap.video.segments import plan_segments, segments_from_starts
 from webapp.media import storage
 
 from ..choices import JobState
@@ -107,7 +107,7 @@ def run_segment(job_id: uuid.UUID, attempt: int, index: int) -> None:
 
 def _swap_segment(job: Job, attempt: int, index: int) -> None:
     redis = redis_for(job)
-    total, count = redis.hmget(plan_key(job, attempt, "plan"), "total_frames", "segments")
+    total, count, starts = redis.hmget(plan_key(job, attempt, "plan"), "total_frames", "segments", "starts")
     if count is None:
         raise RuntimeError(f"video job {job.id}: the segment plan is missing")
     total, count = int(total), int(count)
@@ -116,7 +116,11 @@ def _swap_segment(job: Job, attempt: int, index: int) -> None:
         directory = Path(tmp)
         target = download_target(job, directory)
         info = video_io.probe(target)
-        segment = plan_segments(info.frames, count)[index]  # the cuts the job's run planned
+        # The cuts the job's run planned; a plan without them (written before they were stored) was
+        # cut equal, as the run's code then did.
+        planned = (segments_from_starts([int(start) for start in starts.split(b",")]) if starts
+                   else plan_segments(info.frames, count))
+        segment = planned[index]
         source = prepare_source(job)
 
         def on_progress(done: int) -> None:

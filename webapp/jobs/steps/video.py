@@ -24,7 +24,7 @@ from moderation import services as moderation_services
 from swap.types import SourceIdentity
 from swap.video import io as video_io
 from swap.video.process import ClipResult, NoFaceInVideo, process_clip
-from swap.video.segments import segment_count
+from swap.video.segments import plan_segments, segment_count
 from swap.video.tracking import TrackingConfig
 from webapp.media import provenance as media_provenance
 from webapp.media import storage
@@ -187,7 +187,8 @@ def _require_a_face(path: Path, size: tuple[int, int]) -> None:
 def _split(job: Job, total_frames: int, segments: int) -> None:
     redis = redis_for(job)
     key = plan_key(job, job.attempts, "plan")
-    redis.hset(key, mapping={"total_frames": total_frames, "segments": segments})
+    starts = ",".join(str(segment.start) for segment in plan_segments(total_frames, segments))
+    redis.hset(key, mapping={"total_frames": total_frames, "segments": segments, "starts": starts})
     redis.expire(key, PLAN_TTL_S)
     dispatch.enqueue_video_segments(job.id, job.attempts, segments, job.queue)
     logger.info("job %s: %d frames in %d segments", job.id, total_frames, segments)
