@@ -36,7 +36,7 @@ def test_blocked_text_in_the_target_stops_face_analysis_before_the_target(astron
     monkeypatch.setattr(services, "_ocr_checks", ocr_checks)
     analyser, analysed = identities.get_analyser(), []
 
-    def faces_for(position, pixels):
+    def faces_for(position, pixels, embed):
         analysed.append(position)
         assert ocr_finished.wait(timeout=120)  # the source's analysis outlasts the target's OCR
         return analyser.faces(pixels)

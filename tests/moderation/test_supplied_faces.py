@@ -25,7 +25,7 @@ def test_supplied_faces_are_checked_instead_of_analysing_again(astronaut_pair):
     analyser = identities.get_analyser()
     asked: list[int] = []
 
-    def faces_for(position, pixels):
+    def faces_for(position, pixels, embed):
         asked.append(position)
         return analyser.pipeline.analyse(pixels, embed=True)
 
@@ -46,7 +46,7 @@ def test_a_protected_person_is_caught_in_supplied_faces(astronaut_pair, astronau
     source, target, _ = astronaut_pair
     analyser = identities.get_analyser()
 
-    def supplied(position, pixels):
+    def supplied(position, pixels, embed):
         return analyser.pipeline.analyse(pixels, embed=True)
 
     before = analyser.calls
@@ -61,7 +61,7 @@ def test_supplied_faces_without_embeddings_are_analysed_again_not_waved_through(
     source, target, _ = astronaut_pair
     analyser = identities.get_analyser()
 
-    def without_embeddings(position, pixels):
+    def without_embeddings(position, pixels, embed):
         return [replace(face, embedding=None) for face in analyser.pipeline.analyse(pixels, embed=True)]
 
     before = analyser.calls
@@ -70,3 +70,32 @@ def test_supplied_faces_without_embeddings_are_analysed_again_not_waved_through(
     )
     assert (outcome.decision, outcome.code) == ("reject", "protected_identity")
     assert analyser.calls == before + 1  # moderation analysed the source itself (and stopped there)
+
+
+def test_faces_are_asked_for_embedded_only_when_a_protected_identity_exists(astronaut_pair):
+    """With nobody protected, the identity check has nothing to compare a face with: supplied faces
+    without embeddings are checked as they are (no second analysis, no embedding computed)."""
+    source, target, _ = astronaut_pair
+    analyser = identities.get_analyser()
+    asked: list[bool] = []
+
+    def without_embeddings(position, pixels, embed):
+        asked.append(embed)
+        return analyser.pipeline.analyse(pixels, embed=False)
+
+    before = analyser.calls
+    outcome = services.screen_inputs(
+        subject_id=uuid.uuid4(), source=source, target=target, faces_for=without_embeddings
+    )
+    assert outcome.decision == "allow"
+    assert asked == [False, False]
+    assert analyser.calls == before
+
+    identity = ProtectedIdentity.objects.create(name="Someone else")
+    reviews.protected_identity_add_reference(identity=identity, photo=target)  # the same face, protected
+    asked.clear()
+    outcome = services.screen_inputs(
+        subject_id=uuid.uuid4(), source=source, target=target, faces_for=without_embeddings
+    )
+    assert asked == [True]  # asked for embeddings; given none, moderation analysed the source itself
+    assert (outcome.decision, outcome.code) == ("reject", "protected_identity")

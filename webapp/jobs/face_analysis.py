@@ -120,11 +120,19 @@ def _entries_from_bytes(data: bytes) -> dict[str, bytes]:
 
 
 def analyse_for_job(
-    analyser: FaceAnalyser, image: np.ndarray, *, mode: str, role: str, target_embeddings: bool
+    analyser: FaceAnalyser,
+    image: np.ndarray,
+    *,
+    mode: str,
+    role: str,
+    target_embeddings: bool,
+    every_face: bool,
 ) -> FaceAnalysis:
-    """Every face with moderation's embeddings, computed in the calls the GPU step's own analysis
+    """Every face, with the embeddings the GPU step needs computed in the calls its own analysis
     makes, so a reused embedding is the very one it would compute: a source photo's largest face is
     embedded on its own (Pipeline.prepare_source), a target's faces all in one call (Pipeline._swap).
+    `every_face`: the rest are embedded too, for moderation's identity check (when a protected
+    identity exists to compare them with).
 
     `inference_ms` is the model time the GPU step would have spent on this image (the job is
     billed for that when it reuses the analysis): embeddings it would not compute (a source's
@@ -140,8 +148,9 @@ def analyse_for_job(
                 pipeline.embed_faces(image, faces[:1])
             elif target_embeddings:
                 pipeline.embed_faces(image, faces)
-    with inference_clock.session(), timer.stage("embed"):  # moderation's own embeddings
-        pipeline.embed_faces(image, [face for face in faces if face.embedding is None])
+    if every_face:
+        with inference_clock.session(), timer.stage("embed"):  # moderation's own embeddings
+            pipeline.embed_faces(image, [face for face in faces if face.embedding is None])
     metrics.observe_engine_stages(timer.timings_ms)
     return FaceAnalysis(faces=faces, inference_ms=engine_work.inference_ms)
 

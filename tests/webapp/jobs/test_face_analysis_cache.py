@@ -20,6 +20,7 @@ from django.conf import settings
 from django.utils import timezone
 
 from moderation import services as moderation_services
+from swap.face_analysis import analysis_from_bytes
 from tests.helpers.direct_uploads import upload_whole
 from tests.helpers.images import encode
 from tests.webapp.conftest import drain, post_job
@@ -300,3 +301,37 @@ def test_face_data_saved_after_the_user_canceled_is_deleted_at_once(api_a, astro
     assert Job.objects.get(id=job_ids[0]).state == "canceled"
     assert analysis_keys() == []
     assert storage.list_keys(settings.S3_UPLOADS_BUCKET) == []
+
+
+def stored_faces(job_id: str) -> dict[str, list]:
+    """{role: the faces of its stored analysis}."""
+    job = Job.objects.get(id=job_id)
+    entries = face_analysis.JobAnalyses(job)._stored()
+    return {ENTRY.match(name)["upload"]: analysis_from_bytes(data).faces for name, data in entries.items()}
+
+
+def test_target_faces_are_embedded_at_screening_only_for_a_protected_identity_check(
+    api_a, astronaut_pair, gpu_detections
+):
+    """The GPU step needs the source's embedding (and a target's only in reference mode); moderation
+    needs every face's only to compare it with protected identities. With nobody protected the
+    target's face is stored without one, and the GPU step still reuses the analysis."""
+    from moderation.models import ProtectedFace, ProtectedIdentity
+
+    source, target, _ = astronaut_pair
+    job_id = screened(api_a, source, target)
+    faces = stored_faces(job_id)
+    assert faces["source"][0].embedding is not None
+    assert [face.embedding is None for face in faces["target"]] == [True]
+    drain(GPU_QUEUES)
+    job = Job.objects.get(id=job_id)
+    assert job.state == "succeeded", job.error_message
+    assert gpu_detections == [] and job.engine_notes["face_analysis"] == "cached"
+
+    # Someone protected (a face far from the astronaut's): every face is embedded and compared.
+    identity = ProtectedIdentity.objects.create(name="Someone else")
+    ProtectedFace.objects.create(
+        identity=identity, embedding_kind=faces["source"][0].embedding_kind, vector=[0.5] * 128
+    )
+    job_id = screened(api_a, source, target)
+    assert all(face.embedding is not None for face in stored_faces(job_id)["target"])

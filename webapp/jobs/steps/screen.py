@@ -135,7 +135,7 @@ def _analysed_once(job: Job, uploads: list[Upload], target_faces: list[int], ana
     options = swap_options_for(job)
     target_mode = LARGEST_FACE_MODE if swaps_largest_only(options, numbered=bool(job.face_sources)) else "standard"
 
-    def faces_for(position: int, pixels: np.ndarray) -> list[Face]:
+    def faces_for(position: int, pixels: np.ndarray, embed: bool) -> list[Face]:
         analyser = identities.get_analyser()
         pipeline, kind = analyser.pipeline, analyser.embedding_kind
         upload = uploads[position]
@@ -143,7 +143,7 @@ def _analysed_once(job: Job, uploads: list[Upload], target_faces: list[int], ana
         image = resize_for_resolution(pixels, job.resolution) if is_target else pixels
         mode = target_mode if is_target else SOURCE_ANALYSIS_MODE
         cached = analyses.load(upload, image, pipeline=pipeline, mode=mode)
-        if cached is not None and face_analysis.fully_embedded(cached.faces, kind):
+        if cached is not None and (not embed or face_analysis.fully_embedded(cached.faces, kind)):
             if is_target:
                 target_faces.append(len(cached.faces))
             return cached.faces  # a re-screen (the sweeper) or an analysis made earlier
@@ -153,6 +153,7 @@ def _analysed_once(job: Job, uploads: list[Upload], target_faces: list[int], ana
             mode=mode,
             role="target" if is_target else "source",
             target_embeddings=needs_embeddings(options),
+            every_face=embed,
         )
         analyses.add(upload, image, analysis, pipeline=pipeline, mode=mode)
         if is_target:
