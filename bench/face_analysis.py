@@ -30,6 +30,15 @@ square pass again on the reduced copy): the five lone small faces of small_720p 
 eileen_collins_1, group_1, obama_1, obama_3) 25.6 / 26.4 / 23.8 / 25.5 / 25.7 and 27.6 / 26.5 / 24.9 /
 23.2 / 23.0 -> 24.1 / 23.6 / 22.3 / 21.9 / 21.8 and 22.4 / 21.9 / 20.9 / 21.2 / 20.9 ms; the
 detector's boxes identical on all 84 frames in both modes.
+
+2026-12-05 (this machine: a clean portrait 5-6 ms), before -> after a try whose candidates Face Mesh
+drops no longer ends the search, faces found only by a retry need mesh presence 0.9, the retries
+add 180 and -60/60 degrees, the fallback behind BlazeFace is dlib's HOG alone (no CNN) and the
+rotated copies are made from the reduced copy: 71 -> 71 faces in 84 frames, but biden_1 turned 50
+degrees found (was missed) and noface_1 at 3,000 px no longer shows a false face (a rocket's nose,
+found at -90 degrees, presence 0.83); rot50 91.9 -> 31.0 CPU ms a frame with faces (biden_1's
+misses cost 837 ms, now found in 166); faceless frames 33-1,432 -> 133-606 ms (the Hubble deep
+field's used to end at a false candidate at 33 ms; now every retry and HOG run: 475-606 ms).
 """
 
 from __future__ import annotations

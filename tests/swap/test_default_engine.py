@@ -18,7 +18,7 @@ from swap.errors import ModelRefused
 from swap.face_analysis import FaceAnalysis, analysis_from_bytes, analysis_to_bytes
 from swap.models import registry
 from swap.pipeline import Pipeline
-from swap.types import SwapOptions
+from swap.types import Face, SwapOptions
 from tests.helpers.face_models import REPO
 
 
@@ -64,6 +64,34 @@ def test_the_record_names_every_model_with_version_and_licence(mesh_pipeline):
     assert {"blazeface_full_range", "face_mesh_468", "dlib_resnet", "dlib_hog"} <= set(used)
     assert used["face_mesh_468"]["version"] == 1 and "Apache-2.0" in used["face_mesh_468"]["licence"]
     assert "dlib_shape68" not in used and all(entry["licence"] for entry in used.values())
+    # Behind BlazeFace the fallback is dlib's HOG alone (its CNN found nothing BlazeFace missed).
+    assert used["dlib_hog"]["stage"] == "fallback detector" and "dlib_cnn" not in used
+
+
+def test_a_false_candidate_does_not_end_the_search(mesh_pipeline, astronaut):
+    """BlazeFace's candidate on a patch of sky that Face Mesh finds no face in no longer stops the
+    retries: the astronaut's photo turned upside down (which the upright pass misses) is still found
+    by a rotated retry."""
+    detector = mesh_pipeline.detector.primary
+    real_detect = detector.detect
+    frame = cv2.rotate(astronaut, cv2.ROTATE_180)
+    decoy = Face(
+        box=np.array([0, 0, 60, 60], np.float32), score=0.7,
+        landmarks_5=np.array([[15, 20], [45, 20], [30, 35], [20, 45], [40, 45]], np.float32),
+    )
+
+    def with_decoy(image, **kw):
+        found = real_detect(image, **kw)
+        return found + [decoy] if image is frame else found
+
+    detector.detect = with_decoy
+    try:
+        report: dict = {}
+        faces = mesh_pipeline.analyse(frame, embed=False, report=report)
+    finally:
+        del detector.detect
+    assert report["tries"][0] == "blazeface_full_range" and report["found_by"].startswith("blazeface_full_range@")
+    assert len(faces) == 1 and faces[0].mesh_presence > 0.9 and faces[0].box[0] > 60  # hers, not the decoy
 
 
 COMMERCIAL_RUN = """

@@ -22,8 +22,7 @@ from rest_framework.views import APIView
 from swap.config import PipelineConfig
 from swap.errors import InvalidImage
 from swap.image_io import decode_image
-from swap.pipeline import build_detector, build_landmarker
-from swap.selection import by_size
+from swap.pipeline import build_detector, build_landmarker, detect_with_landmarks
 from webapp.media.validation import UploadRejected, check_photo_type, read_upload
 
 from .representations import FacesSerializer
@@ -123,9 +122,7 @@ class FaceDetectView(APIView):
         scale = np.array([scale_x, scale_y, scale_x, scale_y], dtype=np.float64)
         with _detect_lock:  # one detection at a time per process: dlib's detector is not thread-safe
             detector, landmarker = _face_models()
-            detected = by_size(detector.detect(frame))
-            if detected:
-                detected = landmarker.refine(frame, detected)
+            detected = detect_with_landmarks(detector, lambda found: landmarker.refine(frame, found), frame)
         faces = [replace(face, box=face.box * scale) for face in detected]
         return Response(
             {

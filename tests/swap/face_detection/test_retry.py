@@ -62,6 +62,41 @@ def test_the_fallback_runs_only_when_every_retry_missed():
     assert found.detect(frame) == [face] and found.last_report.retry_ms == 0.0
 
 
+def test_a_try_whose_faces_the_check_drops_counts_as_a_miss():
+    """The landmarker's check (Face Mesh drops a candidate it finds no face in) runs on each try; a
+    try it keeps nothing of does not end the search. Retries and the fallback are checked as
+    retried (the check may ask more of them)."""
+    false = Face(box=np.array([4, 4, 20, 20], np.float32), score=0.7, landmarks_5=np.zeros((5, 2), np.float32))
+    true = Face(box=np.array([30, 30, 60, 60], np.float32), score=0.9, landmarks_5=np.zeros((5, 2), np.float32))
+
+    class _FalseUprightTrueRotated:
+        name = "blaze"
+
+        def detect(self, frame: np.ndarray) -> list[Face]:
+            return [false] if frame.shape[:2] == (64, 64) else [true]  # a rotated copy is larger
+
+    checked: list[tuple[float, bool]] = []
+
+    def verify(faces: list[Face], *, retried: bool) -> list[Face]:
+        checked.append((faces[0].score, retried))
+        return [f for f in faces if f.score > 0.8]
+
+    detector = RetryingDetector(_FalseUprightTrueRotated(), angles=(-30, 30))
+    frame = np.zeros((64, 64, 3), np.uint8)
+    (face,) = detector.detect(frame, verify=verify)
+    assert face.score == 0.9 and face.angle == -30
+    assert detector.last_report.found_by == "blaze@-30"
+    assert checked == [(0.7, False), (0.9, True)]
+
+    fallback = _Fixed("hog", [true])
+    nothing = RetryingDetector(_Fixed("blaze", [false]), angles=(90,), fallback=lambda: fallback)
+    checked.clear()
+    (found,) = nothing.detect(frame, verify=verify)
+    assert found is true and checked == [(0.7, False), (0.7, True), (0.9, True)]
+    assert nothing.last_report.tries == ["blaze", "blaze@90", "hog"]
+    assert nothing.last_report.found_by == "hog" and fallback.calls == 1
+
+
 def test_dlib_cnn_finds_the_astronaut(astronaut):
     from swap.face_detection.dlib_cnn import DlibCnnDetector
 
@@ -125,3 +160,31 @@ def _iou(a: np.ndarray, b: np.ndarray) -> float:
     inter = max(0.0, x2 - x1) * max(0.0, y2 - y1)
     areas = [(box[2] - box[0]) * (box[3] - box[1]) for box in (a, b)]
     return float(inter / (sum(areas) - inter))
+
+
+def test_a_face_only_a_retry_finds_is_kept_when_the_mesh_is_sure_of_it():
+    """Each further try is another chance at a false face (a rocket's nose at 0.83, the Hubble deep
+    field at 0.28): faces of a rotated copy or the fallback need Face Mesh's presence 0.9; an upright
+    one is kept from the mesh's own floor (a face half behind a hand)."""
+    from dataclasses import replace
+
+    from swap.pipeline import RETRIED_MIN_PRESENCE, detect_with_landmarks
+
+    unsure = Face(box=np.array([10, 10, 50, 50], np.float32), score=0.7, landmarks_5=np.zeros((5, 2), np.float32))
+    frame = np.zeros((64, 64, 3), np.uint8)
+
+    def refine(presence):
+        return lambda faces: [replace(face, mesh_presence=presence) for face in faces]
+
+    upright = RetryingDetector(_Fixed("blaze", [unsure]), angles=(90,))
+    assert len(detect_with_landmarks(upright, refine(0.5), frame)) == 1
+
+    class _OnlyRotated(_Fixed):
+        def detect(self, image):
+            return list(self.faces) if image.shape[:2] != (64, 64) else []  # a rotated copy is larger
+
+    rotated = RetryingDetector(_OnlyRotated("blaze", [unsure]), angles=(30,))
+    assert detect_with_landmarks(rotated, refine(0.5), frame) == []
+    assert rotated.last_report.tries == ["blaze", "blaze@30"] and rotated.last_report.found_by is None
+    (sure,) = detect_with_landmarks(rotated, refine(RETRIED_MIN_PRESENCE), frame)
+    assert sure.angle == 30
