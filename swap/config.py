@@ -80,9 +80,8 @@ class PipelineConfig:
     # dlib HOG scores real faces ~1-3; the astronaut's mission patch scores ~0.02.
     detect_score_threshold: float = 0.2
     # When the detector finds nothing: retry on copies rotated by these angles (degrees), then the
-    # fallback detector ("dlib_cnn", or "none"). Not in mode fast. 180 and +-60 (2026-12-05, 100
-    # hard variants of ../shared/faces: occluded, blurred, dark, rotated 60-180 degrees): 89 -> 93
-    # faces found (three upside-down photos, a hand-covered face), none false on noface_*.
+    # fallback detector ("dlib_cnn", or "none"). Not in mode fast. 180 and +-60 added 2026-12-05
+    # (`bench/face_analysis.py --hard`, 100 occluded, blurred, dark and turned pictures).
     detect_angles: tuple[float, ...] = (-30.0, 30.0, 90.0, -90.0, 180.0, -60.0, 60.0)
     # dlib's engine: HOG, its angle retries, then the CNN. Behind MediaPipe's BlazeFace the fallback
     # is HOG alone (the CNN found none of the faces BlazeFace missed and cost ~0.5-0.9 s a miss).

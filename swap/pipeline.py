@@ -99,8 +99,10 @@ def build_detector(config: PipelineConfig | None = None) -> FaceDetector:
 
 # A face that only a rotated copy or the fallback detector found is kept when Face Mesh is sure of it
 # (on an upright try from 0.2, so a face half behind a hand stays). On ../shared/faces as is, cut,
-# shrunk, enlarged and rotated 25-100 degrees, faces found by retries scored 0.98-1.0, false ones
-# (a rocket's nose, a coffee cup, the Hubble deep field) 0.28-0.83.
+# shrunk, enlarged and rotated 25-180 degrees, faces found by retries scored 0.98-1.0 and false ones
+# (a rocket's nose, a coffee cup, the Hubble deep field) 0.28-0.83; but a retry's true face can
+# score less when covered: obama_3 with hair over the eyes 0.71, bryan_1 blurred 0.63 (both lost:
+# a false face swapped and charged is worse than a clear "no face found").
 RETRIED_MIN_PRESENCE = 0.9
 
 
