@@ -476,11 +476,13 @@ class Pipeline(_Backends):
         timer: StageTimer | None = None,
         mode: str = "standard",
         report: dict | None = None,
+        retries: bool = True,
     ) -> list[Face]:
         """All faces in `frame`, largest first, with landmarks (and embeddings if `embed`).
 
-        mode "fast" searches a smaller copy and never retries; `report` (a dict) receives how the
-        faces were found (retries, fallback, their time)."""
+        mode "fast" searches a smaller copy and never retries; `retries=False` skips the rotated
+        retries and the fallback in any mode (a video tracker's quick look); `report` (a dict)
+        receives how the faces were found (retries, fallback, their time)."""
         timer = timer or StageTimer()
         landmarks = StageTimer()
 
@@ -491,7 +493,7 @@ class Pipeline(_Backends):
         # fast with an ONNX detector: its own 5 points align the face
         refine_or_none = None if self._skips_landmarks(mode) else refine
         with timer.stage("detect"):
-            faces = self._timed(self.detector, lambda: self._detect(frame, mode, refine_or_none))
+            faces = self._timed(self.detector, lambda: self._detect(frame, mode, refine_or_none, retries))
         if refine_or_none is not None:  # the landmarks were found during detection: their own stage
             spent = landmarks.timings_ms.get("landmarks", 0.0)
             timer.timings_ms["detect"] -= spent
@@ -569,11 +571,13 @@ class Pipeline(_Backends):
             "runtime": where,
         }
 
-    def _detect(self, frame: np.ndarray, mode: str, refine: Callable[[list[Face]], list[Face]] | None) -> list[Face]:
+    def _detect(
+        self, frame: np.ndarray, mode: str, refine: Callable[[list[Face]], list[Face]] | None, retries: bool = True
+    ) -> list[Face]:
         if mode == "fast":
             options = {"retries": False, "max_side": min(FAST_DETECT_MAX_SIDE, self.config.detect_max_side)}
         else:
-            options = {"largest_only": mode == LARGEST_FACE_MODE}
+            options = {"largest_only": mode == LARGEST_FACE_MODE, "retries": retries}
         return detect_with_landmarks(self.detector, refine, frame, **options)
 
     def embed_faces(self, frame: np.ndarray, faces: list[Face]) -> None:

@@ -57,11 +57,34 @@ def test_a_scene_cut_or_a_lost_face_is_detected_again(mesh_pipeline, frames):
     assert tracker.stats.scene_cuts == 0
     assert tracker.stats.lost == 1 and tracker.stats.detections == 2
 
-    # ... it comes back: nothing was tracked, so the next frame is a detection.
+    # ... it comes back: nothing was tracked, so the next frame is looked at (quickly) and it is found.
     assert tracker.faces(frames[6])
-    assert tracker.stats.detections == 3
+    assert tracker.stats.detections == 2 and tracker.stats.quick_looks == 1
 
     # A cut to another picture: detected again even while the mesh would hold.
     cut = np.full_like(frames[0], 30)
     assert tracker.faces(cut) == []
-    assert tracker.stats.scene_cuts == 1 and tracker.stats.detections == 4
+    assert tracker.stats.scene_cuts == 1 and tracker.stats.detections == 3
+
+
+def test_a_shot_with_nobody_in_it_gets_the_full_search_once_an_interval(mesh_pipeline, monkeypatch):
+    """Nothing tracked: each frame gets a quick look (no rotated retries, no fallback), the full search
+    runs every `detect_interval` frames; a face entering is still found on its first frame."""
+    searches: list[bool] = []
+    analyse = mesh_pipeline.analyse
+
+    def recording(frame, **kw):
+        searches.append(kw.get("retries", True))
+        return analyse(frame, **kw)
+
+    monkeypatch.setattr(mesh_pipeline, "analyse", recording)
+    tracker = FaceTracker(mesh_pipeline, TrackingConfig(detect_interval=10))
+    empty = [synthetic.render_frame(SPEC, i, None) for i in range(25)]
+    assert all(tracker.faces(frame) == [] for frame in empty)
+    assert [i for i, full in enumerate(searches) if full] == [0, 10, 20]
+    assert tracker.stats.detections == 3 and tracker.stats.quick_looks == 22
+    assert mesh_pipeline.detector.last_report.tries == ["blazeface_full_range"]  # frame 24: a quick look
+
+    patch = synthetic.face_patch(skdata.astronaut(), SPEC)
+    assert len(tracker.faces(synthetic.render_frame(SPEC, 25, patch))) == 1
+    assert searches[-1] is False  # found by the quick look
