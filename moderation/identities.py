@@ -37,12 +37,19 @@ class FaceAnalyser:
         return self.pipeline.recognizer.embedding_kind
 
     def faces(
-        self, image_bgr: np.ndarray, *, mode: str = "standard", embed: bool = True, timer: StageTimer | None = None
+        self,
+        image_bgr: np.ndarray,
+        *,
+        mode: str = "standard",
+        embed: bool = True,
+        timer: StageTimer | None = None,
+        retries: bool = True,
     ) -> list[Face]:
         """Every face, largest first, with embeddings (embed=False: the caller embeds them with
-        `pipeline.embed_faces`, in the calls it needs). `timer` receives the stage times."""
+        `pipeline.embed_faces`, in the calls it needs). `timer` receives the stage times;
+        `retries=False`: a quick look, without the detector's rotated retries and fallback."""
         self.calls += 1
-        return self.pipeline.analyse(image_bgr, embed=embed, mode=mode, timer=timer)
+        return self.pipeline.analyse(image_bgr, embed=embed, mode=mode, timer=timer, retries=retries)
 
 
 _analyser: FaceAnalyser | None = None

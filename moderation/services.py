@@ -385,7 +385,7 @@ def _face_checks(
     check already rejected the job: the remaining images are not analysed.
 
     A video's frames with no protected identity to compare with: only whether a face appears is
-    left to find, so frames are analysed without embeddings until the first face, and each frame's
+    left to find (`_a_face_seen`: without embeddings, up to the first face), and each frame's
     identity check passes with no references, as it would after analysing it (a 30 s clip's 30
     frames: ~0.5 s of a screening's ~1.9 s). A photo's faces are embedded for the identity check
     only when a protected identity exists to compare them with (a target face's embedding: ~8 ms
@@ -393,20 +393,18 @@ def _face_checks(
     analyser = identities.get_analyser()
     kind = analyser.embedding_kind
     protected = selectors.protected_vectors(kind=kind)
-    presence_only = frames and not protected
+    if frames and not protected:
+        seen = _a_face_seen(analyser, images, stop)
+        if seen is None:
+            return []
+        findings = [identities.identity_check([], protected, role=image.role, kind=kind) for image in images]
+        return [*findings, _video_face_presence(seen)]
     findings, any_face = [], False
     for position, image in enumerate(images):
         if stop():
             return findings
-        if presence_only and any_face:
-            findings.append(identities.identity_check([], protected, role=image.role, kind=kind))
-            continue
         started = time.perf_counter()
-        faces = (
-            analyser.faces(image.pixels, embed=False)
-            if presence_only
-            else _faces(analyser, image, position, faces_for, kind, embed=bool(protected))
-        )
+        faces = _faces(analyser, image, position, faces_for, kind, embed=bool(protected))
         any_face = any_face or bool(faces)
         identity = identities.identity_check(faces, protected, role=image.role, kind=kind)
         identity.elapsed_ms = (time.perf_counter() - started) * 1000  # detection + embedding included
@@ -416,19 +414,46 @@ def _face_checks(
         if _rejected(findings):
             return findings
     if frames:
-        findings.append(
-            Finding(
-                check="face_presence",
-                role="target",
-                outcome="pass" if any_face else "reject",
-                code="" if any_face else "no_face_detected",
-                message=""
-                if any_face
-                else "We couldn't find any face in the target video to swap. Please choose a "
-                "video that shows at least one face.",
-            )
-        )
+        findings.append(_video_face_presence(any_face))
     return findings
+
+
+# A clip none of whose sampled frames shows an upright face gets the full search (rotated retries,
+# the fallback: 0.1-0.6 s a 720p frame) on this many of them, evenly spaced: a face only a rotated
+# search finds (a phone clip recorded sideways) is in most of its frames, not one.
+FULL_SEARCH_FRAMES = 8
+
+
+def _a_face_seen(analyser, images: list[_Image], stop: Callable[[], bool]) -> bool | None:
+    """Whether a video's sampled frames show a face (None: `stop()` said another check rejected the
+    job first): a quick look at each frame in turn (the detector's upright passes) up to the first
+    face, then, if none showed one, the full search on up to FULL_SEARCH_FRAMES of them. A faceless
+    30 s 720p clip's screening (30 frames, NSFW included): 7.2 -> 2.9 s on the 2-core CI machine."""
+    for image in images:
+        if stop():
+            return None
+        if analyser.faces(image.pixels, embed=False, retries=False):
+            return True
+    count = min(len(images), FULL_SEARCH_FRAMES)
+    for index in sorted({int((i + 0.5) * len(images) / count) for i in range(count)}):
+        if stop():
+            return None
+        if analyser.faces(images[index].pixels, embed=False):
+            return True
+    return False
+
+
+def _video_face_presence(seen: bool) -> Finding:
+    return Finding(
+        check="face_presence",
+        role="target",
+        outcome="pass" if seen else "reject",
+        code="" if seen else "no_face_detected",
+        message=""
+        if seen
+        else "We couldn't find any face in the target video to swap. Please choose a "
+        "video that shows at least one face.",
+    )
 
 
 def _faces(

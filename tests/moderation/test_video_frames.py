@@ -21,15 +21,15 @@ def no_nsfw_model(settings):
 
 
 @pytest.fixture
-def analysed(monkeypatch) -> list[bool]:
-    """The `embed` flag of each frame the moderation analyser looks at, in order."""
+def searches(monkeypatch) -> list[tuple[bool, bool]]:
+    """(embed, retries) of each frame the moderation analyser looks at, in order."""
     analyser = identities.get_analyser()
-    calls: list[bool] = []
+    calls: list[tuple[bool, bool]] = []
     analyse = analyser.faces
 
-    def spy(image_bgr, *, embed=True, **kwargs):
-        calls.append(embed)
-        return analyse(image_bgr, embed=embed, **kwargs)
+    def spy(image_bgr, *, embed=True, retries=True, **kwargs):
+        calls.append((embed, retries))
+        return analyse(image_bgr, embed=embed, retries=retries, **kwargs)
 
     monkeypatch.setattr(analyser, "faces", spy)
     return calls
@@ -42,28 +42,37 @@ def clip_frames(astronaut_rgb) -> list:
     return [coffee, coffee, astronaut, astronaut, astronaut]
 
 
-def test_without_protected_identities_frames_are_looked_at_until_the_first_face(astronaut_rgb, analysed):
+def test_without_protected_identities_frames_are_looked_at_until_the_first_face(astronaut_rgb, searches):
     subject = uuid.uuid4()
     outcome = services.screen_frames(subject_id=subject, frames=clip_frames(astronaut_rgb))
     assert outcome.decision == "allow"
-    assert analysed == [False, False, False]  # up to the first face, without embeddings
+    assert searches == [(False, False)] * 3  # quick looks up to the first face, without embeddings
     checks = CheckResult.objects.filter(verdict__in=Verdict.objects.filter(subject_id=subject))
     identity = checks.filter(check_name="identity")
     assert identity.count() == 5 and set(identity.values_list("outcome", flat=True)) == {"pass"}
     assert checks.get(check_name="face_presence").outcome == "pass"
 
 
-def test_a_protected_person_in_a_later_frame_is_caught(astronaut_pair, astronaut_rgb, analysed):
+def test_a_protected_person_in_a_later_frame_is_caught(astronaut_pair, astronaut_rgb, searches):
     identity = ProtectedIdentity.objects.create(name="The astronaut")
     reviews.protected_identity_add_reference(identity=identity, photo=astronaut_pair[0])
-    analysed.clear()  # the reference photo's own analysis
+    searches.clear()  # the reference photo's own analysis
     outcome = services.screen_frames(subject_id=uuid.uuid4(), frames=clip_frames(astronaut_rgb))
     assert (outcome.decision, outcome.code) == ("reject", "protected_identity")
-    assert analysed == [True, True, True]  # every frame embedded until the one that rejects
+    assert searches == [(True, True)] * 3  # every frame searched and embedded until the one that rejects
 
 
-def test_a_clip_without_a_face_is_rejected(analysed):
+def test_a_clip_without_a_face_is_rejected(searches):
+    """Each frame a quick look (no rotated retries), then the full search on up to eight of them."""
     coffee = cv2.cvtColor(skdata.coffee(), cv2.COLOR_RGB2BGR)
-    outcome = services.screen_frames(subject_id=uuid.uuid4(), frames=[coffee] * 3)
+    outcome = services.screen_frames(subject_id=uuid.uuid4(), frames=[coffee] * 12)
     assert (outcome.decision, outcome.code) == ("reject", "no_face_detected")
-    assert analysed == [False, False, False]
+    assert searches == [(False, False)] * 12 + [(False, True)] * services.FULL_SEARCH_FRAMES
+
+
+def test_a_face_only_the_full_search_finds_lets_the_clip_through(astronaut_rgb, searches):
+    """A clip recorded upside down: no quick look finds her, a full search (its rotated retries) does."""
+    upside_down = cv2.rotate(cv2.cvtColor(astronaut_rgb, cv2.COLOR_RGB2BGR), cv2.ROTATE_180)
+    outcome = services.screen_frames(subject_id=uuid.uuid4(), frames=[upside_down] * 4)
+    assert outcome.decision == "allow"
+    assert searches == [(False, False)] * 4 + [(False, True)]
