@@ -250,3 +250,29 @@ def test_the_job_page_compares_a_video_frame_before_and_after(api_a, funded_user
     x, y, w, h = aigc.visible_mark().region(width, height)
     corner = np.abs(after[y : y + h, x : x + w].astype(int) - before[y : y + h, x : x + w].astype(int))
     assert corner.mean() > 30, corner.mean()
+
+
+def test_the_gpu_steps_face_check_looks_quickly_first(clip, tmp_path, monkeypatch):
+    """The GPU step's check that a clip shows a face: a quick look finds the astronaut in the first
+    sampled frame; a faceless clip gets quick looks, then the full search, on every sampled frame."""
+    from webapp.jobs.engine import get_pipeline
+    from webapp.jobs.steps import video as video_step
+
+    pipeline = get_pipeline()
+    searches: list[bool] = []
+    analyse = pipeline.analyse
+    monkeypatch.setattr(
+        pipeline, "analyse", lambda frame, **kw: (searches.append(kw.get("retries", True)), analyse(frame, **kw))[1]
+    )
+    path = tmp_path / "clip.mp4"
+    path.write_bytes(clip)
+    video_step._require_a_face(path, (256, 256))
+    assert searches == [False]
+
+    searches.clear()
+    empty = tmp_path / "empty.mp4"
+    synthetic.write_clip(empty, ClipSpec(width=256, height=256, fps=12, seconds=1.0, face=False), None)
+    with pytest.raises(video_step.NoFaceInVideo):
+        video_step._require_a_face(empty, (256, 256))
+    sampled = len(video_io.sample_indices(12, 1.0))
+    assert searches == [False] * sampled + [True] * sampled

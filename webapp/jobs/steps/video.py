@@ -176,11 +176,14 @@ def run(job: Job, *, started: float) -> None:
 
 def _require_a_face(path: Path, size: tuple[int, int]) -> None:
     """Fail fast (before any GPU time per frame) when no sampled frame shows a face; the clip is
-    decoded up to the first sampled frame that does."""
+    decoded up to the first sampled frame that does. Quick looks first (the detector's upright
+    passes, as screening looks); the full search (rotated retries, the fallback: 0.1-0.6 s a
+    frame) only over a clip none of whose frames shows an upright face."""
     pipeline = get_pipeline()
-    for _, frame in video_io.iter_sampled_frames(path, max_side=max(size)):
-        if pipeline.analyse(frame, embed=False):
-            return
+    for retries in (False, True):
+        for _, frame in video_io.iter_sampled_frames(path, max_side=max(size)):
+            if pipeline.analyse(frame, embed=False, retries=retries):
+                return
     raise NoFaceInVideo()
 
 
