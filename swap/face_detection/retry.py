@@ -4,8 +4,9 @@ FaceFusion retries detection on rotated copies of the frame and maps the boxes b
 HOG detector also misses tilted (rolled) heads, so when it finds nothing we try the frame
 rotated by each of `angles` (stopping at the first whose faces the caller's `verify` keeps), and
 then a fallback detector (behind HOG, dlib's CNN face detector on a downscaled copy, which finds
-profile-ish and cut-off faces HOG cannot; behind BlazeFace, dlib's HOG). Each found face remembers the angle it was upright at (`Face.angle`) so
-the landmarker can look at it upright too. What was tried and how long it took is reported.
+profile-ish and cut-off faces HOG cannot; behind BlazeFace, dlib's HOG). Each found face
+remembers the angle it was upright at (`Face.angle`) so the landmarker can look at it upright too.
+What was tried and how long it took is reported.
 
 A caller that only uses the largest face (a source photo) asks for `largest_only`: HOG first
 searches without upsampling (faces from ~80 px on the searched copy, a quarter of the cost), and
@@ -25,7 +26,7 @@ import numpy as np
 from swap.image_io import reduced
 from swap.types import Face, FaceDetector
 
-DEFAULT_ANGLES = (-30.0, 30.0, 90.0, -90.0)
+DEFAULT_ANGLES = (-30.0, 30.0, 90.0, -90.0, 180.0, -60.0, 60.0)  # as PipelineConfig.detect_angles
 
 
 @dataclass
@@ -114,7 +115,7 @@ class RetryingDetector:
         def kept(faces: list[Face], retried: bool = False) -> list[Face]:
             return verify(faces, retried=retried) if faces and verify is not None else faces
 
-        def kept_retried(faces: list[Face], retried: bool = True) -> list[Face]:
+        def kept_retried(faces: list[Face]) -> list[Face]:
             return kept(faces, retried=True)
 
         name = self.primary.name
