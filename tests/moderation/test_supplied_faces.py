@@ -20,19 +20,27 @@ def no_nsfw_model(settings):
     settings.VISAGE_NSFW_MODEL = ""
 
 
+def supplier(*, embedded: bool) -> tuple[list[tuple[int, bool]], object]:
+    """A `faces_for` supplying the moderation analyser's own faces (with embeddings or without) and
+    the list of what it was asked: (position, embed) per image."""
+    analyser = identities.get_analyser()
+    asked: list[tuple[int, bool]] = []
+
+    def faces_for(position, pixels, embed):
+        asked.append((position, embed))
+        return analyser.pipeline.analyse(pixels, embed=embedded)
+
+    return asked, faces_for
+
+
 def test_supplied_faces_are_checked_instead_of_analysing_again(astronaut_pair):
     source, target, _ = astronaut_pair
     analyser = identities.get_analyser()
-    asked: list[int] = []
-
-    def faces_for(position, pixels, embed):
-        asked.append(position)
-        return analyser.pipeline.analyse(pixels, embed=True)
-
+    asked, faces_for = supplier(embedded=True)
     before = analyser.calls
     outcome = services.screen_inputs(subject_id=uuid.uuid4(), source=source, target=target, faces_for=faces_for)
     assert outcome.decision == "allow"
-    assert asked == [0, 1]  # source, then target
+    assert [position for position, _ in asked] == [0, 1]  # source, then target
     assert analyser.calls == before
 
 
@@ -77,25 +85,20 @@ def test_faces_are_asked_for_embedded_only_when_a_protected_identity_exists(astr
     without embeddings are checked as they are (no second analysis, no embedding computed)."""
     source, target, _ = astronaut_pair
     analyser = identities.get_analyser()
-    asked: list[bool] = []
-
-    def without_embeddings(position, pixels, embed):
-        asked.append(embed)
-        return analyser.pipeline.analyse(pixels, embed=False)
-
+    asked, without_embeddings = supplier(embedded=False)
     before = analyser.calls
     outcome = services.screen_inputs(
         subject_id=uuid.uuid4(), source=source, target=target, faces_for=without_embeddings
     )
     assert outcome.decision == "allow"
-    assert asked == [False, False]
+    assert asked == [(0, False), (1, False)]
     assert analyser.calls == before
 
-    identity = ProtectedIdentity.objects.create(name="Someone else")
-    reviews.protected_identity_add_reference(identity=identity, photo=target)  # the same face, protected
+    identity = ProtectedIdentity.objects.create(name="The astronaut")
+    reviews.protected_identity_add_reference(identity=identity, photo=target)
     asked.clear()
     outcome = services.screen_inputs(
         subject_id=uuid.uuid4(), source=source, target=target, faces_for=without_embeddings
     )
-    assert asked == [True]  # asked for embeddings; given none, moderation analysed the source itself
+    assert asked == [(0, True)]  # asked for embeddings; given none, moderation analysed the source itself
     assert (outcome.decision, outcome.code) == ("reject", "protected_identity")

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import cv2
 import numpy as np
 import pytest
 
 from swap.face_detection.retry import RetryingDetector, rotate_frame
+from swap.pipeline import RETRIED_MIN_PRESENCE, detect_with_landmarks
 from swap.types import Face
 
 
@@ -166,10 +169,6 @@ def test_a_face_only_a_retry_finds_is_kept_when_the_mesh_is_sure_of_it():
     """Each further try is another chance at a false face (a rocket's nose at 0.83, the Hubble deep
     field at 0.28): faces of a rotated copy or the fallback need Face Mesh's presence 0.9; an upright
     one is kept from the mesh's own floor (a face half behind a hand)."""
-    from dataclasses import replace
-
-    from swap.pipeline import RETRIED_MIN_PRESENCE, detect_with_landmarks
-
     unsure = Face(box=np.array([10, 10, 50, 50], np.float32), score=0.7, landmarks_5=np.zeros((5, 2), np.float32))
     frame = np.zeros((64, 64, 3), np.uint8)
 

@@ -20,6 +20,7 @@ from django.conf import settings
 from django.utils import timezone
 
 from moderation import services as moderation_services
+from moderation.models import ProtectedFace, ProtectedIdentity
 from swap.face_analysis import analysis_from_bytes
 from tests.helpers.direct_uploads import upload_whole
 from tests.helpers.images import encode
@@ -316,8 +317,6 @@ def test_target_faces_are_embedded_at_screening_only_for_a_protected_identity_ch
     """The GPU step needs the source's embedding (and a target's only in reference mode); moderation
     needs every face's only to compare it with protected identities. With nobody protected the
     target's face is stored without one, and the GPU step still reuses the analysis."""
-    from moderation.models import ProtectedFace, ProtectedIdentity
-
     source, target, _ = astronaut_pair
     job_id = screened(api_a, source, target)
     faces = stored_faces(job_id)

@@ -16,7 +16,9 @@ from tests.helpers.video_jobs import download_result, post_video_job
 from tests.webapp.conftest import VIDEO_SPEC as SPEC
 from tests.webapp.conftest import drain
 from webapp.jobs import dispatch
+from webapp.jobs.engine import get_pipeline
 from webapp.jobs.models import Job
+from webapp.jobs.steps import video as video_step
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -255,9 +257,6 @@ def test_the_job_page_compares_a_video_frame_before_and_after(api_a, funded_user
 def test_the_gpu_steps_face_check_looks_quickly_first(clip, tmp_path, monkeypatch):
     """The GPU step's check that a clip shows a face: a quick look finds the astronaut in the first
     sampled frame; a faceless clip gets quick looks, then the full search, on every sampled frame."""
-    from webapp.jobs.engine import get_pipeline
-    from webapp.jobs.steps import video as video_step
-
     pipeline = get_pipeline()
     searches: list[bool] = []
     analyse = pipeline.analyse
