@@ -721,7 +721,7 @@ def main() -> None:
 
             job_id, url = ids[0], f"{stack.url}/api/v1/jobs/{ids[0]}"
             etag = stack.get(job_id).headers.get("ETag")
-            for label, sent in (("plain", None), ("If-None-Match → 304", etag)):
+            for label, sent in (("plain", None), ("If-None-Match → 304", etag)) if args.status_seconds else ():
                 rate = status_rate(url, stack.headers, etag=sent, concurrency=16, seconds=args.status_seconds)
                 print(f"status GET {label}: {rate}")
             if args.video_seconds:

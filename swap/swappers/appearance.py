@@ -267,7 +267,7 @@ def _lift(
     filled = np.where(small_sel[..., None], small, masked_blur(small, small_sel.astype(np.float32), sigma / f))
     filled = np.clip(np.rint(filled), 0, 255).astype(np.uint8)
     k = 2 * max(1, round(sigma / f)) + 1
-    around = cv2.merge([cv2.medianBlur(np.ascontiguousarray(filled[..., c]), k) for c in range(3)])
+    around = cv2.medianBlur(filled, k)  # each channel's own median
     around = cv2.resize(around, (w, h), interpolation=cv2.INTER_LINEAR).astype(np.float32)
     lift = lab[..., 0].astype(np.float32) - around[..., 0]
     spread = 1.4826 * float(np.median(np.abs(lift[measured] - np.median(lift[measured]))))

@@ -138,6 +138,20 @@ def _reference_maps(dst_pts, src_pts, tris, size):
     return map_x, map_y, tri_id >= 0
 
 
+def test_affine_matrices_are_opencvs_per_triangle_and_zero_for_a_degenerate_one():
+    rng = np.random.default_rng(7)
+    dst = rng.uniform(0, 300, (200, 3, 2)).astype(np.float32)
+    src = (dst * 0.7 + rng.normal(0, 3, dst.shape)).astype(np.float32)
+    dst[5] = [[10, 10], [20, 20], [30, 30]]  # collinear
+    dst[6] = [[4, 4], [4, 4], [9, 1]]  # two corners at one point
+    mats = classical.affine_matrices(dst, src)
+    for k in range(len(dst)):
+        if k in (5, 6):
+            assert not mats[k].any()
+        else:
+            assert np.allclose(mats[k], cv2.getAffineTransform(dst[k], src[k]), rtol=1e-5, atol=1e-4)
+
+
 @pytest.mark.parametrize("seed", range(5))
 def test_batched_triangulation_and_maps_match_the_per_triangle_ones(seed):
     """A 468-point mesh makes ~900 triangles a frame: delaunay and piecewise_affine_maps work on
