@@ -205,8 +205,8 @@ def affine_matrices(dst: np.ndarray, src: np.ndarray) -> np.ndarray:
     ], axis=1)
     det = x0 * cofactors[:, 0, 0] + y0 * cofactors[:, 0, 1] + cofactors[:, 0, 2]
     solvable = np.abs(det) > 1e-9
-    # M = adj / det @ src, adj the cofactors' transpose; mats[k] = M's column k as a row.
-    mats = np.einsum("nji,njk->nki", cofactors, s) / np.where(solvable, det, 1.0)[:, None, None]
+    # M = adj / det @ src, adj the cofactors' transpose; mats[k] = M's column k as a row: src^T @ cofactors.
+    mats = np.matmul(s.transpose(0, 2, 1), cofactors) / np.where(solvable, det, 1.0)[:, None, None]
     mats[~solvable] = 0.0
     return mats.astype(np.float32)
 
@@ -422,6 +422,12 @@ def unmatched_openings(
     return cv2.dilate(mask, _disk(0.01 * width))
 
 
+# The mesh points inside its silhouette, and of those the ones the source's proportions move (not the
+# lips' and eyelids': the expression). Index sets of the 468, fixed, so not found again each frame.
+MESH_INNER = np.setdiff1d(np.arange(468), MESH_FACE_OVAL)
+MESH_BLENDED = np.setdiff1d(MESH_INNER, np.concatenate([MESH_LIPS, MESH_RIGHT_EYE, MESH_LEFT_EYE]))
+
+
 def mesh_destination(
     source_mesh: np.ndarray, target_mesh: np.ndarray, source_shape: float, moved: tuple[str, ...] = ()
 ) -> np.ndarray:
@@ -431,10 +437,9 @@ def mesh_destination(
     The features named in `moved` ("right_eye", "left_eye", "lips") keep the target's outline but
     move as a whole by the same share towards where the source has them (`move_feature`)."""
     target = target_mesh[:, :2].astype(np.float32)
-    inner = np.setdiff1d(np.arange(len(target)), MESH_FACE_OVAL)
-    m = _similarity(source_mesh[inner, :2], target[inner])
+    m = _similarity(source_mesh[MESH_INNER, :2], target[MESH_INNER])
     aligned = source_mesh[:, :2] @ m[:, :2].T + m[:, 2]
-    blended = np.setdiff1d(inner, np.concatenate([MESH_LIPS, MESH_RIGHT_EYE, MESH_LEFT_EYE]))
+    blended = MESH_BLENDED
     dst = target.copy()
     dst[blended] = (1 - source_shape) * target[blended] + source_shape * aligned[blended]
     for name in moved:
