@@ -17,10 +17,11 @@ the scale under which the source's shading is kept as detail). Measured 2026-12-
     shading_sigma 0.12 (default)  mean |offset| 3.34 L*, d_src 0.468, margin to the target 0.246
                   0.08                         2.62         0.482                        0.222
                   0.06                         2.04         0.495                        0.196
-Also tried there, not kept: matching the detail layer's median over the skin to the target's (3.34 ->
-3.45), and giving the result the target's left/right lightness asymmetry at that scale (Face Mesh's
-mirror pairs; 3.27 -> 3.16, d_src 0.468 -> 0.471): most of the offset is symmetric, the source's lit
-cheekbones, not the side its light came from
+Also tried, not kept (with the fifth circle a little higher, so "all" reads 3.27 at the default):
+matching the detail layer's median over the skin to the target's (3.27 -> 3.45), and giving the result
+the target's left/right lightness asymmetry at that scale (Face Mesh's mirror pairs; 3.27 -> 3.16,
+d_src 0.468 -> 0.471): most of the offset is symmetric, the source's lit cheekbones, not the side its
+light came from
 (the source's shading at that scale is part of its likeness: the default stays).
 """
 
