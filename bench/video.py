@@ -141,13 +141,13 @@ def main() -> None:
                     cv2.imwrite(str(args.save_frames / f"frame{index:04d}.png"), frame)
             print(f"saved frames {sorted(wanted)} to {args.save_frames}")
         if args.job:
-            _job_tail(pipeline, clip, out, directory, runs[-1]["result"], info, spec)
+            _job_tail(clip, out, directory, runs[-1]["result"], info, spec)
 
 
-def _job_tail(pipeline, clip, part, directory, result, info, spec) -> None:
+def _job_tail(clip, part, directory, result, info, spec) -> None:
     """The worker's steps after the clip (webapp.jobs.steps.video.finish) that cost CPU, without
-    Django: join + audio mux, the original's poster frame decoded by seeking, and output
-    moderation's model: NudeNet's detector over the kept frames in one batch, as
+    its database and storage: join + audio mux, the original's poster frame decoded by seeking, and
+    output moderation's model: NudeNet's detector over the kept frames in one batch, as
     moderation.services.screen_video_output runs it (the first call, which loads the model, not timed)."""
     started = time.perf_counter()
     io.join_parts([part], directory / "result.mp4", fps=info.fps, original=clip)

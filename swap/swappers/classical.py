@@ -193,8 +193,8 @@ def delaunay(points: np.ndarray, size: tuple[int, int]) -> np.ndarray:
 def affine_matrices(dst: np.ndarray, src: np.ndarray) -> np.ndarray:
     """(n, 2, 3) affine maps taking each triangle of `dst` (n, 3, 2) onto the one of `src`, as
     cv2.getAffineTransform per triangle (zeros for a degenerate one), all at once: each triangle's
-    3x3 system [x y 1] M = src solved by its cofactors, in closed form (numpy's batched solve and det
-    of the mesh's ~900 triangles cost 1.3 ms a frame, this ~0.15)."""
+    3x3 system [x y 1] M = src solved by its cofactors, in closed form (for the mesh's ~900 triangles
+    a frame numpy's batched solve and det took 1.0 ms, this 0.3, on the 2026-12-05 machine)."""
     d, s = dst.astype(np.float64), src.astype(np.float64)
     (x0, y0), (x1, y1), (x2, y2) = d[:, 0].T, d[:, 1].T, d[:, 2].T
     # cofactors[:, j, i]: of row j, column i of [[x0, y0, 1], [x1, y1, 1], [x2, y2, 1]]
@@ -439,9 +439,8 @@ def mesh_destination(
     target = target_mesh[:, :2].astype(np.float32)
     m = _similarity(source_mesh[MESH_INNER, :2], target[MESH_INNER])
     aligned = source_mesh[:, :2] @ m[:, :2].T + m[:, 2]
-    blended = MESH_BLENDED
     dst = target.copy()
-    dst[blended] = (1 - source_shape) * target[blended] + source_shape * aligned[blended]
+    dst[MESH_BLENDED] = (1 - source_shape) * target[MESH_BLENDED] + source_shape * aligned[MESH_BLENDED]
     for name in moved:
         group, corners, scaled = MOVED_FEATURES[name]
         dst[group] = move_feature(
