@@ -12,6 +12,7 @@ import os
 import time
 import uuid
 
+import cv2
 import django_rq
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
@@ -28,6 +29,21 @@ from webapp.ops.gpu import GpuSampler
 from webapp.ops.metrics_server import serve_worker_metrics
 
 logger = logging.getLogger(__name__)
+
+
+def opencv_single_threaded() -> None:
+    """OpenCV's calls run on the calling thread, not on a pool of one thread a core.
+
+    A worker's parallelism is its own: one job at a time per process, a clip's frames decoded,
+    tracked, swapped (two at once) and encoded on their own threads, and as many workers as the
+    machine's cores are meant to keep busy. OpenCV's pool splitting each blur and warp over every
+    core on top of that only adds handovers. On 2 cores (alternating runs): a 720p clip 27.9-29.3
+    instead of 30.4-32.6 ms of CPU a frame (bench/video.py); through the stack (bench/jobpath.py,
+    four pairs) a 30 s clip at 55.6-61.4 instead of 54.4-59.2 frames/s, and (two pairs) a burst's
+    photo job 260-265 instead of 285-292 ms of CPU, 434-443 instead of 395-407 jobs/min. OpenCV's
+    own OPENCV_FOR_THREADS_NUM, where set, is left to decide."""
+    if "OPENCV_FOR_THREADS_NUM" not in os.environ:
+        cv2.setNumThreads(1)
 
 
 class Command(BaseCommand):
@@ -48,6 +64,7 @@ class Command(BaseCommand):
     def handle(self, *args, queues, max_jobs, burst, name, device, metrics_port, **options):
         if device is not None:
             os.environ["VISAGE_DEVICE_ID"] = str(device)  # read when the pipeline is built below
+        opencv_single_threaded()
         queue_names = [q.strip() for q in queues.split(",") if q.strip()]
         known = {settings.MODERATION_QUEUE, settings.WEBHOOK_QUEUE, *settings.GPU_QUEUES}
         unknown = [q for q in queue_names if q not in known]
