@@ -14,7 +14,7 @@ from PIL import Image
 from skimage import data as skdata
 
 from webapp.media import aigc
-from webapp.media.thumbnails import THUMBNAIL_ASPECT, crop_box, thumbnail_frame
+from webapp.media.thumbnails import THUMBNAIL_ASPECT, crop_box, preview_frame, preview_size, thumbnail_frame
 
 
 @given(
@@ -42,6 +42,24 @@ def test_thumbnail_is_small_and_card_shaped(shape):
     thumb = thumbnail_frame(image, [(width // 2, height // 3, width // 2 + 100, height // 3 + 100)])
     assert max(thumb.shape[:2]) <= 480
     assert abs(thumb.shape[1] / thumb.shape[0] - THUMBNAIL_ASPECT) < 0.02
+
+
+@pytest.mark.parametrize("size", [(4032, 3024), (1921, 1081), (2560, 1440)])
+def test_a_large_photo_is_reduced_by_halves_then_by_area_as_one_area_reduction_would(size):
+    """A phone photo's preview and thumbnail are first halved (fast whole 2x2 blocks), then reduced
+    by area to their size: the size asked for, and the same picture as one area reduction within a
+    level or so on average (no shift, no lost colour)."""
+    width, height = size
+    photo = cv2.resize(np.ascontiguousarray(skdata.astronaut()[:, :, ::-1]), size, interpolation=cv2.INTER_CUBIC)
+    preview = preview_frame(photo)
+    assert (preview.shape[1], preview.shape[0]) == preview_size(width, height)
+    one_step = cv2.resize(photo, preview_size(width, height), interpolation=cv2.INTER_AREA)
+    assert np.abs(preview.astype(float) - one_step).mean() < 1.0
+    x1, y1, x2, y2 = crop_box(width, height, [])
+    thumbnail = thumbnail_frame(photo)
+    one_step = cv2.resize(photo[y1:y2, x1:x2], (thumbnail.shape[1], thumbnail.shape[0]), interpolation=cv2.INTER_AREA)
+    assert max(thumbnail.shape[:2]) == 480
+    assert np.abs(thumbnail.astype(float) - one_step).mean() < 1.5
 
 
 def test_face_at_the_edge_of_a_tall_photo_stays_in():
