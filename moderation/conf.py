@@ -21,7 +21,7 @@ instead of becoming False); read here at call time so tests can change them with
 | VISAGE_IDENTITY_MAX_COSINE_DISTANCE | 0.6 | the same for arcface512 embeddings (1 - cos) |
 | VISAGE_MIN_FACE_PX | 40 | shorter side of the smallest usable source face |
 | VISAGE_PHASH_MAX_DISTANCE | 6 | Hamming distance (of 64 bits) that counts as known-bad content |
-| VISAGE_MODERATION_THREADS | 0 | onnxruntime intra-op threads for moderation models (0 = all) |
+| VISAGE_MODERATION_THREADS | 0 | onnxruntime intra-op threads for moderation models' batches (0 = all; one picture: 1) |
 """
 
 from __future__ import annotations
