@@ -23,6 +23,13 @@ the target's left/right lightness asymmetry at that scale (Face Mesh's mirror pa
 d_src 0.468 -> 0.471): most of the offset is symmetric, the source's lit cheekbones, not the side its
 light came from
 (the source's shading at that scale is part of its likeness: the default stays).
+Measured 2026-12-05 (a later session), all 68 swaps, default 3.35 / d_src 0.4685 / margin 0.245: the
+detail's lightness split at a quarter of shading_sigma, each band's contrast matched to the target's on
+its own (3.34, d_src 0.472: the offset is the pattern, not its strength); the band between a quarter
+of shading_sigma and shading_sigma taken from the target on the cheeks, chin and forehead, the source's
+kept round the eyes, brows, nose and mouth (their hulls grown by 6 % of the face): half of it 2.37,
+d_src 0.482; all of it 1.54, d_src 0.502 (a better trade than a smaller shading_sigma, 2.62 at 0.482,
+but still one against the likeness: not kept).
 """
 
 from __future__ import annotations
