@@ -88,6 +88,7 @@ def main() -> None:
     parser.add_argument("--job", action="store_true", help="also time join + mux + poster + face checks")
     parser.add_argument("--compare", nargs=2, type=Path, metavar=("DIR_A", "DIR_B"), help="compare saved frames")
     args = parser.parse_args()
+    cv2.setNumThreads(1)  # as a worker runs OpenCV (visage_worker.opencv_single_threaded)
     if args.compare:
         compare(*args.compare, args.models)
         return
