@@ -9,6 +9,8 @@ import sys
 from django.conf import settings
 from django.db import connection
 
+from webapp.ops.embedded import die_with_parent
+
 
 def database_url_for_subprocess() -> str:
     db = connection.settings_dict
@@ -19,7 +21,9 @@ def database_url_for_subprocess() -> str:
 
 
 def start_worker(*, queues: str = "vip,default,batch", burst: bool = False, **extra_env) -> subprocess.Popen:
-    """`manage.py visage_worker --queues QUEUES` in its own session (so a test can signal its group)."""
+    """`manage.py visage_worker --queues QUEUES` in its own session (so a test can signal its group),
+    ended with the test run however that ends: a run stopped mid-test (its `finally` never reached)
+    left its worker running for as long as the machine ran."""
     env = dict(
         os.environ,
         DJANGO_SETTINGS_MODULE="webapp.settings",
@@ -37,6 +41,7 @@ def start_worker(*, queues: str = "vip,default,batch", burst: bool = False, **ex
         ],
         env=env,
         start_new_session=True,
+        preexec_fn=die_with_parent,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
