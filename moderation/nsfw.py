@@ -112,9 +112,10 @@ class NsfwDetector:
         self.model_path = model_path
         self.session = get_session(model_path, _cpu_options(threads))
         # One picture (a photo job's target, its result) runs on the calling thread: spread over a
-        # pool it took 14 instead of 22 ms but 26.7 instead of 22 ms of CPU (a 720p picture, 2
+        # pool it took 14 instead of 22 ms but 24.4 instead of 21.9 ms of CPU (a 720p picture, 2
         # cores), and a worker's jobs, not one picture, are what keeps the cores busy. A batch (a
-        # clip's sampled frames) is worth the pool: 30 frames in 0.4 instead of 0.66 s.
+        # clip's sampled frames) is worth the pool: 16 frames cost the same CPU either way (22.8 and
+        # 22.6 ms a frame) in about half the time.
         self.one_picture_session = self.session if threads == 1 else get_session(model_path, _cpu_options(1))
         self.input_name = self.session.get_inputs()[0].name
         self.calls = 0
