@@ -224,10 +224,11 @@ def finish(
     the two, not their sum, while the other GPU worker waits for work."""
     swapper = get_pipeline().swapper.name
     claim = result_claim(job, extension="mp4", engine={"swapper": swapper})  # a query: on this thread
+    size = processed_video_size(info, job.resolution)
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="join") as pool:
         # In this thread's context (contextvars), so its spans and stage timers are the job's.
         stored = pool.submit(contextvars.copy_context().run, _join_and_store, job, directory, parts, target, info,
-                             claim, kept)
+                             size, claim, kept)
         with metrics.timed_stage("output_screening"):
             review = moderation_services.screen_video_output(subject_id=job.id, frames=[frame for _, frame in kept])
         key, data, frames, provenance, join_ms = stored.result()
@@ -237,7 +238,7 @@ def finish(
     for s in stats:
         for name, ms in s.stage_ms.items():
             stage_ms[name] = round(stage_ms.get(name, 0.0) + ms, 2)
-    width, height = processed_video_size(info, job.resolution)
+    width, height = size
     plan = get_pipeline().mode_capabilities()[job.mode]  # every frame runs this plan
     notes = {
         "swapper": swapper,
@@ -272,9 +273,10 @@ def finish(
 
 
 def _join_and_store(job: Job, directory: Path, parts: list[Path], target: Path, info: video_io.VideoInfo,
-                    claim, kept: list[tuple[int, np.ndarray]]) -> tuple[str, bytes, int, dict, float]:
+                    size: tuple[int, int], claim, kept: list[tuple[int, np.ndarray]]
+                    ) -> tuple[str, bytes, int, dict, float]:
     """finish's work that needs no database: the parts joined with the original audio, signed, and
-    stored with the poster (the kept frame nearest the middle, beside its original). Returns the
+    stored with the poster (the kept frame nearest the middle, beside its original at `size`). Returns the
     result's key, its bytes, its frame count, what its signature says and the join's ms."""
     output = directory / "result.mp4"
     joining = time.perf_counter()
@@ -289,7 +291,6 @@ def _join_and_store(job: Job, directory: Path, parts: list[Path], target: Path, 
     )
     data = signed.read_bytes()
     index, poster = min(kept, key=lambda item: abs(item[0] - info.frames // 2))
-    size = processed_video_size(info, job.resolution)
     middle = next(video_io.read_frames(target, start=index, stop=index + 1, size=size))
     with metrics.timed_stage("upload"):
         key = store_result(job, data=data, media_type=RESULT_MEDIA_TYPE, extension="mp4", before=middle,
