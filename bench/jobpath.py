@@ -677,7 +677,8 @@ def main() -> None:
             rest = targets[args.naive :]
             # Warm: a worker's first job pays for what its models set up on first use; submitted
             # together, so that each GPU-step worker (two on the CPU) takes one.
-            for job_id in [stack.submit(source, target) for target in rest[:2]]:
+            warm = [stack.submit(source, target) for target in rest[:2]]
+            for job_id in warm:
                 stack.wait(job_id)
             print(f"waited {stack.wait_calibrated():.0f} s for the GPU worker's speed measurement to end")
             single, cpu_before = [], cpu_by_role(stack)
@@ -686,40 +687,43 @@ def main() -> None:
                 job = stack.wait(stack.submit(source, target))
                 assert job["state"] == "succeeded", job
                 single.append(job)
-            t = timings(single)
-            print(f"single job (one at a time, {len(single)}): submit → succeeded p50 {statistics.median(t['total']):.2f} s"
-                  f" (screening {statistics.median(t['screening']):.2f}, GPU queue {statistics.median(t['gpu_queue']):.2f},"
-                  f" GPU step {statistics.median(t['gpu_step']):.2f}); GPU step stages ms: {stage_medians(single)}")
-            print(f"single job {cpu_report(cpu_before, cpu_by_role(stack), len(single))}")
+            if single:  # --single 0: none
+                t = timings(single)
+                print(f"single job (one at a time, {len(single)}): submit → succeeded p50 {statistics.median(t['total']):.2f} s"
+                      f" (screening {statistics.median(t['screening']):.2f}, GPU queue {statistics.median(t['gpu_queue']):.2f},"
+                      f" GPU step {statistics.median(t['gpu_step']):.2f}); GPU step stages ms: {stage_medians(single)}")
+                print(f"single job {cpu_report(cpu_before, cpu_by_role(stack), len(single))}")
             if recorders:
                 print(stop_profiles(recorders))
 
             burst_targets = rest[2 + args.single :][: args.jobs]
-            stack.requests = 0
-            cpu_before = cpu_by_role(stack)
-            recorders = start_profiles(stack, args.profile / "burst") if args.profile else []
-            with ThreadPoolExecutor(args.concurrency) as pool:
-                ids = list(pool.map(lambda target: stack.submit(source, target), burst_targets))
-            with ThreadPoolExecutor(16) as pool:
-                burst = list(pool.map(stack.wait, ids))
-            cpu_after = cpu_by_role(stack)
-            if recorders:
-                print(stop_profiles(recorders))
-            states = {s: sum(1 for j in burst if j["state"] == s) for s in {j["state"] for j in burst}}
-            done = [j for j in burst if j["state"] == "succeeded"]
-            t = timings(done)
-            span = max(parse(j["completed_at"]) for j in done) - min(parse(j["created_at"]) for j in done)
-            print(f"burst of {len(burst)} at concurrency {args.concurrency}: {states}; {len(done) / span * 60:.1f} jobs/min"
-                  f" ({len(done) / span * 60 / naive_rate:.1f}× naive); submit → succeeded p50"
-                  f" {statistics.median(t['total']):.2f} s, p99 {percentile(t['total'], 99):.2f} s;"
-                  f" medians: screening {statistics.median(t['screening']):.2f} s, GPU queue"
-                  f" {statistics.median(t['gpu_queue']):.2f} s, GPU step {statistics.median(t['gpu_step']):.2f} s")
-            gpu_workers = sum(1 for role, _ in stack_processes(stack) if role == "GPU-step worker")
-            print(f"burst {gpu_worker_gaps(done, gpu_workers)}")
-            print(f"client requests per job in the burst (submit + waits): {stack.requests / len(burst):.2f}")
-            print(f"burst {cpu_report(cpu_before, cpu_after, len(burst))}")
+            if burst_targets:  # --jobs 0: no burst (a clip alone, say)
+                stack.requests = 0
+                cpu_before = cpu_by_role(stack)
+                recorders = start_profiles(stack, args.profile / "burst") if args.profile else []
+                with ThreadPoolExecutor(args.concurrency) as pool:
+                    ids = list(pool.map(lambda target: stack.submit(source, target), burst_targets))
+                with ThreadPoolExecutor(16) as pool:
+                    burst = list(pool.map(stack.wait, ids))
+                cpu_after = cpu_by_role(stack)
+                if recorders:
+                    print(stop_profiles(recorders))
+                states = {s: sum(1 for j in burst if j["state"] == s) for s in {j["state"] for j in burst}}
+                done = [j for j in burst if j["state"] == "succeeded"]
+                t = timings(done)
+                span = max(parse(j["completed_at"]) for j in done) - min(parse(j["created_at"]) for j in done)
+                print(f"burst of {len(burst)} at concurrency {args.concurrency}: {states}; {len(done) / span * 60:.1f} jobs/min"
+                      f" ({len(done) / span * 60 / naive_rate:.1f}× naive); submit → succeeded p50"
+                      f" {statistics.median(t['total']):.2f} s, p99 {percentile(t['total'], 99):.2f} s;"
+                      f" medians: screening {statistics.median(t['screening']):.2f} s, GPU queue"
+                      f" {statistics.median(t['gpu_queue']):.2f} s, GPU step {statistics.median(t['gpu_step']):.2f} s")
+                gpu_workers = sum(1 for role, _ in stack_processes(stack) if role == "GPU-step worker")
+                print(f"burst {gpu_worker_gaps(done, gpu_workers)}")
+                print(f"client requests per job in the burst (submit + waits): {stack.requests / len(burst):.2f}")
+                print(f"burst {cpu_report(cpu_before, cpu_after, len(burst))}")
 
-            job_id, url = ids[0], f"{stack.url}/api/v1/jobs/{ids[0]}"
+            job_id = warm[0]  # a succeeded job's status: its ETag stays current
+            url = f"{stack.url}/api/v1/jobs/{job_id}"
             etag = stack.get(job_id).headers.get("ETag")
             for label, sent in (("plain", None), ("If-None-Match → 304", etag)) if args.status_seconds else ():
                 rate = status_rate(url, stack.headers, etag=sent, concurrency=16, seconds=args.status_seconds)
