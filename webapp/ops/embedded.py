@@ -254,33 +254,63 @@ def _write_weed_security(data_dir: Path) -> None:
     path.chmod(0o600)
 
 
+WEED_COMPONENT_PORTS = (
+    "master.port", "master.port.grpc", "volume.port", "volume.port.grpc", "filer.port",
+    "filer.port.grpc", "admin.port", "admin.port.grpc", "s3.port.grpc", "webdav.port", "metricsPort",
+)
+# What weed mini logs when one of its component ports was taken after free_port() handed it out:
+# at its own start-up check ("Port allocation failed: port N ... is not available") or, seconds later,
+# when that component binds ("s3 failed to listen on grpc port N: bind: address already in use").
+WEED_PORT_CLASH = ("is not available", "address already in use")
+S3_START_ATTEMPTS = 3
+
+
+def _s3_command(data_dir: Path, port: int) -> list[str]:
+    minio = shutil.which("minio")
+    if minio:
+        return [minio, "server", str(data_dir), "--address", f"127.0.0.1:{port}",
+                "--console-address", f"127.0.0.1:{free_port()}"]
+    # weed mini opens a port per component; give each a free one so several can run at once.
+    args = [weed_binary(), "mini", f"-dir={data_dir}", f"-s3.port={port}", "-ip=127.0.0.1", "-ip.bind=127.0.0.1"]
+    args += [f"-{flag}={free_port()}" for flag in WEED_COMPONENT_PORTS]
+    _write_weed_security(data_dir)
+    return args + WEED_HARDENING
+
+
 def start_s3(data_dir: Path, access_key: str, secret_key: str, port: int | None = None) -> ServerProcess:
     """`minio server` when the operator has one on PATH, else SeaweedFS's `weed mini`. Raises
-    PortTakenError when `port` is in use, EmbeddedServerError when the child does not own it."""
+    PortTakenError when `port` is in use, EmbeddedServerError when the child does not own it.
+
+    The component ports are free when picked, not when the server binds them (another process may
+    take one in between): a start that dies of that is tried again with fresh ones."""
     data_dir.mkdir(parents=True, exist_ok=True)
     port = port or free_port()
-    if not port_is_free(port):
-        raise PortTakenError("S3 server", port, port_holder(port))
     log_path = data_dir / "s3.log"
     env = dict(os.environ, AWS_ACCESS_KEY_ID=access_key, AWS_SECRET_ACCESS_KEY=secret_key,
                MINIO_ROOT_USER=access_key, MINIO_ROOT_PASSWORD=secret_key)
-    minio = shutil.which("minio")
-    if minio:
-        args = [minio, "server", str(data_dir), "--address", f"127.0.0.1:{port}",
-                "--console-address", f"127.0.0.1:{free_port()}"]
-    else:
-        # weed mini opens a port per component; give each a free one so several can run at once.
-        ports = {flag: free_port() for flag in (
-            "master.port", "master.port.grpc", "volume.port", "volume.port.grpc", "filer.port",
-            "filer.port.grpc", "admin.port", "admin.port.grpc", "s3.port.grpc", "webdav.port", "metricsPort",
-        )}
-        args = [weed_binary(), "mini", f"-dir={data_dir}", f"-s3.port={port}", "-ip=127.0.0.1", "-ip.bind=127.0.0.1"]
-        args += [f"-{flag}={value}" for flag, value in ports.items()]
-        args += WEED_HARDENING
-        _write_weed_security(data_dir)
-    process = subprocess.Popen(args, stdout=log_path.open("ab"), stderr=subprocess.STDOUT, env=env,
-                               cwd=data_dir, start_new_session=True, preexec_fn=die_with_parent)
-    _wait_for_port(port, process, "S3 server", log_path, timeout_s=60)
-    server = ServerProcess("s3", process, f"127.0.0.1:{port}", log_path)
-    _check_owner(server, port, answering_pid=None)
-    return server
+    attempt = 0
+    while True:
+        attempt += 1
+        if not port_is_free(port):
+            raise PortTakenError("S3 server", port, port_holder(port))
+        args = _s3_command(data_dir, port)
+        log_offset = log_path.stat().st_size if log_path.exists() else 0
+        process = subprocess.Popen(args, stdout=log_path.open("ab"), stderr=subprocess.STDOUT, env=env,
+                                   cwd=data_dir, start_new_session=True, preexec_fn=die_with_parent)
+        server = ServerProcess("s3", process, f"127.0.0.1:{port}", log_path)
+        try:
+            _wait_for_port(port, process, "S3 server", log_path, timeout_s=60)
+            _check_owner(server, port, answering_pid=None)
+            return server
+        except EmbeddedServerError:
+            server.stop()
+            if attempt == S3_START_ATTEMPTS or not _lost_a_component_port(log_path, log_offset):
+                raise
+
+
+def _lost_a_component_port(log_path: Path, offset: int) -> bool:
+    """This attempt's part of the log says a component port was taken (see WEED_PORT_CLASH)."""
+    with log_path.open("rb") as log:
+        log.seek(offset)
+        text = log.read().decode("utf-8", "replace")
+    return any(clash in text for clash in WEED_PORT_CLASH)
