@@ -40,6 +40,13 @@ degrees found (was missed) and noface_1 at 3,000 px no longer shows a false face
 found at -90 degrees, presence 0.83); rot50 91.9 -> 31.0 CPU ms a frame with faces (biden_1's
 misses cost 837 ms, now found in 166); faceless frames 33-1,432 -> 133-606 ms (the Hubble deep
 field's used to end at a false candidate at 33 ms; now every retry and HOG run: 475-606 ms).
+
+2026-12-05 (the twenty-second session's machine, the fastest yet: a 1000x1000 float32 matmul 4.8 ms),
+--mode largest: clean 4.1, rot25 4.5, edge_cut 4.1, large 4.4, small_720p 9.8, rot50 14.6 CPU ms a
+frame with faces; the five lone small faces 15.4-17.2 ms. One of them (biden_1, its box 28 px), 20
+calls each: the whole analysis 19.7 ms = the square pass 2.8 + the wide pass alone 12.3 (its
+480x288 input) + the mesh and the rest ~4.6. Even at WIDE_SPAN 512 (a 384x224 input, ~38 % fewer
+pixels, and a third more 34-px faces missed) it would stay above 10 ms.
 """
 
 from __future__ import annotations
