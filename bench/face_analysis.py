@@ -45,8 +45,8 @@ field's used to end at a false candidate at 33 ms; now every retry and HOG run: 
 --mode largest: clean 4.1, rot25 4.5, edge_cut 4.1, large 4.4, small_720p 9.8, rot50 14.6 CPU ms a
 frame with faces; the five lone small faces 15.4-17.2 ms. One of them (biden_1, its box 28 px), 20
 calls each: the whole analysis 19.7 ms = the square pass 2.8 + the wide pass alone 12.3 (its
-480x288 input) + the mesh and the rest ~4.6. Even at WIDE_SPAN 512 (a 384x224 input, ~38 % fewer
-pixels, and a third more 34-px faces missed) it would stay above 10 ms.
+480x288 input) + the mesh and the rest ~4.6. WIDE_SPAN 512 (a 384x224 input, ~38 % fewer pixels,
+a third more 34-px faces missed) would by that proportion still cost ~15 ms (estimated, not run).
 """
 
 from __future__ import annotations
