@@ -218,9 +218,10 @@ def start_redis(data_dir: Path, port: int | None = None, *, persist: bool = True
     log_path = data_dir / "redis.log"
     args = [redis_server_binary(), "--port", str(port), "--bind", "127.0.0.1", "--dir", str(data_dir)]
     args += ["--appendonly", "yes"] if persist else ["--save", "", "--appendonly", "no"]
-    process = subprocess.Popen(
-        args, stdout=log_path.open("ab"), stderr=subprocess.STDOUT, start_new_session=True, preexec_fn=die_with_parent
-    )
+    with log_path.open("ab") as log:  # the child keeps its own copy of the descriptor
+        process = subprocess.Popen(
+            args, stdout=log, stderr=subprocess.STDOUT, start_new_session=True, preexec_fn=die_with_parent
+        )
     _wait_for_port(port, process, "redis-server", log_path, timeout_s=15)
     server = ServerProcess("redis", process, f"redis://127.0.0.1:{port}/0", log_path)
     _check_owner(server, port, redis_process_id(port) or -1)
@@ -295,8 +296,9 @@ def start_s3(data_dir: Path, access_key: str, secret_key: str, port: int | None 
             raise PortTakenError("S3 server", port, port_holder(port))
         args = _s3_command(data_dir, port)
         log_offset = log_path.stat().st_size if log_path.exists() else 0
-        process = subprocess.Popen(args, stdout=log_path.open("ab"), stderr=subprocess.STDOUT, env=env,
-                                   cwd=data_dir, start_new_session=True, preexec_fn=die_with_parent)
+        with log_path.open("ab") as log:  # the child keeps its own copy of the descriptor
+            process = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT, env=env,
+                                       cwd=data_dir, start_new_session=True, preexec_fn=die_with_parent)
         server = ServerProcess("s3", process, f"127.0.0.1:{port}", log_path)
         try:
             _wait_for_port(port, process, "S3 server", log_path, timeout_s=60)

@@ -8,6 +8,7 @@ import shutil
 import socket
 
 import pytest
+import redis
 from django.core.management.base import CommandError
 
 from webapp.ops import embedded
@@ -19,8 +20,6 @@ def other_redis(tmp_path):
     """Another instance's Redis (the same bundled binary), holding a key of its own."""
     server = embedded.start_redis(tmp_path / "other-redis", persist=False)
     port = int(server.url.rsplit(":", 1)[1].split("/")[0])
-    import redis
-
     with redis.Redis(host="127.0.0.1", port=port) as client:
         client.set("owner", "other instance")
     yield server, port
@@ -59,8 +58,6 @@ def test_visage_run_starts_its_own_redis_on_a_free_port(other_redis, tmp_path, s
         assert settings.REDIS_URL == server.url
         assert {queue["URL"] for queue in settings.RQ_QUEUES.values()} == {server.url}
         assert settings.CACHES["default"]["LOCATION"] == server.url
-        import redis
-
         with redis.Redis.from_url(settings.REDIS_URL) as client:
             assert client.get("owner") is None  # not the other instance's data
     finally:
