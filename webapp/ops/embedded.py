@@ -16,6 +16,7 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -208,24 +209,62 @@ def redis_process_id(port: int) -> int | None:
         return None
 
 
+# How many starts a server gets when a port it was given free is taken before the server binds it
+# (a port it picked itself, or one of weed mini's component ports): fresh ports each time.
+START_ATTEMPTS = 3
+REDIS_PORT_CLASH = ("Address already in use",)
+
+
 def start_redis(data_dir: Path, port: int | None = None, *, persist: bool = True) -> ServerProcess:
     """Raises PortTakenError when `port` is in use, EmbeddedServerError when the server answering is
-    not the child started here."""
+    not the child started here. With no `port`, it picks a free one, and another when that one is
+    taken before the server binds it (START_ATTEMPTS in all)."""
     data_dir.mkdir(parents=True, exist_ok=True)
-    port = port or free_port()
-    if not port_is_free(port):
-        raise PortTakenError("redis-server", port, port_holder(port))
     log_path = data_dir / "redis.log"
-    args = [redis_server_binary(), "--port", str(port), "--bind", "127.0.0.1", "--dir", str(data_dir)]
-    args += ["--appendonly", "yes"] if persist else ["--save", "", "--appendonly", "no"]
-    with log_path.open("ab") as log:  # the child keeps its own copy of the descriptor
-        process = subprocess.Popen(
-            args, stdout=log, stderr=subprocess.STDOUT, start_new_session=True, preexec_fn=die_with_parent
-        )
-    _wait_for_port(port, process, "redis-server", log_path, timeout_s=15)
-    server = ServerProcess("redis", process, f"redis://127.0.0.1:{port}/0", log_path)
-    _check_owner(server, port, redis_process_id(port) or -1)
-    return server
+
+    def start_on(picked: int) -> ServerProcess:
+        args = [redis_server_binary(), "--port", str(picked), "--bind", "127.0.0.1", "--dir", str(data_dir)]
+        args += ["--appendonly", "yes"] if persist else ["--save", "", "--appendonly", "no"]
+        with log_path.open("ab") as log:  # the child keeps its own copy of the descriptor
+            process = subprocess.Popen(
+                args, stdout=log, stderr=subprocess.STDOUT, start_new_session=True, preexec_fn=die_with_parent
+            )
+        server = ServerProcess("redis", process, f"redis://127.0.0.1:{picked}/0", log_path)
+        _wait_for_port(picked, process, "redis-server", log_path, timeout_s=15)
+        _check_owner(server, picked, redis_process_id(picked) or -1)
+        return server
+
+    return _start_retrying("redis-server", port, log_path, REDIS_PORT_CLASH, start_on)
+
+
+def _start_retrying(
+    name: str, port: int | None, log_path: Path, clash: tuple[str, ...], start_on: Callable[[int], ServerProcess]
+) -> ServerProcess:
+    """`start_on(port)`, or on a free port when `port` is None; started again (START_ATTEMPTS in all)
+    when the server died of a port taken after it was picked (`clash` in this attempt's part of its
+    log), on a fresh pick. A taken `port` is refused with PortTakenError."""
+    attempt = 0
+    while True:
+        attempt += 1
+        picked = port or free_port()
+        if not port_is_free(picked):
+            if port or attempt == START_ATTEMPTS:
+                raise PortTakenError(name, picked, port_holder(picked))
+            continue
+        log_offset = log_path.stat().st_size if log_path.exists() else 0
+        try:
+            return start_on(picked)
+        except EmbeddedServerError:
+            if attempt == START_ATTEMPTS or not _log_says(log_path, log_offset, clash):
+                raise
+
+
+def _log_says(log_path: Path, offset: int, phrases: tuple[str, ...]) -> bool:
+    """This attempt's part of a server's log (from `offset`) holds one of `phrases`: it lost a port."""
+    with log_path.open("rb") as log:
+        log.seek(offset)
+        text = log.read().decode("utf-8", "replace")
+    return any(phrase in text for phrase in phrases)
 
 
 def weed_binary() -> str:
@@ -263,7 +302,6 @@ WEED_COMPONENT_PORTS = (
 # at its own start-up check ("Port allocation failed: port N ... is not available") or, seconds later,
 # when that component binds ("s3 failed to listen on grpc port N: bind: address already in use").
 WEED_PORT_CLASH = ("is not available", "address already in use")
-S3_START_ATTEMPTS = 3
 
 
 def _s3_command(data_dir: Path, port: int) -> list[str]:
@@ -282,37 +320,26 @@ def start_s3(data_dir: Path, access_key: str, secret_key: str, port: int | None 
     """`minio server` when the operator has one on PATH, else SeaweedFS's `weed mini`. Raises
     PortTakenError when `port` is in use, EmbeddedServerError when the child does not own it.
 
-    The component ports are free when picked, not when the server binds them (another process may
-    take one in between): a start that dies of that is tried again with fresh ones."""
+    The component ports (and the S3 port, with no `port` given) are free when picked, not when the
+    server binds them (another process may take one in between): a start that dies of that is tried
+    again with fresh ones (START_ATTEMPTS in all)."""
     data_dir.mkdir(parents=True, exist_ok=True)
-    port = port or free_port()
     log_path = data_dir / "s3.log"
     env = dict(os.environ, AWS_ACCESS_KEY_ID=access_key, AWS_SECRET_ACCESS_KEY=secret_key,
                MINIO_ROOT_USER=access_key, MINIO_ROOT_PASSWORD=secret_key)
-    attempt = 0
-    while True:
-        attempt += 1
-        if not port_is_free(port):
-            raise PortTakenError("S3 server", port, port_holder(port))
-        args = _s3_command(data_dir, port)
-        log_offset = log_path.stat().st_size if log_path.exists() else 0
+
+    def start_on(picked: int) -> ServerProcess:
+        args = _s3_command(data_dir, picked)
         with log_path.open("ab") as log:  # the child keeps its own copy of the descriptor
             process = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT, env=env,
                                        cwd=data_dir, start_new_session=True, preexec_fn=die_with_parent)
-        server = ServerProcess("s3", process, f"127.0.0.1:{port}", log_path)
+        server = ServerProcess("s3", process, f"127.0.0.1:{picked}", log_path)
         try:
-            _wait_for_port(port, process, "S3 server", log_path, timeout_s=60)
-            _check_owner(server, port, answering_pid=None)
-            return server
+            _wait_for_port(picked, process, "S3 server", log_path, timeout_s=60)
+            _check_owner(server, picked, answering_pid=None)
         except EmbeddedServerError:
             server.stop()
-            if attempt == S3_START_ATTEMPTS or not _lost_a_component_port(log_path, log_offset):
-                raise
+            raise
+        return server
 
-
-def _lost_a_component_port(log_path: Path, offset: int) -> bool:
-    """This attempt's part of the log says a component port was taken (see WEED_PORT_CLASH)."""
-    with log_path.open("rb") as log:
-        log.seek(offset)
-        text = log.read().decode("utf-8", "replace")
-    return any(clash in text for clash in WEED_PORT_CLASH)
+    return _start_retrying("S3 server", port, log_path, WEED_PORT_CLASH, start_on)

@@ -44,6 +44,52 @@ def test_the_server_answering_must_be_the_child_started(other_redis, tmp_path, m
     assert other.process.poll() is None  # the other instance is left alone
 
 
+@pytest.fixture
+def taken_port():
+    """A port another socket listens on."""
+    with socket.socket() as intruder:
+        intruder.bind(("127.0.0.1", 0))
+        intruder.listen()
+        yield intruder.getsockname()[1]
+
+
+def first_pick_is(monkeypatch, port: int) -> None:
+    """free_port() hands out `port` first, as if it had been free a moment earlier."""
+    real_free_port, picks = embedded.free_port, iter([port])
+    monkeypatch.setattr(embedded, "free_port", lambda: next(picks, None) or real_free_port())
+
+
+def test_redis_on_a_port_it_picked_starts_again_when_the_port_is_taken_before_it_binds(
+    taken_port, tmp_path, monkeypatch
+):
+    """The race a self-picked port has (free when picked, another program's when the server binds
+    it): the first pick is a port another socket listens on, and the check that would see it is
+    told it is free, as it was a moment earlier. The start must go on to a fresh port."""
+    first_pick_is(monkeypatch, taken_port)
+    real_port_is_free = embedded.port_is_free
+    monkeypatch.setattr(embedded, "port_is_free", lambda port: port == taken_port or real_port_is_free(port))
+    server = embedded.start_redis(tmp_path / "redis", persist=False)
+    try:
+        port = int(server.url.rsplit(":", 1)[1].split("/")[0])
+        assert port != taken_port
+        assert embedded.redis_process_id(port) == server.process.pid
+        assert "Address already in use" in server.log_path.read_text()  # the first attempt's end
+    finally:
+        server.stop()
+
+
+def test_a_port_picked_for_a_server_and_found_taken_is_picked_again(taken_port, tmp_path, monkeypatch):
+    """The same race one step earlier (taken between the pick and the check): no PortTakenError for
+    a port nobody asked for."""
+    first_pick_is(monkeypatch, taken_port)
+    server = embedded.start_redis(tmp_path / "redis", persist=False)
+    try:
+        assert f":{taken_port}/" not in server.url
+        assert server.process.poll() is None
+    finally:
+        server.stop()
+
+
 def test_visage_run_starts_its_own_redis_on_a_free_port(other_redis, tmp_path, settings, monkeypatch):
     other, port = other_redis
     monkeypatch.delenv("REDIS_URL", raising=False)  # restored after the test
@@ -131,7 +177,7 @@ def test_a_lost_component_port_is_read_from_this_attempts_part_of_the_log(tmp_pa
     log = tmp_path / "s3.log"
     log.write_text(f"{line}\n")  # an earlier attempt's
     offset = log.stat().st_size
-    assert not embedded._lost_a_component_port(log, offset)
+    assert not embedded._log_says(log, offset, embedded.WEED_PORT_CLASH)
     with log.open("a") as later:
         later.write(f"{line}\n")
-    assert embedded._lost_a_component_port(log, offset)
+    assert embedded._log_says(log, offset, embedded.WEED_PORT_CLASH)

@@ -157,7 +157,7 @@ class Command(BaseCommand):
                     f"{exc}, a {name} server left running on {data_dir} by an earlier start: stop it "
                     "(kill that pid) and start again."
                 ) from None
-            server = start(embedded.free_port())
+            server = start(None)  # a free port, picked again if taken before the server binds it
             self.stdout.write(self.style.WARNING(f"{name}: {exc}; using {server.url} instead"))
             return server
 
