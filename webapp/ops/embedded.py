@@ -148,13 +148,14 @@ def _owns_port(process: subprocess.Popen, port: int) -> bool:
 OWNER_CHECK_S = 10
 
 
-def _check_owner(server: ServerProcess, port: int, answering_pid: int | None) -> None:
+def _check_owner(server: ServerProcess, port: int, answering_pid: Callable[[], int | None] | None) -> None:
     """Connecting to the port proves only that *something* listens there: a server already on the
     port answers while ours fails to bind a moment later. Refuse unless the child is alive and is
-    the one answering."""
+    the one answering (`answering_pid()`, asked only of a live child: what holds the port may be
+    any program, which a server's own question could wait seconds on)."""
     time.sleep(0.2)  # a child that cannot bind exits at once; let it
     if answering_pid is not None:
-        ours = server.process.poll() is None and answering_pid == server.process.pid
+        ours = server.process.poll() is None and answering_pid() == server.process.pid
     else:
         # weed mini answers on its S3 port before the kernel lists the listener under its pid every
         # time (seen: a check a moment after the first connection found no owner): look for a while.
@@ -231,7 +232,7 @@ def start_redis(data_dir: Path, port: int | None = None, *, persist: bool = True
             )
         server = ServerProcess("redis", process, f"redis://127.0.0.1:{picked}/0", log_path)
         _wait_for_port(picked, process, "redis-server", log_path, timeout_s=15)
-        _check_owner(server, picked, redis_process_id(picked) or -1)
+        _check_owner(server, picked, lambda: redis_process_id(picked))
         return server
 
     return _start_retrying("redis-server", port, log_path, REDIS_PORT_CLASH, start_on)
