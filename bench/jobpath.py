@@ -658,8 +658,8 @@ def main() -> None:
     )
     parser.add_argument(
         "--profile", type=Path, default=None,
-        help="record every Python process of the stack with py-spy during the single jobs and the burst: one "
-        "collapsed-stack file per role in this folder's single/ and burst/, and the top functions per role "
+        help="record every Python process of the stack with py-spy during the single jobs, the burst and the clip: one "
+        "collapsed-stack file per role in this folder's single/, burst/ and video/, and the top functions per role "
         "printed. One job at a time, no process waits for a core, so a role's samples are its CPU time; in "
         "the burst, a thread that waits for a core is sampled as busy",
     )
@@ -729,7 +729,10 @@ def main() -> None:
                 rate = status_rate(url, stack.headers, etag=sent, concurrency=16, seconds=args.status_seconds)
                 print(f"status GET {label}: {rate}")
             if args.video_seconds:
+                recorders = start_profiles(stack, args.profile / "video") if args.profile else []
                 print(video_job(stack, source, args.video_seconds, tmp))
+                if recorders:
+                    print(stop_profiles(recorders))
         finally:
             stack.stop()
 

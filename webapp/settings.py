@@ -317,8 +317,11 @@ VIDEO_ENABLED = env_bool("VISAGE_VIDEO_ENABLED", True)  # video targets (MP4/MOV
 VIDEO_MAX_BYTES = env_int("VISAGE_VIDEO_MAX_BYTES", MAX_UPLOAD_BYTES)
 VIDEO_MAX_DURATION_S = env_float("VISAGE_VIDEO_MAX_DURATION_S", 60.0)
 VIDEO_MAX_FRAMES = env_int("VISAGE_VIDEO_MAX_FRAMES", 3600)
-# Longer clips are split into segments of about this length, each its own RQ job on any GPU worker.
+# A clip is cut into one segment per GPU worker alive on its queue (each its own RQ job), none
+# shorter than VIDEO_SEGMENT_SECONDS (not worth a worker's start) nor longer than
+# VIDEO_SEGMENT_MAX_SECONDS (what a retry redoes; JOB_TIMEOUT_S must allow one).
 VIDEO_SEGMENT_SECONDS = env_float("VISAGE_VIDEO_SEGMENT_SECONDS", 10.0)
+VIDEO_SEGMENT_MAX_SECONDS = env_float("VISAGE_VIDEO_SEGMENT_MAX_SECONDS", 60.0)
 # Detect faces every N frames (and on scene cuts / lost tracks) and track with landmarks between.
 VIDEO_TRACKING = env_bool("VISAGE_VIDEO_TRACKING", True)
 VIDEO_DETECT_INTERVAL = env_int("VISAGE_VIDEO_DETECT_INTERVAL", 10)

@@ -21,21 +21,32 @@ class Segment:
         return (total if self.stop is None else self.stop) - self.start
 
 
-def segment_count(total_frames: int, fps: Fraction | float, segment_seconds: float, *, workers: int = 1) -> int:
-    """How many segments of about `segment_seconds` a clip is cut into: one when it is not longer;
-    a sliver at the end (under a quarter of a segment) joins the one before instead of costing a
-    task. Rounded up to a multiple of the `workers` that will swap them, so none of them swaps a
-    segment alone at the end while the others wait (a 30 s clip on two workers at 10 s: three
-    segments took ~0.8 s longer than four on the 2-core CI machine)."""
-    if total_frames <= 0 or segment_seconds <= 0:
+def segment_count(
+    total_frames: int,
+    fps: Fraction | float,
+    shortest_seconds: float,
+    longest_seconds: float,
+    *,
+    workers: int = 1,
+) -> int:
+    """How many segments a clip is cut into: one for each of the `workers` that will swap them, so
+    that each worker starts once (a segment costs its worker ~0.7 s besides its frames: the clip's
+    download and probe, the source, the seek, the pipeline filling and draining, the part's upload;
+    a 30 s 720p clip on two workers of the 2-core CI machine: 15.3 s end to end in two segments,
+    17.3 s in four). Fewer when the clip would make segments shorter than `shortest_seconds`
+    (a short clip is not worth the start costs; none counted: one), more when it would make them
+    longer than `longest_seconds` (what one retry redoes and one task's timeout must allow), then
+    rounded up to a multiple of the workers, so none of them swaps a segment alone at the end
+    while the others wait. Never more segments than frames."""
+    if total_frames <= 0 or float(fps) <= 0:
         return 1
-    per_segment = max(1, round(float(fps) * segment_seconds))
-    count = math.ceil(total_frames / per_segment)
-    if count > 1 and total_frames - (count - 1) * per_segment < per_segment / 4:
-        count -= 1
-    if count > 1 and workers > 1:
-        count = min(total_frames, math.ceil(count / workers) * workers)
-    return count
+    seconds = total_frames / float(fps)
+    count = max(1, min(workers, math.floor(seconds / shortest_seconds) if shortest_seconds > 0 else workers))
+    if longest_seconds > 0:
+        count = max(count, math.ceil(seconds / longest_seconds - 1e-9))
+    if count > workers > 1:
+        count = math.ceil(count / workers) * workers
+    return min(total_frames, count)
 
 
 def plan_segments(total_frames: int, count: int) -> list[Segment]:

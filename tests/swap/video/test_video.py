@@ -111,7 +111,7 @@ def test_swapped_clip_keeps_timing_audio_and_background(pipeline, source, clips,
 
 def test_segments_join_without_repeated_or_dropped_frames(pipeline, source, clips, tmp_path):
     path, spec, _ = clips["audio"]
-    plan = plan_segments(spec.frames, segment_count(spec.frames, spec.fps, 0.7))
+    plan = plan_segments(spec.frames, segment_count(spec.frames, spec.fps, 0.7, 0.7))
     assert len(plan) == 3
     parts = []
     for segment in plan:
@@ -130,21 +130,25 @@ def test_segments_join_without_repeated_or_dropped_frames(pipeline, source, clip
 
 
 def test_segment_plan_cuts_by_frame_index_into_equal_segments():
-    assert segment_count(300, 30, 4.0) == 3
     assert [(s.start, s.stop) for s in plan_segments(300, 3)] == [(0, 100), (100, 200), (200, None)]
     assert [(s.start, s.stop) for s in plan_segments(301, 2)] == [(0, 150), (150, None)]
-    assert segment_count(20, 15, 10.0) == 1 and plan_segments(20, 1)[0].stop is None
-    assert segment_count(125, 30, 4.0) == 1  # a 5-frame sliver joins the previous segment
+    assert plan_segments(20, 1)[0].stop is None
 
 
-def test_segments_are_a_multiple_of_the_workers_that_swap_them():
-    """A 30 s clip at 10 s a segment on two workers: four segments, not three (one worker would
-    swap the third alone while the other waits); one segment stays one; no worker counted: as set."""
-    assert segment_count(900, 30, 10.0, workers=2) == 4
-    assert segment_count(900, 30, 10.0, workers=3) == 3
-    assert segment_count(900, 30, 10.0, workers=0) == 3
-    assert segment_count(240, 30, 10.0, workers=2) == 1
-    assert segment_count(3, 30, 0.05, workers=4) == 3  # never more segments than frames
+def test_a_clip_is_cut_once_for_each_worker_within_the_shortest_and_longest_segment():
+    """A 30 s clip (900 frames at 30 fps), segments of 10 to 60 s: one for each of two workers
+    (each starts once), three for eight workers (none shorter than 10 s); one where no worker is
+    counted or the clip is not twice the shortest; a longest of 4 s cuts eight, rounded up to a
+    multiple of three workers (none swaps the last one alone); never more segments than frames."""
+    assert segment_count(900, 30, 10.0, 60.0, workers=2) == 2
+    assert segment_count(900, 30, 10.0, 60.0, workers=8) == 3
+    assert segment_count(900, 30, 10.0, 60.0, workers=0) == 1
+    assert segment_count(900, 30, 10.0, 60.0, workers=1) == 1
+    assert segment_count(570, 30, 10.0, 60.0, workers=2) == 1  # 19 s: two would be 9.5 s each
+    assert segment_count(900, 30, 10.0, 4.0, workers=1) == 8
+    assert segment_count(900, 30, 10.0, 4.0, workers=3) == 9
+    assert segment_count(900, 30, 10.0, 30.0, workers=1) == 1  # exactly the longest: not cut
+    assert segment_count(3, 30, 0.01, 0.01, workers=4) == 3
 
 
 def test_tracking_detects_less_and_falls_back_on_a_scene_cut(pipeline, clips):

@@ -106,7 +106,7 @@ def test_an_operator_can_turn_the_mark_off(api_a, astronaut_pair, settings):
 @pytest.mark.parametrize("segment_seconds", [10, 1], ids=["inline", "segmented"])
 def test_every_video_frame_is_marked_and_the_mp4_is_signed(api_a, source_png, clip, settings, tmp_path, segment_seconds):
     settings.VIDEO_ENABLED = True
-    settings.VIDEO_SEGMENT_SECONDS = segment_seconds
+    settings.VIDEO_SEGMENT_MAX_SECONDS = segment_seconds
     files = {"source": SimpleUploadedFile("s.png", source_png), "target": SimpleUploadedFile("c.mp4", clip),
              "consent": "true"}
     job_id = api_a.post("/api/v1/jobs", files, format="multipart").json()["id"]
@@ -218,7 +218,7 @@ def test_video_output_moderation_sees_the_unmarked_frames_and_the_poster_is_mark
     """The same clip swapped with and without the mark: output moderation screened the very same
     pixels both times (had it screened the result file, the marked run's frames would differ)."""
     settings.VIDEO_ENABLED = True
-    settings.VIDEO_SEGMENT_SECONDS = segment_seconds
+    settings.VIDEO_SEGMENT_MAX_SECONDS = segment_seconds
     screened, jobs = {}, {}
     for mark in (False, True):
         settings.MARK_ENABLED = mark

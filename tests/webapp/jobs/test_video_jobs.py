@@ -74,7 +74,7 @@ def test_video_job_succeeds_with_same_frames_and_audio(api_a, source_png, clip, 
 
 
 def test_long_video_runs_as_segments_and_joins_seamlessly(api_a, source_png, clip, tmp_path, video_enabled):
-    video_enabled.VIDEO_SEGMENT_SECONDS = 0.7  # 24 frames at 12 fps → 3 segments of 8
+    video_enabled.VIDEO_SEGMENT_MAX_SECONDS = 0.7  # 24 frames at 12 fps → 3 segments of 8
     response = post_video_job(api_a, source_png, clip)
     assert response.status_code == 201, response.content
     job_id = response.json()["id"]
@@ -100,12 +100,16 @@ def test_long_video_runs_as_segments_and_joins_seamlessly(api_a, source_png, cli
     assert not [k for k in storage.list_keys(settings.S3_UPLOADS_BUCKET) if "/parts/" in k]
 
 
-def test_segments_are_a_multiple_of_the_gpu_workers_taking_them(api_a, source_png, clip, video_enabled):
-    """With a second worker alive on the GPU queue beside the one that plans the job, the clip of
-    three 0.7 s segments is cut into four equal ones (the last would otherwise be swapped alone);
-    the joined result still holds every frame once. A worker that stopped without unregistering
-    (its key gone) is not counted."""
+@pytest.mark.parametrize(("longest_seconds", "segments"), [(10.0, 2), (0.7, 4)], ids=["one-each", "longest"])
+def test_segments_are_a_multiple_of_the_gpu_workers_taking_them(api_a, source_png, clip, video_enabled,
+                                                               longest_seconds, segments):
+    """With a second worker alive on the GPU queue beside the one that plans the job, the 2 s clip is
+    cut into one segment for each (0.7 s at the shortest); when segments may be 0.7 s at the longest
+    (three of them), into four equal ones (the last would otherwise be swapped alone). The joined
+    result still holds every frame once. A worker that stopped without unregistering (its key gone)
+    is not counted."""
     video_enabled.VIDEO_SEGMENT_SECONDS = 0.7
+    video_enabled.VIDEO_SEGMENT_MAX_SECONDS = longest_seconds
     queue = django_rq.get_queue(dispatch.gpu_queue("default"))
     other = rq.Worker([queue], connection=queue.connection, name="gpu-worker-beside")
     gone = rq.Worker([queue], connection=queue.connection, name="gpu-worker-gone")
@@ -122,7 +126,7 @@ def test_segments_are_a_multiple_of_the_gpu_workers_taking_them(api_a, source_pn
         gone.register_death()
     row = Job.objects.get(id=response.json()["id"])
     assert row.state == "succeeded", row.error_message
-    assert row.engine_notes["segments"] == 4
+    assert row.engine_notes["segments"] == segments
     assert row.frames_processed == SPEC.frames
 
 

@@ -33,7 +33,7 @@ SEGMENTS = 3  # 24 frames at 12 fps, 0.7 s segments → 3 segments of 8 frames
 @pytest.fixture(autouse=True)
 def segmented(settings):
     settings.VIDEO_ENABLED = True
-    settings.VIDEO_SEGMENT_SECONDS = 0.7
+    settings.VIDEO_SEGMENT_MAX_SECONDS = 0.7
     return settings
 
 

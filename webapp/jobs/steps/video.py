@@ -150,7 +150,7 @@ def run(job: Job, *, started: float) -> None:
         info = video_io.probe(target)
         _require_a_face(target, processed_video_size(info, job.resolution))
         segments = segment_count(
-            info.frames, info.fps, settings.VIDEO_SEGMENT_SECONDS,
+            info.frames, info.fps, settings.VIDEO_SEGMENT_SECONDS, settings.VIDEO_SEGMENT_MAX_SECONDS,
             workers=dispatch.live_workers(dispatch.gpu_queue(job.queue)),
         )
         if segments > 1:
