@@ -41,8 +41,10 @@ def segment_count(
     if total_frames <= 0 or float(fps) <= 0:
         return 1
     seconds = total_frames / float(fps)
-    count = max(1, min(workers, math.floor(seconds / shortest_seconds) if shortest_seconds > 0 else workers))
-    if longest_seconds > 0:
+    count = max(1, workers)
+    if shortest_seconds > 0:
+        count = min(count, max(1, math.floor(seconds / shortest_seconds)))
+    if longest_seconds > 0:  # a clip exactly the longest stays whole despite float rounding
         count = max(count, math.ceil(seconds / longest_seconds - 1e-9))
     if count > workers > 1:
         count = math.ceil(count / workers) * workers
