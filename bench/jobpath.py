@@ -552,7 +552,7 @@ def stop_profiles(recorders: list[tuple[str, Path, subprocess.Popen]], top: int 
     return "\n".join(lines)
 
 
-def cpu_report(before: dict[str, float], after: dict[str, float], jobs: int) -> str:
+def cpu_report(before: dict[str, float], after: dict[str, float], jobs: int, unit: str = "job") -> str:
     spent = {role: after.get(role, 0.0) - before.get(role, 0.0) for role in after if isinstance(role, str)}
     total = sum(spent.values())
     parts = ", ".join(f"{role} {seconds / jobs * 1000:.0f}" for role, seconds in sorted(spent.items(), key=lambda kv: -kv[1]))
@@ -560,7 +560,7 @@ def cpu_report(before: dict[str, float], after: dict[str, float], jobs: int) -> 
     fault_parts = ", ".join(
         f"{role} {count / jobs:.0f}" for role, count in sorted(faults.items(), key=lambda kv: -kv[1]) if count >= jobs
     )
-    return f"CPU per job {total / jobs * 1000:.0f} ms ({parts}); minor page faults per job: {fault_parts}"
+    return f"CPU per {unit} {total / jobs * 1000:.0f} ms ({parts}); minor page faults per {unit}: {fault_parts}"
 
 
 def timings(jobs: list[dict]) -> dict[str, list[float]]:
@@ -601,7 +601,9 @@ def video_job(stack: Stack, source: bytes, seconds: float, workdir: Path) -> str
     spec = synthetic.ClipSpec(width=1280, height=720, fps=30, seconds=seconds, audio=True, face_height=0.35)
     clip = workdir / "clip.mp4"
     synthetic.write_clip(clip, spec, skdata.astronaut())
+    cpu_before = cpu_by_role(stack)
     job = stack.wait(stack.submit(source, clip.read_bytes(), ("clip.mp4", "video/mp4")))
+    cpu_after = cpu_by_role(stack)
     if job["state"] != "succeeded":
         return f"video job {job['state']}: {job.get('error')}"
     created, queued, started, completed = (
@@ -610,7 +612,8 @@ def video_job(stack: Stack, source: bytes, seconds: float, workdir: Path) -> str
     return (f"video job: a {seconds:g} s 1280x720 clip ({spec.frames} frames), submit → succeeded"
             f" {completed - created:.1f} s = {spec.frames / (completed - created):.1f} frames/s end to end"
             f" (screening {queued - created:.1f} s, GPU queue {started - queued:.1f} s, GPU {completed - started:.1f} s);"
-            f" stage s: {stage_seconds(job)}\nits tasks (s after submit, from RQ's records): {task_timeline(stack, created)}")
+            f" stage s: {stage_seconds(job)}\nits tasks (s after submit, from RQ's records): {task_timeline(stack, created)}"
+            f"\nvideo {cpu_report(cpu_before, cpu_after, spec.frames, unit='frame')}")
 
 
 def task_timeline(stack: Stack, created: float) -> str:

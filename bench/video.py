@@ -22,8 +22,11 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
+import re
 import tempfile
+import threading
 import time
+from collections import Counter
 from pathlib import Path
 
 import cv2
@@ -34,6 +37,7 @@ from skimage.metrics import structural_similarity
 
 from moderation import nsfw
 from swap.config import PipelineConfig
+from swap.inference.clock import thread_cpu_seconds
 from swap.mark import MarkStyle, VisibleMark
 from swap.pipeline import Pipeline
 from swap.types import SwapOptions
@@ -52,8 +56,59 @@ def _pipeline_and_source(models: Path):
     return pipeline, source
 
 
+class ThreadCpu:
+    """Each thread's CPU time over a run, by its name (Python's, else the kernel's comm; digits
+    dropped so a pool's threads add up): the threads of a clip come and go with it, so they are
+    read every `every` seconds and each one's last reading kept (a thread that lives less than
+    that is missed)."""
+
+    def __init__(self, every: float = 0.05) -> None:
+        self.every = every
+        self.first: dict[int, float] = {}
+        self.last: dict[int, float] = {}
+        self.names: dict[int, str] = {}
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._poll, name="bench-thread-cpu", daemon=True)
+
+    def __enter__(self) -> ThreadCpu:
+        self._read()
+        self.first = dict(self.last)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        self._thread.join()
+        self._read()
+
+    def _poll(self) -> None:
+        while not self._stop.wait(self.every):
+            self._read()
+
+    def _read(self) -> None:
+        python_names = {t.native_id: t.name for t in threading.enumerate()}
+        for entry in os.scandir("/proc/self/task"):
+            tid = int(entry.name)
+            try:
+                self.last[tid] = thread_cpu_seconds(tid)
+                if tid not in self.names:
+                    with open(f"/proc/self/task/{tid}/comm") as comm:
+                        self.names[tid] = python_names.get(tid) or comm.read().strip()
+            except OSError:  # gone meanwhile
+                continue
+
+    def by_name(self) -> Counter:
+        spent: Counter = Counter()
+        for tid, seconds in self.last.items():
+            if self.names.get(tid) == self._thread.name:
+                continue
+            spent[re.sub(r"[_-]?\d+$", "", self.names.get(tid, "?"))] += seconds - self.first.get(tid, 0.0)
+        return spent
+
+
 def _one_run(pipeline, source, clip: Path, out: Path, spec, keep, swap_threads: int) -> dict:
     mark = VisibleMark(MarkStyle(text="AI-generated"))
+    threads = ThreadCpu().__enter__()
     started, cpu_started, main_started = time.perf_counter(), time.process_time(), time.thread_time()
     result = process_clip(
         pipeline,
@@ -71,7 +126,11 @@ def _one_run(pipeline, source, clip: Path, out: Path, spec, keep, swap_threads: 
     )
     wall, cpu = time.perf_counter() - started, time.process_time() - cpu_started
     main = time.thread_time() - main_started  # the frame loop's thread: its swaps with --swap-threads 1
-    return {"wall": wall, "cpu": cpu, "main": main, "fps": result.frames / wall, "result": result}
+    threads.__exit__(None, None, None)
+    return {
+        "wall": wall, "cpu": cpu, "main": main, "fps": result.frames / wall, "result": result,
+        "threads": threads.by_name(),
+    }
 
 
 def main() -> None:
@@ -125,6 +184,10 @@ def main() -> None:
                 f"{r.swapped_frames} swapped; tracking {getattr(r, 'tracking', None) or r.detections}; "
                 f"load {os.getloadavg()[0]:.2f}) stage s: {stages}"
             )
+            per_thread = ", ".join(
+                f"{name} {seconds / r.frames * 1000:.1f}" for name, seconds in run["threads"].most_common() if seconds > 0.005
+            )
+            print(f"  CPU ms/frame by thread: {per_thread}")
         walls = [run["wall"] for run in runs]
         median = statistics.median(walls)
         cpu = statistics.median(run["cpu"] for run in runs) / info.frames * 1000

@@ -209,6 +209,31 @@ def test_frames_are_analysed_as_a_photo_target_of_the_same_job(
     assert modes and set(modes) == {mode}
 
 
+def test_progress_is_reported_by_time_and_at_the_end_and_a_raise_stops_the_clip(pipeline, source, clips, tmp_path):
+    path, spec, _ = clips["audio"]
+    frames = round(spec.fps * spec.seconds)
+    calls: dict[float, list[int]] = {}
+    for every in (0.0, 3600.0):
+        calls[every] = []
+        process_clip(
+            pipeline, source, path, tmp_path / "part.mp4", size=(256, 256),
+            on_progress=calls[every].append, progress_every_s=every,
+        )
+    assert calls[0.0] == [*range(1, frames + 1), frames]  # due after every frame, and the end's
+    assert calls[3600.0] == [frames]  # never due: only the end's
+
+    class Canceled(Exception):
+        pass
+
+    def cancel(done: int) -> None:
+        raise Canceled(done)
+
+    with pytest.raises(Canceled) as raised:
+        process_clip(pipeline, source, path, tmp_path / "part.mp4", size=(256, 256), on_progress=cancel,
+                     progress_every_s=0.0)
+    assert raised.value.args == (1,)  # stopped at the first report, not after the whole clip
+
+
 def test_frames_swapped_side_by_side_equal_those_swapped_one_at_a_time(pipeline, source, clips, tmp_path):
     path, spec, _ = clips["audio"]
     keep = range(0, 30, 3)  # the unmarked output frames, as output moderation takes them
