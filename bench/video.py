@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import argparse
 import os
-import statistics
 import re
+import statistics
 import tempfile
 import threading
 import time

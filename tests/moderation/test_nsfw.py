@@ -44,6 +44,21 @@ def test_one_picture_alone_is_detected_as_in_a_batch(bgr, settings):
     ]
 
 
+@pytest.mark.parametrize(
+    ("height", "width"),
+    [(720, 1280), (1080, 1920), (3024, 4032), (4032, 3024), (719, 1279), (1279, 719), (1000, 1000), (321, 322),
+     (320, 200), (77, 123), (2000, 1501), (4000, 3000), (1536, 2048), (997, 1409), (641, 359)],
+)
+def test_preprocessing_without_the_square_equals_nudenets_padded_square_bit_for_bit(height, width):
+    rng = np.random.default_rng(height * 10007 + width)
+    picture = rng.integers(0, 256, (height, width, 4), dtype=np.uint8)
+    for image in (picture[:, :, :3].copy(), picture, picture[:, ::-1, :3]):  # BGR, BGRA, a strided view
+        ours, square = nsfw.preprocess(image), nsfw.square_preprocess(image)
+        assert ours.shape == square.shape == (1, 3, nsfw.INPUT_SIZE, nsfw.INPUT_SIZE)
+        assert ours.dtype == square.dtype == np.float32
+        np.testing.assert_array_equal(ours, square)
+
+
 def test_our_decoding_matches_nudenet_itself(bgr):
     from nudenet import NudeDetector
 
