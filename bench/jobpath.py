@@ -249,16 +249,19 @@ def encode(rgb: np.ndarray, fmt: str) -> bytes:
     return buffer.getvalue()
 
 
-def make_pair(count: int) -> tuple[bytes, list[bytes]]:
-    """The astronaut as the source; `count` different 720p targets (her mirror image on a canvas,
-    shifted a few pixels each, so every upload has its own SHA-256)."""
+def make_pair(count: int, size: tuple[int, int] = (1280, 720)) -> tuple[bytes, list[bytes]]:
+    """The astronaut as the source; `count` different targets of `size` (width, height; 720p by
+    default): her mirror image on a canvas, 5/6 of its height, shifted a few pixels each, so every
+    upload has its own SHA-256."""
     astronaut = skdata.astronaut()
-    face = cv2.resize(np.ascontiguousarray(astronaut[:, ::-1]), (600, 600), interpolation=cv2.INTER_AREA)
+    width, height = size
+    side = height * 5 // 6
+    face = cv2.resize(np.ascontiguousarray(astronaut[:, ::-1]), (side, side), interpolation=cv2.INTER_AREA)
     targets = []
     for i in range(count):
-        canvas = np.full((720, 1280, 3), (90 + i % 40, 110, 130), np.uint8)
-        x = 300 + (i * 7) % 300
-        canvas[60:660, x : x + 600] = face
+        canvas = np.full((height, width, 3), (90 + i % 40, 110, 130), np.uint8)
+        x = min(width - side, (width - side) // 2 - height * 40 // 720 + (i * 7) % max(1, height * 300 // 720))
+        canvas[height // 12 : height // 12 + side, x : x + side] = face
         targets.append(encode(canvas, "JPEG"))
     return encode(astronaut, "PNG"), targets
 
@@ -654,6 +657,10 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=8, help="submitters in the burst")
     parser.add_argument("--status-seconds", type=int, default=10, help="length of each status GET run (wrk)")
     parser.add_argument("--moderation-workers", type=int, default=None)
+    parser.add_argument(
+        "--target-size", type=lambda text: tuple(int(v) for v in text.lower().split("x")), default=(1280, 720),
+        metavar="WxH", help="the photo targets' size (default 1280x720; a 12 MP phone photo: 4032x3024)",
+    )
     parser.add_argument("--video-seconds", type=float, default=0,
                         help="also one clip of this length through the API, after the photos (0: none)")
     parser.add_argument(
@@ -668,7 +675,7 @@ def main() -> None:
     )
     args = parser.parse_args()
 
-    source, targets = make_pair(args.naive + args.single + args.jobs + 2)
+    source, targets = make_pair(args.naive + args.single + args.jobs + 2, size=args.target_size)
     with tempfile.TemporaryDirectory(prefix="visage-jobpath-") as tmp:
         tmp = Path(tmp)
         (tmp / "naive").mkdir()

@@ -16,6 +16,7 @@ import io
 import threading
 import warnings
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import cv2
@@ -110,32 +111,71 @@ def limit_text(max_pixels: int) -> str:
     )
 
 
-def draft_within(image: Image.Image, max_pixels: int, max_side: int | None = None) -> None:
+def draft_within(
+    image: Image.Image, max_pixels: int, max_side: int | None = None, cover: tuple[int, int] | None = None
+) -> None:
     """Before load(): ask libjpeg for the least reduction (1/2, 1/4, 1/8) that fits `max_pixels`
-    and, when given, keeps about `max_side` on the longer side. No-op for other formats."""
+    and, when given, keeps about `max_side` on the longer side, or the most that still covers
+    `cover` (width, height, either way round). No-op for other formats."""
+    scale = draft_scale(image, max_pixels, max_side, cover)
+    if scale > 1:
+        width, height = image.size
+        image.draft("RGB", (-(-width // scale), -(-height // scale)))
+
+
+def draft_scale(
+    image: Image.Image, max_pixels: int, max_side: int | None = None, cover: tuple[int, int] | None = None
+) -> int:
+    """The reduction `draft_within` asks libjpeg for (1: none; always 1 for other formats)."""
     if image.format != "JPEG":
-        return
+        return 1
     width, height = image.size
     scale = next(
         (k for k in DCT_SCALES if -(-width // k) * -(-height // k) <= max_pixels), DCT_SCALES[-1]
     )
     if max_side:
         scale = max(scale, max(k for k in DCT_SCALES if max(width, height) // k >= max_side or k == 1))
-    if scale > 1:
-        image.draft("RGB", (-(-width // scale), -(-height // scale)))
+    if cover:
+        short, long = sorted(cover)
+        scale = max(scale, max(
+            k for k in DCT_SCALES if (min(width, height) // k >= short and max(width, height) // k >= long) or k == 1
+        ))
+    return scale
+
+
+def decodes_reduced(data: bytes, scaled_to: Callable[[int, int], tuple[int, int]], max_pixels: int) -> bool:
+    """Whether `decode_image(data, scaled_to=scaled_to)` has libjpeg decode fewer pixels than the
+    picture holds (from its header alone; False for anything unreadable, which decode_image refuses)."""
+    try:
+        image = Image.open(io.BytesIO(data))
+        width, height = image.size
+        wanted = scaled_to(*((height, width) if _turns_sideways(image) else (width, height)))
+        return draft_scale(image, max_pixels, cover=wanted) > draft_scale(image, max_pixels)
+    except (UnidentifiedImageError, Image.DecompressionBombError, OSError, ValueError, SyntaxError):
+        return False  # a header Pillow cannot read: decode_image says what is wrong
+
 
 # A truncated upload must fail loudly, not decode with a grey bottom half.
 ImageFile.LOAD_TRUNCATED_IMAGES = False
 
 
 def decode_image(
-    data: bytes, *, which: str = "input", max_pixels: int = DEFAULT_MAX_PIXELS, max_side: int | None = None
+    data: bytes,
+    *,
+    which: str = "input",
+    max_pixels: int = DEFAULT_MAX_PIXELS,
+    max_side: int | None = None,
+    scaled_to: Callable[[int, int], tuple[int, int]] | None = None,
 ) -> np.ndarray:
     """Return the image as BGR uint8 (H, W, 3), EXIF orientation applied.
 
     `max_side`: return at most about this many pixels on the longer side, cheaply: a JPEG is decoded
     at 1/2, 1/4 or 1/8 scale by libjpeg itself (never below max_side), other formats are box-reduced
     by a whole factor right after decoding, before any conversion to 8-bit BGR.
+    `scaled_to(width, height)`: the size (never larger) the picture is wanted at, from its full
+    upright size; it is returned at exactly that size, area-averaged (cv2.INTER_AREA), and a JPEG
+    is first decoded by libjpeg at the most reduction (1/2, 1/4, 1/8) that still covers it. A 12 MP
+    phone photo for 1080p: decoded at 2016x1512, not 4032x3024, then reduced to 1440x1080.
     Raises InvalidImage (with `which` = "source", "target", ...) for anything unusable.
     """
     if not data:
@@ -169,7 +209,11 @@ def decode_image(
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", Image.DecompressionBombWarning)
-            draft_within(image, max_pixels, max_side)
+            wanted = None
+            if scaled_to is not None:
+                upright = (height, width) if _turns_sideways(image) else (width, height)
+                wanted = scaled_to(*upright)
+            draft_within(image, max_pixels, max_side, cover=wanted)
             image.load()
             if max_side and max(image.size) > max_side:
                 if image.mode.startswith("I;16"):
@@ -180,7 +224,14 @@ def decode_image(
             turned = ImageOps.exif_transpose(image) if _needs_turning(image) else image
     except (OSError, ValueError, SyntaxError, EOFError, RuntimeError) as exc:  # EOFError, RuntimeError: pillow-heif
         raise InvalidImage(f"The {which} image is damaged or truncated.", which=which) from exc
-    return _to_bgr_uint8(turned)
+    pixels = _to_bgr_uint8(turned)
+    if wanted is not None:
+        height, width = pixels.shape[:2]
+        if width < wanted[0] or height < wanted[1]:  # a JPEG over max_pixels, decoded reduced: as it came
+            wanted = scaled_to(width, height)
+        if (width, height) != tuple(wanted):
+            pixels = cv2.resize(pixels, tuple(wanted), interpolation=cv2.INTER_AREA)
+    return pixels
 
 
 class RecentPhotos:
@@ -232,6 +283,11 @@ SOURCE_PHOTOS = RecentPhotos(max_bytes=64 * 1024 * 1024)
 def _needs_turning(image: Image.Image) -> bool:
     """Whether the EXIF orientation asks for a turn or flip (1, or none, is upright)."""
     return image.getexif().get(ExifTags.Base.Orientation, 1) not in (0, 1)
+
+
+def _turns_sideways(image: Image.Image) -> bool:
+    """Whether the EXIF orientation swaps width and height (5-8: a quarter turn, with or without a flip)."""
+    return image.getexif().get(ExifTags.Base.Orientation, 1) in (5, 6, 7, 8)
 
 
 def _to_bgr_uint8(image: Image.Image) -> np.ndarray:

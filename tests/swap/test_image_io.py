@@ -10,11 +10,11 @@ import zlib
 import cv2
 import numpy as np
 import pytest
-from PIL import Image
+from PIL import Image, JpegImagePlugin
 from skimage import data
 
 from swap.errors import InvalidImage
-from swap.image_io import decode_image, encode_image, reduced
+from swap.image_io import decode_image, decodes_reduced, encode_image, reduced
 
 
 def _png_header_only(width: int, height: int) -> bytes:
@@ -194,3 +194,60 @@ def test_a_photo_larger_than_the_allowance_is_decoded_but_not_kept_and_evicts_no
     large = recent.decode(encode_image(cv2.resize(astronaut, (1024, 1024)), "png"), which="source", max_pixels=10**7)
     assert large.shape == (1024, 1024, 3)
     assert recent.decode(small, which="source", max_pixels=10**7) is kept
+
+
+def _photo(width: int, height: int) -> Image.Image:
+    """A detailed RGB picture of this size: the astronaut tiled and scaled, with fine noise."""
+    picture = cv2.resize(np.tile(data.astronaut(), (2, 2, 1)), (width, height), interpolation=cv2.INTER_CUBIC)
+    noise = np.random.default_rng(width * height).integers(-6, 7, picture.shape)
+    return Image.fromarray(np.clip(picture.astype(np.int16) + noise, 0, 255).astype(np.uint8))
+
+
+def _short_side_720(width: int, height: int) -> tuple[int, int]:
+    """billing.pricing.processed_size for 720p (swap may not import billing): shorter side 720."""
+    if min(width, height) <= 720:
+        return width, height
+    scale = 720 / min(width, height)
+    return (720, round(height * scale)) if width <= height else (round(width * scale), 720)
+
+
+@pytest.mark.parametrize("orientation", [None, 6])
+def test_a_large_jpeg_scaled_to_a_size_is_decoded_reduced_and_returned_at_that_size(orientation, monkeypatch):
+    rgb = _photo(2400, 1800)
+    exif = Image.Exif()
+    if orientation:
+        exif[0x0112] = orientation  # a quarter turn: upright it is 1800x2400
+    jpeg = _pil_bytes(rgb, "JPEG", exif=exif, quality=95)
+    upright = (1800, 2400) if orientation else (2400, 1800)
+    wanted = _short_side_720(*upright)
+    drafts = []
+    draft = JpegImagePlugin.JpegImageFile.draft
+    monkeypatch.setattr(
+        JpegImagePlugin.JpegImageFile, "draft", lambda self, mode, size: drafts.append(size) or draft(self, mode, size)
+    )
+    scaled = decode_image(jpeg, which="target", scaled_to=_short_side_720)
+    assert (scaled.shape[1], scaled.shape[0]) == wanted
+    assert drafts == [(1200, 900)]  # libjpeg decoded it at half size: 900 still covers the 720
+    whole = decode_image(jpeg, which="target")
+    assert (whole.shape[1], whole.shape[0]) == upright
+    reference = cv2.resize(whole, wanted, interpolation=cv2.INTER_AREA)
+    assert cv2.PSNR(scaled, reference) > 38  # the same picture, within what a JPEG's own error is
+
+
+def test_a_picture_libjpeg_cannot_reduce_is_area_reduced_exactly_as_before():
+    rgb = _photo(1500, 1000)  # half of 1000 is under 720: decoded whole
+    for fmt in ("JPEG", "PNG"):
+        encoded = _pil_bytes(rgb, fmt)
+        whole = decode_image(encoded, which="target")
+        scaled = decode_image(encoded, which="target", scaled_to=_short_side_720)
+        np.testing.assert_array_equal(scaled, cv2.resize(whole, (1080, 720), interpolation=cv2.INTER_AREA))
+    small = _pil_bytes(_photo(640, 480), "JPEG")  # under the size: as it is
+    np.testing.assert_array_equal(decode_image(small, scaled_to=_short_side_720), decode_image(small))
+
+
+def test_decodes_reduced_says_from_the_header_whether_libjpeg_would_decode_fewer_pixels():
+    big = _photo(2400, 1800)
+    assert decodes_reduced(_pil_bytes(big, "JPEG"), _short_side_720, 40_000_000)
+    assert not decodes_reduced(_pil_bytes(big, "PNG"), _short_side_720, 40_000_000)  # not a JPEG
+    assert not decodes_reduced(_pil_bytes(_photo(1500, 1000), "JPEG"), _short_side_720, 40_000_000)
+    assert not decodes_reduced(b"not an image", _short_side_720, 40_000_000)

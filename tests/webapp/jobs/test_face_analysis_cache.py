@@ -29,7 +29,9 @@ from webapp.jobs import face_analysis
 from webapp.jobs.engine import get_pipeline
 from webapp.jobs.models import DirectUpload, Job
 from webapp.jobs.services import stored_files
+from webapp.jobs.steps import common as common_step
 from webapp.jobs.steps import image as image_step
+from webapp.jobs.steps import screen as screen_step
 from webapp.media import storage
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -167,6 +169,35 @@ def test_a_cache_hit_skips_detection_and_swaps_pixel_identically(
 
     assert np.array_equal(swapped_pixels[cached], swapped_pixels[computed])
     assert cached_job.engine_notes["face_boxes"] == computed_job.engine_notes["face_boxes"]
+
+
+def test_a_large_jpeg_target_is_analysed_at_screening_on_the_gpu_steps_picture_and_reused(
+    api_a, astronaut_pair, astronaut_rgb, swapped_pixels, gpu_detections, monkeypatch
+):
+    """A JPEG that libjpeg decodes reduced for the job's resolution (1920x1500 for 720p: at half
+    size, then area-reduced to 922x720): screening analyses that picture, not its own whole decode
+    scaled down, and the GPU step finds the analysis under the same size and reuses it."""
+    source, _, _ = astronaut_pair
+    big = cv2.resize(cv2.flip(astronaut_rgb, 1), (1920, 1500), interpolation=cv2.INTER_CUBIC)
+    target = encode(big, "JPEG", quality=92)
+    analysed: dict[str, np.ndarray] = {}
+    analyse = screen_step.face_analysis.analyse_for_job
+
+    def recording(analyser, image, **kw):
+        analysed[kw["role"]] = image
+        return analyse(analyser, image, **kw)
+
+    monkeypatch.setattr(screen_step.face_analysis, "analyse_for_job", recording)
+    job_id = screened(api_a, source, target, resolution="720p")
+    np.testing.assert_array_equal(analysed["target"], common_step.target_photo(target, "720p"))
+    entry = stored_entries(job_id)["target"]
+    assert (int(entry["width"]), int(entry["height"])) == (922, 720)
+    drain(GPU_QUEUES)
+    job = Job.objects.get(id=job_id)
+    assert job.state == "succeeded", job.error_message
+    assert gpu_detections == [] and job.engine_notes["face_analysis"] == "cached"
+    assert swapped_pixels[job_id].shape == (720, 922, 3)
+    assert (job.processed_width, job.processed_height) == (922, 720)
 
 
 def test_a_job_swapping_every_face_analyses_its_target_in_full_and_reuses_it(

@@ -21,7 +21,7 @@ from django.utils.translation import gettext_noop
 
 from billing.pricing import processed_size
 from swap.errors import EngineError, InferenceUnavailable
-from swap.image_io import SOURCE_PHOTOS
+from swap.image_io import SOURCE_PHOTOS, decode_image
 from swap.types import SwapOptions
 from webapp.media import provenance, storage
 from webapp.media.aigc import encode_labelled, visible_mark
@@ -155,6 +155,22 @@ def resize_for_resolution(image: np.ndarray, resolution: str) -> np.ndarray:
     if (new_width, new_height) == (width, height):
         return image
     return cv2.resize(image, (new_width, new_height), interpolation=cv2.INTER_AREA)
+
+
+def target_photo(data: bytes, resolution: str) -> np.ndarray:
+    """The target photo as the job processes it: decoded upright and scaled down to the job's
+    resolution (billing's processed size of its full size), as `resize_for_resolution` of the
+    whole decoded picture, but a JPEG larger than that is decoded by libjpeg at 1/2, 1/4 or 1/8 of
+    its size where that still covers it (decode_image's `scaled_to`). A 12 MP phone photo for
+    1080p: decoded at 2016x1512, ~4x fewer pixels to decode, convert and area-reduce. Screening's
+    face analysis and the GPU step both take the target from here, so what screening analyses and
+    stores is the GPU step's picture."""
+    return decode_image(
+        data,
+        which="target",
+        max_pixels=settings.MAX_IMAGE_PIXELS,
+        scaled_to=lambda width, height: processed_size(width, height, resolution),
+    )
 
 
 # --- the result ------------------------------------------------------------------------------------

@@ -14,7 +14,6 @@ from django.conf import settings
 
 from moderation import services as moderation_services
 from swap.face_analysis import FaceAnalysis
-from swap.image_io import decode_image
 from swap.pipeline import SOURCE_ANALYSIS_MODE, Pipeline, target_analysis_mode
 from swap.types import Face, SourceIdentity, SwapResult
 from webapp.media import storage
@@ -27,13 +26,13 @@ from ..models import Job
 from ..services import lifecycle
 from .common import (
     check_running,
-    resize_for_resolution,
     result_claim,
     sign_result,
     source_images,
     source_uploads,
     store_result,
     swap_options_for,
+    target_photo,
 )
 
 # A PNG or WebP target gets a result in its own format; everything else becomes a JPEG.
@@ -55,8 +54,7 @@ def run(job: Job, *, started: float) -> None:
 
 def swap_image(job: Job, sources: list, target_bytes: bytes, started: float) -> lifecycle.JobOutcome:
     pipeline = get_pipeline()
-    target = decode_image(target_bytes, which="target", max_pixels=settings.MAX_IMAGE_PIXELS)
-    target = resize_for_resolution(target, job.resolution)
+    target = target_photo(target_bytes, job.resolution)
     options = swap_options_for(job)
     analyses = _CachedAnalyses(job, pipeline, sources, target)
     source_faces = analyses.source_faces()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import logging
 import uuid
 
@@ -9,9 +10,11 @@ import numpy as np
 from django.conf import settings
 from django.utils.translation import gettext_noop
 
+from billing.pricing import processed_size
 from moderation import identities
 from moderation import services as moderation_services
 from swap.errors import FaceIndexOutOfRange
+from swap.image_io import decodes_reduced
 from swap.pipeline import LARGEST_FACE_MODE, SOURCE_ANALYSIS_MODE, swaps_largest_only
 from swap.selection import needs_embeddings
 from swap.types import Face
@@ -25,7 +28,14 @@ from ..choices import TERMINAL_STATES, JobState
 from ..models import Job, Upload
 from ..services import lifecycle
 from ..states import current
-from .common import held_source, job_for_step, resize_for_resolution, source_uploads, swap_options_for
+from .common import (
+    held_source,
+    job_for_step,
+    resize_for_resolution,
+    source_uploads,
+    swap_options_for,
+    target_photo,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -79,7 +89,7 @@ def _screen(job_id: uuid.UUID, *, first: bool) -> None:
             source=source,
             target=target,
             extra_sources=extra_sources,
-            faces_for=_analysed_once(job, [*sources, job.target], target_faces, analyses),
+            faces_for=_analysed_once(job, [*sources, job.target], target_faces, analyses, target),
         )
         if outcome.decision != "reject":  # stored before the job can reach a GPU worker
             analyses.save()
@@ -123,7 +133,9 @@ def _missing_face(job: Job, target_faces: list[int]) -> FaceIndexOutOfRange | No
     return None
 
 
-def _analysed_once(job: Job, uploads: list[Upload], target_faces: list[int], analyses: face_analysis.JobAnalyses):
+def _analysed_once(
+    job: Job, uploads: list[Upload], target_faces: list[int], analyses: face_analysis.JobAnalyses, target: bytes
+):
     """Moderation's face checks on analyses that are kept for the GPU step (in `analyses`): each
     photo analysed once, the target at the job's resolution, with moderation's own pipeline.
 
@@ -131,8 +143,13 @@ def _analysed_once(job: Job, uploads: list[Upload], target_faces: list[int], ana
     retries and searches a 640 px copy, and moderation must not miss a face it finds today. A
     fast job's GPU step therefore finds no analysis under its own key and makes its own. A job
     that swaps only the target's largest face analyses it as the GPU step does (LARGEST_FACE_MODE):
-    a smaller face beside it is neither swapped nor checked."""
+    a smaller face beside it is neither swapped nor checked. The target is the GPU step's picture
+    (common.target_photo): moderation's decoded whole picture scaled down, or, where libjpeg can
+    decode the stored JPEG reduced to cover the job's resolution, that decode (a 12 MP photo for
+    1080p: ~25 instead of ~70 ms here)."""
     options = swap_options_for(job)
+    scaled_to = functools.partial(processed_size, resolution=job.resolution)
+    reduced_decode = decodes_reduced(target, scaled_to, settings.MAX_IMAGE_PIXELS)
     target_mode = LARGEST_FACE_MODE if swaps_largest_only(options, numbered=bool(job.face_sources)) else "standard"
 
     def faces_for(position: int, pixels: np.ndarray, embed: bool) -> list[Face]:
@@ -140,7 +157,9 @@ def _analysed_once(job: Job, uploads: list[Upload], target_faces: list[int], ana
         pipeline, kind = analyser.pipeline, analyser.embedding_kind
         upload = uploads[position]
         is_target = position == len(uploads) - 1
-        image = resize_for_resolution(pixels, job.resolution) if is_target else pixels
+        image = pixels
+        if is_target:
+            image = target_photo(target, job.resolution) if reduced_decode else resize_for_resolution(pixels, job.resolution)
         mode = target_mode if is_target else SOURCE_ANALYSIS_MODE
         cached = analyses.load(upload, image, pipeline=pipeline, mode=mode)
         if cached is not None and (not embed or face_analysis.fully_embedded(cached.faces, kind)):
