@@ -405,3 +405,47 @@ def test_a_full_digest_store_lets_go_of_the_photo_used_longest_ago_not_the_ones_
     assert id(clip_photos[0]) in swapper._digests and id(clip_photos[1]) in swapper._digests
     assert id(others[0]) not in swapper._digests  # the one used longest ago went
     assert len(swapper._digests) == SOURCE_PHOTOS_HELD
+
+
+def _source_mask_inputs(pipeline, astronaut, scale: float, pad: tuple[int, int]):
+    """The astronaut enlarged by `scale` on a canvas padded by `pad` (left, top) pixels, her 68
+    points, the source's region points and face size, as the swapper takes them."""
+    big = cv2.resize(astronaut, None, fx=scale, fy=scale, interpolation=cv2.INTER_CUBIC)
+    left, top = pad
+    image = cv2.copyMakeBorder(big, top, 37, left, 41, cv2.BORDER_REFLECT)
+    face = pipeline.analyse(image, embed=False)[0]
+    region = extended_points(face.landmarks_68, ClassicalSettings().forehead)
+    size = float(np.linalg.norm(region.max(0) - region.min(0))) / np.sqrt(2)
+    return image, face.landmarks_68, region, size
+
+
+def _boxed_source_mask(image, pts68, region, size):
+    def compute(picture, to_picture):
+        return occlusion_mask(
+            picture, to_picture(pts68), size * to_picture.factor, region_points=to_picture(region), rim=SOURCE_RIM
+        )
+
+    return classical.on_face_box(image, np.vstack([pts68, region]), size, compute)
+
+
+@pytest.mark.parametrize(("scale", "pad"), [(1.0, (0, 0)), (1.7, (13, 6)), (2.3, (101, 250))])
+def test_a_source_mask_worked_out_in_a_box_round_the_face_is_the_whole_photos(pipeline, astronaut, scale, pad):
+    image, pts68, region, size = _source_mask_inputs(pipeline, astronaut, scale, pad)
+    assert size <= classical.SOURCE_MASK_FACE_PX
+    whole = occlusion_mask(image, pts68, size, region_points=region, rim=SOURCE_RIM)
+    assert whole.any()
+    np.testing.assert_array_equal(_boxed_source_mask(image, pts68, region, size), whole)
+
+
+def test_a_large_source_face_is_masked_on_a_reduced_copy_close_to_the_whole_photos(pipeline, astronaut, monkeypatch):
+    image, pts68, region, size = _source_mask_inputs(pipeline, astronaut, 2.3, (40, 40))
+    # A dark blue bar across the cheek and jaw (a sleeve, a phone): an occluder the mask must hold.
+    bar = np.round([pts68[3], pts68[4], pts68[48] + (pts68[57] - pts68[48]) * 0.3, pts68[31]]).astype(np.int32)
+    cv2.fillConvexPoly(image, bar, (120, 40, 20))
+    monkeypatch.setattr(classical, "SOURCE_MASK_FACE_PX", size / 2.5)  # as a ~1,500-px selfie face is
+    whole = occlusion_mask(image, pts68, size, region_points=region, rim=SOURCE_RIM) > 0
+    reduced = _boxed_source_mask(image, pts68, region, size) > 0
+    assert whole.sum() > 0.02 * size * size  # the bar is in it
+    # 0.91 (2026-12-06): the reduced copy's edges, a pixel or two of it, are 2.5 px of the photo
+    assert (whole & reduced).sum() / (whole | reduced).sum() > 0.85
+    assert not reduced[: int(region[:, 1].min() - size / 4), :].any()  # nothing far above the face

@@ -8,8 +8,23 @@ import cv2
 import numpy as np
 import pytest
 
-from swap.face_mesh_points import MESH_LEFT_EYE, MESH_LIPS, MESH_MIRROR, MESH_RIGHT_EYE
-from swap.swappers.classical import ClassicalSettings, ClassicalSwapper, mirror_fill_weights
+from swap.face_mesh_points import (
+    MESH_LEFT_BROW,
+    MESH_LEFT_EYE,
+    MESH_LIPS,
+    MESH_MIRROR,
+    MESH_RIGHT_BROW,
+    MESH_RIGHT_EYE,
+)
+from swap.swappers.classical import (
+    MIRROR_FILL_SPAN,
+    NOSE_TIP,
+    ClassicalSettings,
+    ClassicalSwapper,
+    _disk,
+    delaunay,
+    mirror_fill_weights,
+)
 from swap.types import SwapOptions
 
 
@@ -94,3 +109,46 @@ def test_the_fill_changes_the_result_on_the_squeezed_side_only(mesh_pipeline, tu
 def test_mirror_fill_is_on_by_default_and_off_at_zero():
     assert ClassicalSettings().mirror_fill > 0
     assert ClassicalSwapper(ClassicalSettings(mirror_fill=0)).settings.mirror_fill == 0
+
+
+def _whole_photo_weights(image_shape, mesh: np.ndarray, start: float) -> np.ndarray | None:
+    """mirror_fill_weights as it was written before 2026-12-06: drawn and feathered over the whole
+    photo (the box round the mesh must give exactly this)."""
+    h, w = image_shape[:2]
+    tris = delaunay(mesh, (w, h))
+
+    def areas(triangles):
+        a, b, c = mesh[triangles[:, 0]], mesh[triangles[:, 1]], mesh[triangles[:, 2]]
+        return 0.5 * np.abs((b[:, 0] - a[:, 0]) * (c[:, 1] - a[:, 1]) - (c[:, 0] - a[:, 0]) * (b[:, 1] - a[:, 1]))
+
+    weight = np.clip((areas(MESH_MIRROR[tris]) / np.maximum(areas(tris), 1e-6) - start) / MIRROR_FILL_SPAN, 0.0, 1.0)
+    up = (mesh[33] + mesh[263]) / 2 - (mesh[61] + mesh[291]) / 2
+    weight[(mesh[tris].mean(axis=1) - mesh[NOSE_TIP]) @ (up / max(float(np.linalg.norm(up)), 1e-6)) > 0] = 0.0
+    weights = np.zeros((h, w), np.float32)
+    for tri in np.flatnonzero(weight > 0):
+        cv2.fillConvexPoly(weights, np.round(mesh[tris[tri]]).astype(np.int32), float(weight[tri]))
+    size = float(np.linalg.norm(mesh.max(0) - mesh.min(0))) / np.sqrt(2)
+    features = np.zeros((h, w), np.uint8)
+    for part in (MESH_LIPS, MESH_RIGHT_EYE, MESH_LEFT_EYE, MESH_RIGHT_BROW, MESH_LEFT_BROW):
+        cv2.fillConvexPoly(features, cv2.convexHull(np.round(mesh[part]).astype(np.int32)), 255)
+    weights[cv2.dilate(features, _disk(0.04 * size)) > 0] = 0.0
+    weights = cv2.GaussianBlur(weights, (0, 0), max(1.0, 0.03 * size))
+    weights[features > 0] = 0.0
+    return weights if weights.max() >= 0.1 else None
+
+
+@pytest.mark.parametrize("scale", [1.0, 2.5])
+@pytest.mark.parametrize("placed", ["middle", "corner"])
+def test_the_weights_drawn_in_a_box_round_the_mesh_equal_those_drawn_over_the_whole_photo(turned, scale, placed):
+    image, face, _ = turned
+    mesh = face.landmarks_468[:, :2].astype(np.float64) * scale
+    shape = (round(image.shape[0] * scale), round(image.shape[1] * scale))
+    if placed == "corner":  # the photo cut close to the face: the box meets the photo's edges
+        mesh = mesh - (mesh.min(axis=0) - 3)
+        shape = (int(mesh[:, 1].max()) + 5, int(mesh[:, 0].max()) + 5)
+    else:  # odd offsets: the box's corner is moved to even pixels
+        mesh = mesh + [101.5, 57.25]
+        shape = (shape[0] + 300, shape[1] + 301)
+    boxed, whole = mirror_fill_weights(shape, mesh, 1.3), _whole_photo_weights(shape, mesh, 1.3)
+    assert whole is not None and boxed is not None
+    np.testing.assert_array_equal(boxed, whole)
