@@ -581,12 +581,9 @@ def mirror_fill_weights(image_shape: tuple[int, ...], mesh: np.ndarray, start: f
     if not (weight > 0).any():
         return None
     size = float(np.linalg.norm(mesh.max(0) - mesh.min(0))) / np.sqrt(2)
-    # Drawn and feathered in a box round the mesh (its corner on even pixels: the points round half
-    # to even as on the photo), wider than the dilation and the blur reach: the same weights as over
-    # the whole photo, where a 9 MP selfie's took ~0.5 s of CPU.
-    margin = SOURCE_MASK_MARGIN * size + 16
-    x0, y0 = (max(0, int(v - margin)) & ~1 for v in mesh.min(axis=0))
-    x1, y1 = min(w, int(mesh[:, 0].max() + margin) + 1), min(h, int(mesh[:, 1].max() + margin) + 1)
+    # Drawn and feathered in the face_box round the mesh, wider than the dilation's and the blur's
+    # reach: the same weights as over the whole photo, where a 9 MP selfie's took ~0.5 s of CPU.
+    x0, y0, x1, y1 = face_box(mesh, size, (h, w))
     local = mesh - np.asarray([x0, y0], mesh.dtype)
     box = np.zeros((y1 - y0, x1 - x0), np.float32)
     for tri in np.flatnonzero(weight > 0):
@@ -640,16 +637,23 @@ class ToPicture:
         return (moved.astype(np.float64) + 0.5) * [self.fx, self.fy] - 0.5
 
 
-def on_face_box(image: np.ndarray, points: np.ndarray, face_size: float, compute) -> np.ndarray:
-    """`compute(picture, to_picture)`, a 0/255 mask of `picture`'s size, for the whole of `image`:
-    worked out on the box round `points` (SOURCE_MASK_MARGIN x `face_size` wider on every side; its
-    corner on even pixels, so points rounded half to even round as on the photo), on a copy of the
-    box area-reduced to a SOURCE_MASK_FACE_PX face when the face is larger (then enlarged back:
-    bilinear, cut at half); zero outside the box."""
-    h, w = image.shape[:2]
+def face_box(points: np.ndarray, face_size: float, shape: tuple[int, ...]) -> tuple[int, int, int, int]:
+    """(x0, y0, x1, y1): the box round `points`, SOURCE_MASK_MARGIN x `face_size` + 16 px wider on
+    every side, within a picture of `shape`; its corner on even pixels, so points moved into it
+    round half to even as they do on the picture."""
+    h, w = shape[:2]
     margin = SOURCE_MASK_MARGIN * face_size + 16
     x0, y0 = (max(0, int(v - margin)) & ~1 for v in points.min(axis=0))
     x1, y1 = min(w, int(points[:, 0].max() + margin) + 1), min(h, int(points[:, 1].max() + margin) + 1)
+    return x0, y0, x1, y1
+
+
+def on_face_box(image: np.ndarray, points: np.ndarray, face_size: float, compute) -> np.ndarray:
+    """`compute(picture, to_picture)`, a 0/255 mask of `picture`'s size, for the whole of `image`:
+    worked out on the `face_box` round `points`, on a copy of the box area-reduced to a SOURCE_MASK_FACE_PX face when the face is larger (then enlarged back:
+    bilinear, cut at half); zero outside the box."""
+    h, w = image.shape[:2]
+    x0, y0, x1, y1 = face_box(points, face_size, (h, w))
     box = image[y0:y1, x0:x1]
     if face_size <= SOURCE_MASK_FACE_PX:
         mask = compute(box, ToPicture(x0, y0))
