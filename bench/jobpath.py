@@ -249,10 +249,13 @@ def encode(rgb: np.ndarray, fmt: str) -> bytes:
     return buffer.getvalue()
 
 
-def make_pair(count: int, size: tuple[int, int] = (1280, 720)) -> tuple[bytes, list[bytes]]:
-    """The astronaut as the source; `count` different targets of `size` (width, height; 720p by
-    default): her mirror image on a canvas, 5/6 of its height, shifted a few pixels each, so every
-    upload has its own SHA-256."""
+def make_pair(
+    count: int, size: tuple[int, int] = (1280, 720), source_size: tuple[int, int] | None = None
+) -> tuple[bytes, list[bytes]]:
+    """The astronaut as the source (her 512x512 PNG, or a JPEG of her enlarged to `source_size`,
+    a phone selfie's size); `count` different targets of `size` (width, height; 720p by default):
+    her mirror image on a canvas, 5/6 of its height, shifted a few pixels each, so every upload has
+    its own SHA-256."""
     astronaut = skdata.astronaut()
     width, height = size
     side = height * 5 // 6
@@ -263,7 +266,9 @@ def make_pair(count: int, size: tuple[int, int] = (1280, 720)) -> tuple[bytes, l
         x = min(width - side, (width - side) // 2 - height * 40 // 720 + (i * 7) % max(1, height * 300 // 720))
         canvas[height // 12 : height // 12 + side, x : x + side] = face
         targets.append(encode(canvas, "JPEG"))
-    return encode(astronaut, "PNG"), targets
+    if source_size is None:
+        return encode(astronaut, "PNG"), targets
+    return encode(cv2.resize(astronaut, source_size, interpolation=cv2.INTER_CUBIC), "JPEG"), targets
 
 
 def parse(ts: str | None) -> float | None:
@@ -661,6 +666,10 @@ def main() -> None:
         "--target-size", type=lambda text: tuple(int(v) for v in text.lower().split("x")), default=(1280, 720),
         metavar="WxH", help="the photo targets' size (default 1280x720; a 12 MP phone photo: 4032x3024)",
     )
+    parser.add_argument(
+        "--source-size", type=lambda text: tuple(int(v) for v in text.lower().split("x")), default=None,
+        metavar="WxH", help="the source photo as a JPEG of this size (default: a 512x512 PNG; a selfie: 3024x3024)",
+    )
     parser.add_argument("--video-seconds", type=float, default=0,
                         help="also one clip of this length through the API, after the photos (0: none)")
     parser.add_argument(
@@ -675,7 +684,9 @@ def main() -> None:
     )
     args = parser.parse_args()
 
-    source, targets = make_pair(args.naive + args.single + args.jobs + 2, size=args.target_size)
+    source, targets = make_pair(
+        args.naive + args.single + args.jobs + 2, size=args.target_size, source_size=args.source_size
+    )
     with tempfile.TemporaryDirectory(prefix="visage-jobpath-") as tmp:
         tmp = Path(tmp)
         (tmp / "naive").mkdir()
