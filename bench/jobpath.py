@@ -2,7 +2,7 @@
 README stack, on this machine.
 
     .venv/bin/python bench/jobpath.py [--jobs 50] [--naive 10] [--concurrency 8] [--moderation-workers N]
-                                      [--video-seconds 30]
+                                      [--video-seconds 30] [--target-size 4032x3024] [--source-size 3024x3024]
 
 1. naive: one `python -m swap run` process per job (models load every time, no moderation, no
    storage): jobs/min.
@@ -17,7 +17,8 @@ README stack, on this machine.
 4. with --video-seconds: one 1280x720 30 fps clip of that length (bench/video.py's, one moving face)
    through the API: submit → succeeded and frames/s over it (its segments on the GPU-step workers).
 
-Every target is a different 1280×720 JPEG (a real photo, shifted): no job reuses another's upload.
+Every target is a different 1280×720 JPEG (a real photo, shifted; `--target-size` for a phone's 12 MP):
+no job reuses another's upload. The source is a 512x512 PNG (`--source-size`: a JPEG of a selfie's size).
 
 Each phase also prints the CPU seconds per job of every process of the stack (psutil: user +
 system, waited-for children included), by role: where the CPU goes, not just how long jobs wait.
