@@ -8,6 +8,7 @@ backoff; a user's cancel stops the step quietly at its next checkpoint.
 
 from __future__ import annotations
 
+import functools
 import importlib.metadata
 import logging
 import time
@@ -21,7 +22,7 @@ from django.utils.translation import gettext_noop
 
 from billing.pricing import processed_size
 from swap.errors import EngineError, InferenceUnavailable
-from swap.image_io import SOURCE_PHOTOS, decode_image
+from swap.image_io import SOURCE_PHOTOS, decode_image, decodes_reduced
 from swap.types import SwapOptions
 from webapp.media import provenance, storage
 from webapp.media.aigc import encode_labelled, visible_mark
@@ -157,20 +158,19 @@ def resize_for_resolution(image: np.ndarray, resolution: str) -> np.ndarray:
     return cv2.resize(image, (new_width, new_height), interpolation=cv2.INTER_AREA)
 
 
-def target_photo(data: bytes, resolution: str) -> np.ndarray:
+def target_photo(data: bytes, resolution: str, *, decoded: np.ndarray | None = None) -> np.ndarray:
     """The target photo as the job processes it: decoded upright and scaled down to the job's
     resolution (billing's processed size of its full size), as `resize_for_resolution` of the
     whole decoded picture, but a JPEG larger than that is decoded by libjpeg at 1/2, 1/4 or 1/8 of
     its size where that still covers it (decode_image's `scaled_to`). A 12 MP phone photo for
     1080p: decoded at 2016x1512, ~4x fewer pixels to decode, convert and area-reduce. Screening's
     face analysis and the GPU step both take the target from here, so what screening analyses and
-    stores is the GPU step's picture."""
-    return decode_image(
-        data,
-        which="target",
-        max_pixels=settings.MAX_IMAGE_PIXELS,
-        scaled_to=lambda width, height: processed_size(width, height, resolution),
-    )
+    stores is the GPU step's picture. `decoded`: the whole picture, where the caller has it
+    (screening): scaled down instead of decoded again when libjpeg would not reduce it."""
+    scaled_to = functools.partial(processed_size, resolution=resolution)
+    if decoded is not None and not decodes_reduced(data, scaled_to, settings.MAX_IMAGE_PIXELS):
+        return resize_for_resolution(decoded, resolution)
+    return decode_image(data, which="target", max_pixels=settings.MAX_IMAGE_PIXELS, scaled_to=scaled_to)
 
 
 # --- the result ------------------------------------------------------------------------------------

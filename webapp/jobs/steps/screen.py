@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import logging
 import uuid
 
@@ -10,11 +9,9 @@ import numpy as np
 from django.conf import settings
 from django.utils.translation import gettext_noop
 
-from billing.pricing import processed_size
 from moderation import identities
 from moderation import services as moderation_services
 from swap.errors import FaceIndexOutOfRange
-from swap.image_io import decodes_reduced
 from swap.pipeline import LARGEST_FACE_MODE, SOURCE_ANALYSIS_MODE, swaps_largest_only
 from swap.selection import needs_embeddings
 from swap.types import Face
@@ -28,14 +25,7 @@ from ..choices import TERMINAL_STATES, JobState
 from ..models import Job, Upload
 from ..services import lifecycle
 from ..states import current
-from .common import (
-    held_source,
-    job_for_step,
-    resize_for_resolution,
-    source_uploads,
-    swap_options_for,
-    target_photo,
-)
+from .common import held_source, job_for_step, source_uploads, swap_options_for, target_photo
 
 logger = logging.getLogger(__name__)
 
@@ -148,8 +138,6 @@ def _analysed_once(
     decode the stored JPEG reduced to cover the job's resolution, that decode (a 12 MP photo for
     1080p: ~25 instead of ~70 ms here)."""
     options = swap_options_for(job)
-    scaled_to = functools.partial(processed_size, resolution=job.resolution)
-    reduced_decode = decodes_reduced(target, scaled_to, settings.MAX_IMAGE_PIXELS)
     target_mode = LARGEST_FACE_MODE if swaps_largest_only(options, numbered=bool(job.face_sources)) else "standard"
 
     def faces_for(position: int, pixels: np.ndarray, embed: bool) -> list[Face]:
@@ -157,9 +145,7 @@ def _analysed_once(
         pipeline, kind = analyser.pipeline, analyser.embedding_kind
         upload = uploads[position]
         is_target = position == len(uploads) - 1
-        image = pixels
-        if is_target:
-            image = target_photo(target, job.resolution) if reduced_decode else resize_for_resolution(pixels, job.resolution)
+        image = target_photo(target, job.resolution, decoded=pixels) if is_target else pixels
         mode = target_mode if is_target else SOURCE_ANALYSIS_MODE
         cached = analyses.load(upload, image, pipeline=pipeline, mode=mode)
         if cached is not None and (not embed or face_analysis.fully_embedded(cached.faces, kind)):
