@@ -747,9 +747,15 @@ def main() -> None:
             job_id = warm[0]  # a succeeded job's status: its ETag stays current
             url = f"{stack.url}/api/v1/jobs/{job_id}"
             etag = stack.get(job_id).headers.get("ETag")
+            web = [p for role, p in stack_processes(stack) if role == "web (granian)"]
+            server_pid = next(p.pid for p in web if p.ppid() not in {w.pid for w in web})  # granian's main
             for label, sent in (("plain", None), ("If-None-Match → 304", etag)) if args.status_seconds else ():
-                rate = status_rate(url, stack.headers, etag=sent, concurrency=16, seconds=args.status_seconds)
+                recorders = start_profiles(stack, args.profile / ("status-304" if sent else "status-plain")) if args.profile else []
+                rate = status_rate(url, stack.headers, etag=sent, concurrency=16, seconds=args.status_seconds,
+                                   server_pid=server_pid)
                 print(f"status GET {label}: {rate}")
+                if recorders:
+                    print(stop_profiles(recorders))
             if args.video_seconds:
                 recorders = start_profiles(stack, args.profile / "video") if args.profile else []
                 print(video_job(stack, source, args.video_seconds, tmp))
