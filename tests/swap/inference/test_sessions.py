@@ -6,6 +6,7 @@ import importlib.metadata
 import logging
 
 import numpy as np
+import onnxruntime as ort
 import pytest
 
 from swap import config
@@ -98,3 +99,41 @@ def test_cuda_preference_without_cuda_logs_the_fix(tmp_path, monkeypatch, caplog
         session = get_session(fx.make_arcface(tmp_path / "a.onnx"), options)
     assert session.get_providers() == ["CPUExecutionProvider"]
     assert "pip install onnxruntime-gpu" in caplog.text
+
+
+def _conv_model(weights: np.ndarray) -> bytes:
+    """A 1x1 convolution with these (out, in, 1, 1) float32 weights."""
+    import onnx
+    from onnx import helper, numpy_helper
+
+    out_channels, in_channels = weights.shape[:2]
+    graph = helper.make_graph(
+        [helper.make_node("Conv", ["x", "w"], ["y"])],
+        "conv",
+        [helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, [1, in_channels, 4, 4])],
+        [helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, [1, out_channels, 4, 4])],
+        [numpy_helper.from_array(weights, "w")],
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]).SerializeToString()
+
+
+def test_subnormal_weights_are_set_to_zero_and_the_rest_kept():
+    import onnx
+    from onnx import numpy_helper
+
+    tiny = np.finfo(np.float32).tiny  # the smallest normal float32
+    weights = np.array([[0.5, tiny / 4], [-tiny / 1000, tiny], [-0.25, 0.0]], np.float32)[..., None, None]
+    assert np.count_nonzero((weights != 0) & (np.abs(weights) < tiny)) == 2
+    model = _conv_model(weights)
+    flushed = sessions.without_subnormal_weights(model)
+    kept = numpy_helper.to_array(onnx.load_from_string(flushed).graph.initializer[0])
+    expected = weights.copy()
+    expected[0, 1] = expected[1, 0] = 0.0
+    assert np.array_equal(kept, expected)  # the normal ones (tiny itself included) untouched
+    x = np.random.default_rng(0).standard_normal((1, 2, 4, 4)).astype(np.float32)
+    run = lambda m: ort.InferenceSession(m, providers=["CPUExecutionProvider"]).run(None, {"x": x})[0]  # noqa: E731
+    # All they added was below 1e-37 (RapidOCR's detector: bit for bit the same, tests/moderation/test_ocr.py).
+    assert np.abs(run(flushed) - run(model)).max() < 1e-37
+
+    clean = _conv_model(np.array([[1.0, -2.0]], np.float32)[..., None, None])
+    assert sessions.without_subnormal_weights(clean) is clean  # nothing to change: the same bytes
