@@ -5,7 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import onnxruntime
 import pytest
+import rapidocr
 from PIL import Image, ImageDraw, ImageFont
 
 from moderation import ocr
@@ -96,9 +98,6 @@ def test_the_text_detector_runs_without_its_subnormal_weights_and_finds_the_same
     """RapidOCR's detection model file holds subnormal weights (~3.5x slower on a CPU); the reader
     runs it with them set to zero (swap.inference.sessions.without_subnormal_weights), and its text
     map for a captioned photo is the shipped model's, bit for bit."""
-    import onnxruntime
-    import rapidocr
-
     reader = ocr.get_reader()
     detector = reader.engine.text_det
     (shipped,) = (Path(rapidocr.__file__).parent / "models").glob("*_det_*.onnx")

@@ -6,8 +6,10 @@ import importlib.metadata
 import logging
 
 import numpy as np
+import onnx
 import onnxruntime as ort
 import pytest
+from onnx import helper, numpy_helper
 
 from swap import config
 from swap.config import PREFERRED_PROVIDERS, RuntimeOptions, available_providers
@@ -103,9 +105,6 @@ def test_cuda_preference_without_cuda_logs_the_fix(tmp_path, monkeypatch, caplog
 
 def _conv_model(weights: np.ndarray) -> bytes:
     """A 1x1 convolution with these (out, in, 1, 1) float32 weights."""
-    import onnx
-    from onnx import helper, numpy_helper
-
     out_channels, in_channels = weights.shape[:2]
     graph = helper.make_graph(
         [helper.make_node("Conv", ["x", "w"], ["y"])],
@@ -118,9 +117,6 @@ def _conv_model(weights: np.ndarray) -> bytes:
 
 
 def test_subnormal_weights_are_set_to_zero_and_the_rest_kept():
-    import onnx
-    from onnx import numpy_helper
-
     tiny = np.finfo(np.float32).tiny  # the smallest normal float32
     weights = np.array([[0.5, tiny / 4], [-tiny / 1000, tiny], [-0.25, 0.0]], np.float32)[..., None, None]
     assert np.count_nonzero((weights != 0) & (np.abs(weights) < tiny)) == 2
